@@ -1,0 +1,46 @@
+"""`python -m spacy_simalign COMMAND ...`: finds the subcommands in spacy_simalign.commands.
+
+Bad input (InputError) prints one line `error: FILE:LINE: what` and exits with status 2."""
+import argparse
+import importlib
+import pkgutil
+import sys
+from typing import List, Optional
+
+from . import commands
+from .errors import InputError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m spacy_simalign",
+                                     description="Align two versions of a text: paragraphs, sentences, documents.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
+    for info in modules:
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if not hasattr(module, "NAME"):
+            continue
+        cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
