@@ -1,0 +1,44 @@
+"""`match-docs`: which documents of two collections (documents JSONL) correspond; writes
+matches JSONL (FORMATS.md). `--threshold auto` takes the threshold calibrated by
+calibrate-docs for the chosen strategy from the matcher config."""
+import sys
+
+from ..errors import InputError
+from ..formats import atomic_output, dump_line
+
+NAME = "match-docs"
+HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
+
+
+def add_arguments(parser):
+    from ..docmatch.cli import add_matcher_arguments
+
+    parser.add_argument("source", help="source documents JSONL (id, lang, text; optional title, lead, date)")
+    parser.add_argument("target", help="target documents JSONL")
+    parser.add_argument("output", help="matches JSONL to write")
+    parser.add_argument("--threshold", default=None,
+                        help="minimum similarity on the 0..100 scale, or 'auto' for the calibrated one")
+    add_matcher_arguments(parser)
+
+
+def run(args) -> int:
+    from ..docmatch.cli import load_matcher
+    from ..docmatch.documents import read_documents
+
+    matcher, _, path = load_matcher(args)
+    auto = str(args.threshold).lower() == "auto"
+    if auto or args.threshold is None:
+        threshold = matcher.threshold_for(auto=auto)
+    else:
+        try:
+            threshold = float(args.threshold)
+        except ValueError:
+            raise InputError(f"--threshold must be a number in 0..100 or 'auto', got '{args.threshold}'") from None
+    source = read_documents(args.source, matcher.allow_mixed_languages)
+    target = read_documents(args.target, matcher.allow_mixed_languages)
+    matches = matcher.match(source, target, threshold=threshold)
+    with atomic_output(args.output) as handle:
+        for match in matches:
+            handle.write(dump_line(match.to_json()))
+    print(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", file=sys.stderr)
+    return 0

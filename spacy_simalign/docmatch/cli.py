@@ -1,0 +1,82 @@
+"""Command-line options shared by match-docs and calibrate-docs: a matcher config file
+(default ./docmatch.cfg when it exists, else the built-in defaults) plus per-run overrides."""
+import argparse
+import os
+from typing import Dict, Tuple
+
+from ..errors import InputError
+from .fields import FIELDS
+from .index import INDEXES
+from .lexical import LEXICAL
+from .strategies import STRATEGIES
+
+DEFAULT_CONFIG_PATH = "docmatch.cfg"
+
+
+def add_matcher_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default=None,
+                        help=f"matcher config ([docmatch] section); default ./{DEFAULT_CONFIG_PATH} if present, "
+                             "else built-in defaults")
+    parser.add_argument("--strategy", choices=STRATEGIES, default=None, help="pair-selection strategy")
+    parser.add_argument("--fields", nargs="+", choices=FIELDS, default=None,
+                        help="document fields to embed (default: title lead; missing lead = first paragraph)")
+    parser.add_argument("--window-days", default=None,
+                        help="match only documents dated within N days (0 = same day); 'none' = no blocking")
+    parser.add_argument("--top-k", type=int, default=None, help="candidates per document from the index")
+    parser.add_argument("--index", choices=INDEXES, default=None, help="nearest-neighbour index for large blocks")
+    parser.add_argument("--lexical", choices=LEXICAL, default=None, help="lexical signal mixed into the score")
+    parser.add_argument("--lexical-weight", type=float, default=None, help="weight of the lexical signal, 0..1")
+    parser.add_argument("--embedder", default=None,
+                        help="'use' (default) or a sentence-transformers model folder")
+    parser.add_argument("--allow-mixed-languages", action="store_true",
+                        help="accept a collection whose documents declare different languages")
+
+
+def _overrides(args) -> Dict:
+    out: Dict = {}
+    if args.strategy:
+        out["docmatch.strategy"] = args.strategy
+    if args.fields:
+        out["docmatch.fields"] = list(args.fields)
+    if args.window_days is not None:
+        if str(args.window_days).lower() == "none":
+            out["docmatch.window_days"] = -1
+        else:
+            try:
+                out["docmatch.window_days"] = int(args.window_days)
+            except ValueError:
+                raise InputError(f"--window-days must be an integer or 'none', got '{args.window_days}'") from None
+    for key in ("top_k", "index", "lexical", "lexical_weight"):
+        if getattr(args, key) is not None:
+            out[f"docmatch.{key}"] = getattr(args, key)
+    if args.allow_mixed_languages:
+        out["docmatch.allow_mixed_languages"] = True
+    return out
+
+
+def load_matcher(args):
+    """(DocMatcher, Config, config path or None) from the options."""
+    from spacy.util import load_config
+
+    from .matcher import DocMatcher, default_config
+
+    path = args.config
+    if path is None and os.path.exists(DEFAULT_CONFIG_PATH):
+        path = DEFAULT_CONFIG_PATH
+    if path is not None:
+        if not os.path.exists(path):
+            raise InputError("matcher config not found", path)
+        try:
+            config = load_config(path)
+        except Exception as err:
+            raise InputError(f"cannot parse matcher config: {err}", path) from None
+    else:
+        config = default_config()
+    if args.embedder and args.embedder != "use":
+        config["docmatch"]["embedder"] = {"@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
+                                          "model_path": args.embedder}
+    overrides = _overrides(args)
+    matcher = DocMatcher.from_config(config, overrides)
+    for key, value in overrides.items():  # keep the config in step, for calibrate-docs to write
+        config["docmatch"][key.split(".", 1)[1]] = value
+    return matcher, config, path
