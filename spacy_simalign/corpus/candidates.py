@@ -1,0 +1,103 @@
+"""Candidate sentence pairs the Amsterdam way: align paragraphs by similarity, then
+match sentences inside each aligned paragraph pair by best match in both directions.
+
+The result deliberately keeps duplicates and several simple versions per complex
+sentence: the post-processing rules in `amsterdam.py` decide what stays."""
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from ..similarity import SimilarityBackend, TfidfSimilarity
+from ..structures import Side
+from .pairs import SentencePair
+
+
+@dataclass
+class CandidateSettings:
+    """Thresholds of the two matching steps (cosine similarities in [0, 1])."""
+
+    paragraph_threshold: float = 0.1
+    sentence_threshold: float = 0.2
+    both_directions: bool = True
+
+
+def align_paragraphs(complex_side: Side, simple_side: Side, similarity: SimilarityBackend,
+                     threshold: float = 0.1, both_directions: bool = True) -> List[Tuple[int, int, float]]:
+    """(complex paragraph, simple paragraph, score): each simple paragraph's best complex
+    paragraph, and (with `both_directions`) each complex paragraph's best simple one."""
+    sims = similarity.matrix(complex_side.paragraph_texts(), simple_side.paragraph_texts(),
+                             complex_side.lang, simple_side.lang)
+    return _best_matches(sims, threshold, both_directions)
+
+
+def _best_matches(sims: np.ndarray, threshold: float, both_directions: bool) -> List[Tuple[int, int, float]]:
+    out = []
+    if sims.size == 0:
+        return out
+    for j in range(sims.shape[1]):
+        i = int(np.argmax(sims[:, j]))
+        if sims[i, j] >= threshold:
+            out.append((i, j, float(sims[i, j])))
+    if both_directions:
+        for i in range(sims.shape[0]):
+            j = int(np.argmax(sims[i]))
+            if sims[i, j] >= threshold:
+                out.append((i, j, float(sims[i, j])))
+    return out
+
+
+def candidate_pairs(doc_id: str, complex_side: Side, simple_side: Side, similarity: Optional[SimilarityBackend] = None,
+                    settings: Optional[CandidateSettings] = None) -> Tuple[List[SentencePair], int]:
+    """Candidate rows of one document and the number of aligned paragraph pairs.
+
+    Sentence similarities are computed once over the whole document (so TF-IDF's IDF is
+    fitted on the document), then read inside each aligned paragraph pair."""
+    similarity = similarity or TfidfSimilarity("word", 1)
+    settings = settings or CandidateSettings()
+    para_links = align_paragraphs(complex_side, simple_side, similarity, settings.paragraph_threshold,
+                                  settings.both_directions)
+    sims = similarity.matrix(complex_side.sentences, simple_side.sentences, complex_side.lang, simple_side.lang)
+    rows: List[SentencePair] = []
+    for cp, sp, _ in para_links:
+        c_idx, s_idx = complex_side.paragraphs[cp], simple_side.paragraphs[sp]
+        block = sims[np.ix_(c_idx, s_idx)]
+        for i, j, score in _best_matches(block, settings.sentence_threshold, settings.both_directions):
+            ci, sj = c_idx[i], s_idx[j]
+            rows.append(SentencePair(doc_id, complex_side.sentences[ci], simple_side.sentences[sj], score,
+                                     (ci,), (sj,)))
+    return rows, len(para_links)
+
+
+def segment_text(text: str, lang: str) -> Side:
+    """A raw-text side split into paragraphs (blank lines) and sentences (spaCy's rule-based
+    sentencizer), for inputs that are not pre-segmented."""
+    nlp = _sentencizer(lang)
+    paragraphs = []
+    for block in re.split(r"\n\s*\n", text):
+        if block.strip():
+            sents = [s.text.strip() for s in nlp(block.strip()).sents if s.text.strip()]
+            paragraphs.append(sents)
+    return Side.from_paragraphs(paragraphs, lang)
+
+
+_NLP = {}
+
+
+def _sentencizer(lang: str):
+    if lang not in _NLP:
+        import spacy
+
+        nlp = spacy.blank(lang)
+        nlp.add_pipe("sentencizer")
+        _NLP[lang] = nlp
+    return _NLP[lang]
+
+
+def side_of(record, name: str) -> Side:
+    """A PairRecord's side as a Side, segmenting raw text when needed."""
+    lang = record.lang if name == "complex" else record.lang_simple
+    if record.is_presegmented(name):
+        return Side.from_paragraphs(record.side_input(name), lang)
+    return segment_text(record.side_input(name), lang)

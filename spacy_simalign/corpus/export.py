@@ -1,0 +1,213 @@
+"""Publishing a sentence-pair corpus: JSONL, CSV, TSV and (with the optional `datasets`
+extra) a Hugging Face `datasets` folder, each with a data card (README.md: counts,
+licence, how the pairs were aligned and cleaned). Every file is written atomically."""
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from ..errors import InputError
+from ..formats import atomic_output, dump_line, read_jsonl, read_pairs
+from ..structures import Bead
+from .candidates import side_of
+from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
+
+FORMATS = ("jsonl", "csv", "tsv", "hf")
+
+
+@dataclass
+class CardInfo:
+    """What a data card says beyond the counts."""
+
+    name: str = "simplification-corpus"
+    license: str = "unknown"
+    language: Sequence[str] = ("de",)
+    aligned_with: str = "not stated"
+    source: str = ""
+    notes: List[str] = field(default_factory=list)
+    tables: Dict[str, str] = field(default_factory=dict)
+
+
+def _extra_columns(rows: Sequence[SentencePair]) -> List[str]:
+    cols = []
+    if any(r.score is not None for r in rows):
+        cols.append("score")
+    cols.append("origin")
+    for row in rows:
+        for key in row.extra:
+            if key not in cols:
+                cols.append(key)
+    return cols
+
+
+def delimited_text(rows: Sequence[SentencePair], delimiter: str = ",") -> str:
+    """CSV (or TSV) text with the Amsterdam columns `Document ID,Complex,Simple` first."""
+    buffer = io.StringIO()
+    extra = _extra_columns(rows)
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n",
+                        quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE,
+                        escapechar=None if delimiter == "," else "\\")
+    writer.writerow(list(CSV_COLUMNS) + extra)
+    for row in rows:
+        obj = row.to_json()
+        values = [row.doc_id, row.complex, row.simple]
+        if delimiter == "\t":
+            values = [str(v).replace("\t", " ").replace("\n", " ") for v in values]
+        writer.writerow(values + ["" if obj.get(c) is None else obj.get(c) for c in extra])
+    return buffer.getvalue()
+
+
+def write_jsonl(rows: Iterable[SentencePair], path: str) -> None:
+    with atomic_output(path) as handle:
+        for row in rows:
+            handle.write(dump_line(row.to_json()))
+
+
+def write_delimited(rows: Sequence[SentencePair], path: str, delimiter: str = ",") -> None:
+    with atomic_output(path) as handle:
+        handle.write(delimited_text(rows, delimiter))
+
+
+def datasets_available() -> bool:
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
+    """A `datasets.Dataset.save_to_disk` folder (needs the `datasets` extra); written to a
+    temporary folder first and moved into place, so a failure leaves nothing behind."""
+    if not datasets_available():
+        raise InputError("the 'hf' format needs the optional 'datasets' package: pip install spacy-simalign[datasets]")
+    import datasets
+
+    records = [row.to_json() for row in rows]
+    columns = {"doc_id": [], "complex": [], "simple": [], "score": [], "origin": []}
+    for rec in records:
+        for key in columns:
+            columns[key].append(rec.get(key))
+    features = datasets.Features({"doc_id": datasets.Value("string"), "complex": datasets.Value("string"),
+                                  "simple": datasets.Value("string"), "score": datasets.Value("float32"),
+                                  "origin": datasets.Value("string")})
+    dataset = datasets.Dataset.from_dict(columns, features=features)
+    parent = os.path.dirname(os.path.abspath(folder)) or "."
+    tmp = tempfile.mkdtemp(prefix=".tmp-hf-", dir=parent)
+    try:
+        dataset.save_to_disk(tmp)
+        if os.path.isdir(folder):
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def corpus_counts(rows: Sequence[SentencePair]) -> Dict[str, object]:
+    return {"pairs": len(rows), "documents": len({r.doc_id for r in rows}),
+            "by_origin": dict(Counter(r.origin for r in rows))}
+
+
+def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]) -> str:
+    """README.md text with a YAML header (licence, languages, size) and the counts."""
+    counts = corpus_counts(rows)
+    langs = "\n".join(f"- {lang}" for lang in info.language)
+    size = "n<1K" if len(rows) < 1000 else "1K<n<10K" if len(rows) < 10_000 else "10K<n<100K" if len(rows) < 100_000 else "n>100K"
+    out = [
+        "---", f"license: {info.license}", f"language:\n{langs}", "task_categories:\n- text2text-generation",
+        f"size_categories:\n- {size}", f"pretty_name: {info.name}", "---", "",
+        f"# {info.name}", "",
+        "Complex/simple sentence pairs exported by spacy-simalign.", "",
+        "## Counts", "",
+        f"- sentence pairs: {counts['pairs']}",
+        f"- documents: {counts['documents']}",
+    ]
+    out += [f"- rows made by '{k}': {v}" for k, v in sorted(counts["by_origin"].items())]
+    out += ["", "## How it was aligned", "", info.aligned_with, ""]
+    if info.source:
+        out += ["## Source", "", info.source, ""]
+    for title, table in info.tables.items():
+        out += [f"## {title}", "", "```", table, "```", ""]
+    if info.notes:
+        out += ["## Notes", ""] + [f"- {n}" for n in info.notes] + [""]
+    out += ["## Licence", "", f"{info.license} (the licence of the source documents applies to the pairs).", "",
+            "## Files", ""] + [f"- `{f}`" for f in files] + [""]
+    return "\n".join(out)
+
+
+def export_corpus(rows: Sequence[SentencePair], out_dir: str, formats: Iterable[str] = ("jsonl", "csv"),
+                  info: Optional[CardInfo] = None) -> List[str]:
+    """Write the rows in each format under `out_dir` plus README.md; returns the paths written."""
+    formats = list(dict.fromkeys(formats))
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise InputError(f"unknown export format(s) {', '.join(unknown)} (formats: {', '.join(FORMATS)})")
+    if "hf" in formats and not datasets_available():
+        raise InputError("the 'hf' format needs the optional 'datasets' package: pip install spacy-simalign[datasets]")
+    info = info or CardInfo()
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for fmt in formats:
+        if fmt == "jsonl":
+            path = os.path.join(out_dir, "pairs.jsonl")
+            write_jsonl(rows, path)
+        elif fmt in ("csv", "tsv"):
+            path = os.path.join(out_dir, f"pairs.{fmt}")
+            write_delimited(rows, path, "," if fmt == "csv" else "\t")
+        else:
+            path = os.path.join(out_dir, "hf_dataset")
+            write_hf_dataset(rows, path)
+        written.append(path)
+    card = os.path.join(out_dir, "README.md")
+    with atomic_output(card) as handle:
+        handle.write(data_card(rows, info, [os.path.basename(p) for p in written]))
+    written.append(card)
+    return written
+
+
+def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple: bool = False) -> List[SentencePair]:
+    """Sentence-pair rows of any aligned corpus: pair JSONL (the documents) plus the
+    alignment JSONL an aligner wrote for it (FORMATS.md). One row per bead unless
+    `split_simple`; deletions and additions give no row."""
+    records = {r.id: r for r in read_pairs(pairs_path)}
+    rows: List[SentencePair] = []
+    for number, obj in read_jsonl(alignments_path):
+        rid = obj.get("id")
+        if rid not in records:
+            raise InputError(f"alignment for unknown pair id {json.dumps(rid)}", alignments_path, number)
+        if not isinstance(obj.get("alignments"), list):
+            raise InputError("missing list 'alignments'", alignments_path, number)
+        record = records[rid]
+        complex_sents = obj.get("complex_sentences") or side_of(record, "complex").sentences
+        simple_sents = obj.get("simple_sentences") or side_of(record, "simple").sentences
+        beads = []
+        for k, bead in enumerate(obj["alignments"]):
+            try:
+                bead = Bead.from_json(bead)
+                for side, idx, sents in (("complex", bead.complex, complex_sents), ("simple", bead.simple, simple_sents)):
+                    for i in idx:
+                        if not isinstance(i, int) or not 0 <= i < len(sents):
+                            raise InputError(f"alignments[{k}] {side} index {i} out of range ({len(sents)} sentences)",
+                                             alignments_path, number)
+            except (KeyError, TypeError, IndexError, ValueError) as err:
+                if isinstance(err, InputError):
+                    raise
+                raise InputError(f"alignments[{k}] is not a bead {{complex, simple, score}}", alignments_path, number) from None
+            beads.append(bead)
+        rows.extend(pairs_from_beads(rid, complex_sents, simple_sents, beads, split_simple))
+    return rows
+
+
+def read_rows(path: str) -> List[SentencePair]:
+    """Sentence-pair rows from a CSV (`Document ID,Complex,Simple`) or a rows JSONL file."""
+    from .pairs import read_amsterdam_csv
+
+    if path.endswith((".csv", ".CSV")):
+        return read_amsterdam_csv(path)
+    return [SentencePair.from_json(obj, path, number) for number, obj in read_jsonl(path)]
