@@ -1,0 +1,126 @@
+"""The pair JSONL file under review: read one pair for the page, and save its corrected
+`gold` in place. A save rewrites the whole file atomically, changes only that pair's line
+(every other byte, field and the line order stay as they were), and is refused when the
+pair's gold changed since the page loaded it (another tab, another window, another tool)."""
+import hashlib
+import json
+import os
+import threading
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..errors import InputError
+from ..formats import atomic_output, dump_line, parse_pair
+from ..render import PairView, load_alignments, load_views, view_from_record
+
+
+class Conflict(Exception):
+    """The pair changed on disk since the client loaded it; `current` is what is there now."""
+
+    def __init__(self, message: str, current: Optional[Dict[str, Any]] = None):
+        super().__init__(message)
+        self.current = current
+
+
+def gold_etag(gold) -> str:
+    """A version tag of a pair's gold as saved: a hash of its canonical JSON (None when absent)."""
+    text = json.dumps(gold, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def normalise_gold(gold: Any, n_complex: int, n_simple: int) -> List[List[List[int]]]:
+    """Check beads sent by the page and put them in a canonical order; ValueError says what is wrong."""
+    if not isinstance(gold, list):
+        raise ValueError("'gold' must be a list of beads [[complex indices], [simple indices]]")
+    out = []
+    for b, bead in enumerate(gold):
+        if not (isinstance(bead, list) and len(bead) == 2 and all(isinstance(p, list) for p in bead)):
+            raise ValueError(f"gold[{b}] must be [[complex indices], [simple indices]]")
+        parts = []
+        for name, idx, size in (("complex", bead[0], n_complex), ("simple", bead[1], n_simple)):
+            if not idx:
+                raise ValueError(f"gold[{b}] has no {name} sentence (an unaligned sentence is simply in no bead)")
+            for i in idx:
+                if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < size:
+                    raise ValueError(f"gold[{b}] {name} index {i!r} is not a sentence (side has {size})")
+            if len(set(idx)) != len(idx):
+                raise ValueError(f"gold[{b}] repeats a {name} index")
+            parts.append(sorted(idx))
+        out.append(parts)
+    return sorted(out, key=lambda bead: (bead[0][0], bead[1][0]))
+
+
+class PairStore:
+    """Reads the pairs file afresh on every request, so what the page shows and what a save
+    checks against is always what is on disk."""
+
+    def __init__(self, pairs_path: str, alignments_path: str = None):
+        self.path = pairs_path
+        self.alignments_path = alignments_path
+        self._lock = threading.Lock()
+        # validate everything once at start, so a bad file fails with a located one-line error
+        views = load_views(pairs_path, alignments_path)
+        self.alignments = load_alignments(alignments_path) if alignments_path else {}
+        self.ids = [v.id for v in views]
+
+    # -------------------------------------------------------------- reading
+
+    def _lines(self) -> List[bytes]:
+        try:
+            with open(self.path, "rb") as handle:
+                return handle.readlines()
+        except OSError as err:
+            raise InputError(f"cannot read file: {err.strerror}", self.path) from None
+
+    def _find(self, lines: Sequence[bytes], pair_id: str) -> Tuple[int, Dict[str, Any]]:
+        for k, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                raise InputError("invalid JSON", self.path, k + 1) from None
+            if isinstance(obj, dict) and obj.get("id") == pair_id:
+                return k, obj
+        raise KeyError(pair_id)
+
+    def summary(self) -> List[Dict[str, Any]]:
+        """Each pair's id and whether it has gold yet / an aligner's beads, in file order."""
+        out = []
+        for raw in self._lines():
+            if raw.strip():
+                obj = json.loads(raw)
+                out.append({"id": obj.get("id"), "gold": obj.get("gold") is not None,
+                            "alignment": obj.get("id") in self.alignments})
+        return out
+
+    def view(self, pair_id: str) -> Tuple[PairView, str]:
+        """The pair as the page shows it (gold if saved, else the aligner's beads) and its etag."""
+        k, obj = self._find(self._lines(), pair_id)
+        record = parse_pair(obj, self.path, k + 1)
+        line, alignment = self.alignments.get(pair_id, (None, None))
+        view = view_from_record(record, alignment, self.alignments_path, line)
+        if record.gold is not None:
+            view.beads, view.source = list(record.gold), "gold"
+        return view, gold_etag(obj.get("gold"))
+
+    # -------------------------------------------------------------- saving
+
+    def save(self, pair_id: str, gold: Any, etag: str) -> Tuple[PairView, str]:
+        """Write `gold` as the pair's gold if its saved gold still has version `etag`."""
+        with self._lock:
+            lines = self._lines()
+            k, obj = self._find(lines, pair_id)
+            current = gold_etag(obj.get("gold"))
+            view, _ = self.view(pair_id)
+            if etag != current:
+                raise Conflict(f"pair '{pair_id}' was saved from another tab or window after this page loaded it; "
+                               "your edits were not saved", {"etag": current, **view.to_json()})
+            obj["gold"] = normalise_gold(gold, len(view.complex), len(view.simple))
+            parse_pair(obj, self.path, k + 1)  # what training reads must accept it
+            ending = lines[k][len(lines[k].rstrip(b"\r\n")):]
+            lines[k] = dump_line(obj).rstrip("\n").encode("utf-8") + ending
+            mode = os.stat(self.path).st_mode & 0o7777
+            with atomic_output(self.path, "wb") as out:
+                out.writelines(lines)
+            os.chmod(self.path, mode)
+        return self.view(pair_id)
