@@ -1,0 +1,62 @@
+"""The Doc pair: both sides in one Doc, plain-data extensions, serialisation, Examples."""
+import spacy
+from spacy.tokens import DocBin
+from spacy.training import Example
+
+from spacy_simalign import pair
+from spacy_simalign.structures import Bead
+
+
+def test_presegmented_sides_keep_their_sentences_and_paragraphs(deplain_pairs):
+    nlp = spacy.blank("de")
+    record = deplain_pairs[0]
+    doc = pair.make_pair(nlp, record["complex"]["paragraphs"], record["simple"]["paragraphs"], id=record["id"])
+    for name in ("complex", "simple"):
+        side = pair.side_of(doc, name)
+        gold = [" ".join(s.split()) for p in record[name]["paragraphs"] for s in p]
+        assert side.sentences == gold
+        assert [len(p) for p in side.paragraphs] == [len(p) for p in record[name]["paragraphs"]]
+    assert doc._.pair_id == record["id"]
+    assert doc._.complex_side.end == doc._.simple_side.start
+
+
+def test_beads_read_back_from_both_sides(deplain_pairs):
+    nlp = spacy.blank("de")
+    record = deplain_pairs[1]
+    doc = pair.make_pair(nlp, record["complex"]["paragraphs"], record["simple"]["paragraphs"], gold=record["gold"])
+    bead = doc._.beads[0]
+    first = doc._.complex_sents[bead.complex[0]]
+    aligned = [s.text for s, _ in first._.aligned]
+    assert aligned == [doc._.simple_sents[j].text for j in bead.simple]
+    back = doc._.simple_sents[bead.simple[0]]._.aligned
+    assert first.text in [s.text for s, _ in back]
+    assert first._.side == "complex" and back[0][0]._.side == "complex"
+
+
+def test_docbin_round_trip_keeps_pair_and_alignment(deplain_pairs):
+    nlp = spacy.blank("de")
+    docs = [pair.make_pair(nlp, r["complex"]["paragraphs"], r["simple"]["paragraphs"], id=r["id"], gold=r["gold"])
+            for r in deplain_pairs[:3]]
+    data = DocBin(docs=docs, store_user_data=True).to_bytes()
+    loaded = list(DocBin(store_user_data=True).from_bytes(data).get_docs(nlp.vocab))
+    for a, b in zip(docs, loaded):
+        assert b._.beads == a._.beads
+        assert pair.side_of(b, "simple") == pair.side_of(a, "simple")
+        assert b._.pair_id == a._.pair_id
+
+
+def test_example_holds_predicted_and_gold_pair(deplain_pairs):
+    nlp = spacy.blank("de")
+    r = deplain_pairs[2]
+    predicted = pair.make_pair(nlp, r["complex"]["paragraphs"], r["simple"]["paragraphs"])
+    reference = pair.make_pair(nlp, r["complex"]["paragraphs"], r["simple"]["paragraphs"], gold=r["gold"])
+    eg = Example(predicted, reference)
+    assert eg.reference._.beads == [Bead.from_json(b) for b in r["gold"]]
+    assert eg.predicted._.beads == []
+
+
+def test_cross_lingual_pair_tokenizes_each_side_in_its_language():
+    nlp = spacy.blank("de")
+    doc = pair.make_pair(nlp, "Der Hund bellt.", "L'homme dort.", lang_simple="fr")
+    assert [t.text for t in doc._.simple_side] == ["L'", "homme", "dort", "."]
+    assert doc._.pair_info["langs"] == ["de", "fr"]

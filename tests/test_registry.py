@@ -1,0 +1,41 @@
+"""Every registered name resolves (entry points included): cheap, and catches broken entry points."""
+import configparser
+import importlib
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.util import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def entry_points():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    out = []
+    for group, body in cfg["options.entry_points"].items():
+        for line in body.strip().splitlines():
+            if "=" in line:
+                name, target = (x.strip() for x in line.split("=", 1))
+                out.append((group, name, target))
+    return out
+
+
+@pytest.mark.parametrize("group,name,target", entry_points())
+def test_entry_point_target_imports(group, name, target):
+    module, _, attr = target.partition(":")
+    assert callable(getattr(importlib.import_module(module), attr))
+
+
+@pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0] == "spacy_factories"])
+def test_factories_resolve_by_name(group, name, target):
+    nlp = spacy.blank("de")
+    assert nlp.get_factory_meta(name).factory == name
+
+
+@pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0] == "spacy_simalign_similarity"])
+def test_similarity_backends_resolve(group, name, target):
+    import spacy_simalign.registry  # noqa: F401  (creates the registry)
+
+    assert registry.simalign_similarity.get(name) is not None
