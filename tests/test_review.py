@@ -1,0 +1,185 @@
+"""The review app through Flask's test client: load pairs, save gold with versions, refuse stale
+or bad saves, keep the rest of the file byte for byte, and write atomically."""
+import json
+import os
+import shutil
+
+import pytest
+
+from spacy_simalign import formats
+from spacy_simalign.formats import read_pairs
+from spacy_simalign.review import Conflict, PairStore, create_app
+
+
+def write_jsonl(path, objs):
+    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+
+
+@pytest.fixture()
+def files(tmp_path, shared_data, deplain_pairs):
+    """Six real pairs; the last two have no gold yet, and an alignment file (made from their gold,
+    with scores) stands in for the aligner's output."""
+    source = shared_data / "deplain-web-dev" / "pairs.jsonl"
+    pairs = tmp_path / "pairs.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)[:6]
+    for k in (4, 5):
+        obj = json.loads(lines[k])
+        del obj["gold"]
+        lines[k] = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+    pairs.write_bytes(b"".join(lines))
+    alignments = tmp_path / "alignments.jsonl"
+    write_jsonl(alignments, [{"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 0.6}
+                                                           for c, s in o["gold"]]} for o in deplain_pairs[4:6]])
+    return pairs, alignments, deplain_pairs[:6]
+
+
+@pytest.fixture()
+def client(files):
+    pairs, alignments, _ = files
+    app = create_app(str(pairs), str(alignments))
+    return app.test_client()
+
+
+def put_gold(client, pair_id, gold, etag):
+    return client.put(f"/api/pairs/{pair_id}/gold", json={"gold": gold}, headers={"If-Match": f'"{etag}"'})
+
+
+def test_page_and_pair_list(client, files):
+    _, _, objs = files
+    page = client.get("/")
+    assert page.status_code == 200 and b"Review alignments" in page.data and b"review.js" in page.data
+    assert client.get("/static/review.js").status_code == 200
+    listing = client.get("/api/pairs").get_json()
+    assert [p["id"] for p in listing["pairs"]] == [o["id"] for o in objs]
+    assert [p["gold"] for p in listing["pairs"]] == [True] * 4 + [False] * 2
+
+
+def test_pair_shows_gold_or_else_the_alignments(client, files):
+    _, _, objs = files
+    with_gold = client.get(f"/api/pairs/{objs[0]['id']}")
+    data = with_gold.get_json()
+    assert data["source"] == "gold" and with_gold.headers["ETag"].strip('"') == data["etag"]
+    assert [[b["complex"], b["simple"]] for b in data["beads"]] == objs[0]["gold"]
+    assert data["complex"]["sentences"] == [s for p in objs[0]["complex"]["paragraphs"] for s in p]
+    no_gold = client.get(f"/api/pairs/{objs[4]['id']}").get_json()
+    assert no_gold["source"] == "alignments" and {b["score"] for b in no_gold["beads"]} == {0.6}
+    assert client.get("/api/pairs/no-such-id").status_code == 404
+
+
+def test_save_changes_only_that_gold_and_training_reads_it(client, files):
+    pairs, _, objs = files
+    before = pairs.read_bytes().splitlines(keepends=True)
+    target = objs[1]
+    data = client.get(f"/api/pairs/{target['id']}").get_json()
+    gold = [list(map(list, b)) for b in target["gold"][1:]]  # drop the first bead
+    response = put_gold(client, target["id"], gold, data["etag"])
+    assert response.status_code == 200, response.get_json()
+    saved = response.get_json()
+    assert saved["etag"] != data["etag"] and saved["source"] == "gold"
+    after = pairs.read_bytes().splitlines(keepends=True)
+    assert len(after) == len(before)
+    assert [a == b for a, b in zip(after, before)] == [k != 1 for k in range(len(before))]
+    new, old = json.loads(after[1]), json.loads(before[1])
+    assert new["gold"] == sorted(gold) and {k: v for k, v in new.items() if k != "gold"} == {
+        k: v for k, v in old.items() if k != "gold"}
+    assert list(new) == list(old)  # field order kept
+    records = list(read_pairs(str(pairs)))
+    assert [(list(b.complex), list(b.simple)) for b in records[1].gold] == [tuple(b) for b in sorted(gold)]
+
+
+def test_first_gold_for_a_pair_from_alignments(client, files):
+    pairs, _, objs = files
+    data = client.get(f"/api/pairs/{objs[5]['id']}").get_json()
+    gold = [[b["complex"], b["simple"]] for b in data["beads"]]
+    assert put_gold(client, objs[5]["id"], gold, data["etag"]).status_code == 200
+    assert json.loads(pairs.read_bytes().splitlines()[5])["gold"] == sorted(objs[5]["gold"])
+    assert client.get("/api/pairs").get_json()["pairs"][5]["gold"] is True
+
+
+def test_stale_save_from_second_tab_is_refused(client, files):
+    pairs, _, objs = files
+    pair_id = objs[0]["id"]
+    tab_a = client.get(f"/api/pairs/{pair_id}").get_json()
+    tab_b = client.get(f"/api/pairs/{pair_id}").get_json()
+    gold_a = objs[0]["gold"][:-1]
+    assert put_gold(client, pair_id, gold_a, tab_a["etag"]).status_code == 200
+    saved = pairs.read_bytes()
+    stale = put_gold(client, pair_id, objs[0]["gold"][1:], tab_b["etag"])
+    assert stale.status_code == 409
+    body = stale.get_json()
+    assert "another tab" in body["error"] and "not saved" in body["error"]
+    assert [[b["complex"], b["simple"]] for b in body["current"]["beads"]] == sorted(gold_a)
+    assert pairs.read_bytes() == saved
+    # after seeing the conflict, the second tab may overwrite knowingly with the current version
+    assert put_gold(client, pair_id, objs[0]["gold"][1:], body["current"]["etag"]).status_code == 200
+    assert json.loads(pairs.read_bytes().splitlines()[0])["gold"] == sorted(objs[0]["gold"][1:])
+
+
+@pytest.mark.parametrize("gold, message", [
+    ([[[0], [10_000]]], "not a sentence"),
+    ([[[0], []]], "no simple sentence"),
+    ([[[0, 0], [1]]], "repeats"),
+    ("all", "must be a list"),
+])
+def test_bad_gold_is_refused_and_file_untouched(client, files, gold, message):
+    pairs, _, objs = files
+    before = pairs.read_bytes()
+    etag = client.get(f"/api/pairs/{objs[0]['id']}").get_json()["etag"]
+    response = put_gold(client, objs[0]["id"], gold, etag)
+    assert response.status_code == 400 and message in response.get_json()["error"]
+    assert pairs.read_bytes() == before
+
+
+def test_request_guards(client, files):
+    pairs, _, objs = files
+    before = pairs.read_bytes()
+    url = f"/api/pairs/{objs[0]['id']}/gold"
+    assert client.put(url, json={"gold": []}).status_code == 428
+    assert client.put(url, data="gold=[]", content_type="application/x-www-form-urlencoded",
+                      headers={"If-Match": '"x"'}).status_code == 415
+    assert client.get("/api/pairs", headers={"Host": "attacker.example:80"}).status_code == 403
+    assert client.get("/", base_url="http://127.0.0.1:8765").status_code == 200
+    assert pairs.read_bytes() == before
+
+
+def test_external_edit_counts_as_a_conflict(files):
+    pairs, alignments, objs = files
+    store = PairStore(str(pairs), str(alignments))
+    _, etag = store.view(objs[2]["id"])
+    lines = pairs.read_bytes().splitlines(keepends=True)
+    obj = json.loads(lines[2])
+    obj["gold"] = obj["gold"][:1]
+    lines[2] = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+    pairs.write_bytes(b"".join(lines))
+    with pytest.raises(Conflict):
+        store.save(objs[2]["id"], objs[2]["gold"], etag)
+
+
+def test_failed_write_leaves_file_and_no_temporary(files, monkeypatch):
+    pairs, alignments, objs = files
+    os.chmod(pairs, 0o644)
+    before = pairs.read_bytes()
+    store = PairStore(str(pairs), str(alignments))
+    _, etag = store.view(objs[0]["id"])
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(formats.os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        store.save(objs[0]["id"], objs[0]["gold"][1:], etag)
+    monkeypatch.undo()
+    assert pairs.read_bytes() == before
+    assert sorted(p.name for p in pairs.parent.iterdir()) == ["alignments.jsonl", "pairs.jsonl"]
+    store.save(objs[0]["id"], objs[0]["gold"][1:], etag)
+    assert os.stat(pairs).st_mode & 0o777 == 0o644
+
+
+def test_bad_pairs_file_fails_at_start(tmp_path, files):
+    pairs, _, _ = files
+    bad = tmp_path / "bad.jsonl"
+    shutil.copy(pairs, bad)
+    with open(bad, "a", encoding="utf-8") as handle:
+        handle.write('{"id": "x", "lang": "de", "complex": {"paragraphs": [["A."]]}}\n')
+    with pytest.raises(ValueError, match=r"bad.jsonl:7: missing side 'simple'"):
+        create_app(str(bad))
