@@ -1,0 +1,97 @@
+"""Evaluate the classic aligners (MASSAlign, CATS C3G, TF-IDF) and the paragraph aligners
+on DEplain-web dev pairs, and print markdown tables beside the published DEplain figures.
+
+    .venv/bin/python project/eval_lexical.py [PAIRS.jsonl] [--use]
+
+Sentence methods: link and bead-text P/R/F1 pooled over documents (scoring.AlignmentScorer).
+Paragraph methods: paragraph-pair P/R/F1, a gold pair being any paragraph pair holding a
+gold sentence link. --use adds the Jiang et al. paragraph aligner over multilingual USE
+similarity (set SPACY_SIMALIGN_CACHE to reuse cached embeddings)."""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from spacy_simalign import lexical, paragraphs
+from spacy_simalign.formats import read_pairs
+from spacy_simalign.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
+from spacy_simalign.similarity import TfidfSimilarity
+
+DEFAULT_PAIRS = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+
+# Published DEplain baselines re-scored on these 82 documents (shared/data/README.md).
+PUBLISHED = {"massalign": (0.822, 0.864), "cats-c3g (1:1 beads, as released)": (0.817, 0.696)}
+
+
+def sentence_methods():
+    c3g = TfidfSimilarity("char", 3)
+    return {
+        "massalign": lambda c, s: lexical.massalign_align(c, s),
+        "massalign (no paragraph step)": lambda c, s: lexical.massalign_align(c, s, use_paragraphs=False),
+        "cats-c3g": lambda c, s: lexical.cats_align(c, s, c3g, "closest"),
+        "cats-c3g (1:1 beads, as released)": lambda c, s: lexical.cats_align(c, s, c3g, "closest", group=False),
+        "cats-c3g-seq": lambda c, s: lexical.cats_align(c, s, c3g, "closest-seq"),
+        "tfidf >= 0.3 in tfidf paragraphs": lambda c, s: lexical.tfidf_align(c, s),
+        "tfidf >= 0.3, whole document": lambda c, s: lexical.tfidf_align(c, s, use_paragraphs=False),
+    }
+
+
+def paragraph_methods(use: bool):
+    tfidf = TfidfSimilarity("word", 1)
+    out = {
+        "jiang (tfidf)": lambda c, s: paragraphs.jiang_paragraph_alignment(c, s, tfidf),
+        "jiang-wiki (tfidf)": lambda c, s: paragraphs.jiang_wiki_paragraph_alignment(c, s, tfidf),
+        "massalign vicinity": lambda c, s: paragraphs.vicinity_paragraph_alignment(c, s),
+        "tfidf best match": lambda c, s: paragraphs.tfidf_paragraph_alignment(c, s),
+    }
+    if use:
+        from spacy_simalign.similarity import make_use_similarity
+
+        sim = make_use_similarity()
+        out["jiang (USE)"] = lambda c, s: paragraphs.jiang_paragraph_alignment(c, s, sim)
+        out["jiang-wiki (USE)"] = lambda c, s: paragraphs.jiang_wiki_paragraph_alignment(c, s, sim)
+    return out
+
+
+def fmt(prf) -> str:
+    return f"{prf.p:.3f} | {prf.r:.3f} | {prf.f:.3f}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pairs", nargs="?", default=str(DEFAULT_PAIRS))
+    parser.add_argument("--use", action="store_true", help="also run Jiang over USE similarity")
+    args = parser.parse_args(argv)
+    records = list(read_pairs(args.pairs))
+    docs = [(r, r.side("complex"), r.side("simple")) for r in records]
+
+    print(f"DEplain-web dev: {len(docs)} documents, {args.pairs}\n")
+    print("| method | link P | link R | link F1 | bead P | bead R | bead F1 | published link / bead F1 | s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, method in sentence_methods().items():
+        scorer, start = AlignmentScorer(), time.time()
+        for record, c, s in docs:
+            scorer.add(record.gold, method(c, s), c.sentences, s.sentences)
+        pub = PUBLISHED.get(name)
+        pub_text = f"{pub[0]:.3f} / {pub[1]:.3f}" if pub else ""
+        print(f"| {name} | {fmt(scorer.link)} | {fmt(scorer.bead_text)} | {pub_text} | {time.time() - start:.1f} |")
+
+    print("\n| paragraph method | P | R | F1 | s |")
+    print("|---|---|---|---|---|")
+    for name, method in paragraph_methods(args.use).items():
+        prf, start = PRF(), time.time()
+        for record, c, s in docs:
+            gold = paragraph_pairs(links_of(record.gold), c.paragraph_of(), s.paragraph_of())
+            pred = paragraphs.link_pairs(method(c, s))
+            prf.add(len(gold & pred), len(pred), len(gold))
+        print(f"| {name} | {fmt(prf)} | {time.time() - start:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.exit(main())
