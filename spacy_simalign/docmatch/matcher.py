@@ -19,7 +19,7 @@ DEFAULT_CONFIG_STR = """
 @misc = "spacy-simalign.DocMatcher.v1"
 fields = ["title", "lead"]
 strategy = "intersection"
-threshold = 50.0
+threshold = 20.0
 window_days = 0
 top_k = 10
 index = "flat"
@@ -79,7 +79,7 @@ class DocMatcher:
     mix in a lexical signal, and select pairs with a strategy and threshold (x100)."""
 
     def __init__(self, embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
-                 threshold: float = 50.0, window_days: Optional[int] = 0, top_k: int = 10, index: str = "flat",
+                 threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10, index: str = "flat",
                  lexical: str = "tfidf", lexical_weight: float = 0.5, lexical_field: str = "text",
                  allow_mixed_languages: bool = False, threads: int = 0,
                  thresholds: Optional[Dict[str, float]] = None):
@@ -193,7 +193,7 @@ def default_config():
 
 @registry.misc("spacy-simalign.DocMatcher.v1")
 def make_doc_matcher(embedder, fields: List[str] = list(DEFAULT_FIELDS), strategy: str = DEFAULT_STRATEGY,
-                     threshold: float = 50.0, window_days: Optional[int] = 0, top_k: int = 10,
+                     threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10,
                      index: str = "flat", lexical: str = "tfidf", lexical_weight: float = 0.5,
                      lexical_field: str = "text", allow_mixed_languages: bool = False, threads: int = 0,
                      thresholds: Dict[str, float] = {}) -> DocMatcher:

@@ -1,0 +1,39 @@
+"""`stats`: statistics of an aligned cross-lingual corpus (alignment JSONL from align-xling):
+AlignRatio per side, aligned-length Pearson, position Kendall per pair; their correlations
+with the document similarity; a histogram of document similarities as PNG."""
+import json
+import sys
+
+NAME = "stats"
+HELP = "statistics of an aligned comparable corpus (AlignRatio, length Pearson, Kendall, histogram)"
+
+
+def add_arguments(parser):
+    parser.add_argument("input", help="alignment JSONL with complex_sentences/simple_sentences (align-xling)")
+    parser.add_argument("--per-pair", default=None, help="write per-pair statistics here (JSONL)")
+    parser.add_argument("--histogram", default=None, help="write the document-similarity histogram here (PNG)")
+    parser.add_argument("--similarity-field", default="doc_score",
+                        help="field holding the document similarity in [0, 1] (default doc_score)")
+    parser.add_argument("--json", action="store_true", help="print the corpus summary as JSON")
+
+
+def run(args) -> int:
+    from ..formats import atomic_output, dump_line
+    from ..stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
+
+    stats = read_aligned(args.input, args.similarity_field)
+    if args.histogram:
+        n = similarity_histogram(stats, args.histogram)
+        print(f"histogram of {n} document similarities -> {args.histogram}", file=sys.stderr)
+    if args.per_pair:
+        with atomic_output(args.per_pair) as handle:
+            for s in stats:
+                handle.write(dump_line(s.to_json()))
+    if args.json:
+        corr = corpus_correlations(stats)
+        clean = {k: {kk: (None if isinstance(vv, float) and vv != vv else vv) for kk, vv in v.items()}
+                 for k, v in corr.items()}
+        print(json.dumps({"pairs": len(stats), "statistics": clean}, indent=2))
+    else:
+        print(format_summary(stats))
+    return 0
