@@ -8,8 +8,9 @@ of a sentence). Three kinds matter to the splitter:
 - NON_FINAL: abbreviations that practically never end a sentence (titles,
   "z.B.", "ca.", "Nr.", months before a day or year): never a boundary.
 - FINAL: abbreviations that often end a sentence ("etc.", "usw.", "u.a.",
-  "e.V."): a boundary only when the next word looks like a sentence start
-  (SENTENCE_STARTERS).
+  "e.V."): a boundary when the next word is capitalised, in German only when it
+  is one of the SENTENCE_STARTERS (German capitalises every noun). Unknown
+  dotted abbreviations ("U.S.") need a sentence starter in every language.
 - ORDINAL_CONTEXT / ORDINAL_HEADS (German): words before / after which "3." is an
   ordinal ("am 3.", "der 2. Weltkrieg"), and MONTHS, before which "3." is a day.
 """
@@ -74,13 +75,14 @@ _FINAL = {
           "Mio. Mrd. Tsd. Std. Min. Sek. Str. Fax.",
     "nl": "enz. etc. e.d. e.a. o.a. jl. j.l. a.s. Inc. Ltd. N.V. B.V.",
     "fr": "etc. Inc. Ltd. S.A. av.J.-C. apr.J.-C. J.-C.",
-    "en": "etc. a.m. p.m. Inc. Ltd. Co. Corp. Bros. U.S. U.K. U.N. E.U. "
+    "en": "etc. a.m. p.m. Inc. Ltd. Co. Corp. Bros. "
           "Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec.",
 }
 
-# Words that often start sentences: after an abbreviation that may end a sentence
-# ("etc.", "u. a.", "U.S.") a capitalised word is a boundary only if it is one of
-# these; otherwise it is more likely a (German) noun or a name ("the U.S. Capitol").
+# Words that often start sentences: after a German abbreviation that may end a
+# sentence ("u. a.", "usw.") or an unknown dotted one ("U.S."), a capitalised word is
+# a boundary only if it is one of these; otherwise it is more likely a (German)
+# noun or a name ("the U.S. Capitol").
 SENTENCE_STARTERS: Dict[str, FrozenSet[str]] = {
     "de": frozenset("""
         Der Die Das Den Dem Des Ein Eine Einen Einem Einer Eines Kein Keine

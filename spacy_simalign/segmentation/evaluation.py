@@ -6,7 +6,10 @@ A boundary is the offset where a sentence starts, other than the start of the
 text; boundaries at paragraph breaks can be left out (`within_paragraphs`), as
 blank lines give them away.
 """
-from typing import Iterable, List, NamedTuple, Sequence, Set, Tuple
+import csv
+import json
+from pathlib import Path
+from typing import Dict, Iterable, List, NamedTuple, Sequence, Set, Tuple
 
 from .rules import segment
 
@@ -88,3 +91,36 @@ def score_documents(documents: Iterable[Sequence[Sequence[str]]], lang: str, wit
     for paragraphs in documents:
         total = total + score_document(paragraphs, lang, within_paragraphs, **options)
     return total
+
+
+Document = List[List[str]]
+
+
+def deplain_documents(path: Path, corpus: str = None) -> List[Document]:
+    """Both sides of each DEplain pair (pair JSONL with pre-segmented sides) as gold documents."""
+    out = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            if corpus is None or record.get("corpus") == corpus:
+                out.extend(record[name]["paragraphs"] for name in ("complex", "simple"))
+    return out
+
+
+def amsterdam_documents(path: Path, column: str = "Complex") -> List[Document]:
+    """The sentences of one column of the Amsterdam CSV, grouped by document as one
+    paragraph each (rows repeated for 1:n pairs and anonymised "xxx" rows dropped)."""
+    docs: Dict[str, List[str]] = {}
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            text = " ".join(row[column].split())
+            sents = docs.setdefault(row["Document ID"], [])
+            if text and text != "xxx xxx xxx" and (not sents or sents[-1] != text):
+                sents.append(text)
+    return [[sents] for sents in docs.values() if sents]
+
+
+def sample_documents(path: Path) -> List[Document]:
+    """Hand-written gold documents (JSONL with a `paragraphs` field)."""
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line)["paragraphs"] for line in handle if line.strip()]

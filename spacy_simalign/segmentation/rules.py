@@ -22,6 +22,7 @@ CLOSERS = "\"'“”‘’«»‹›)]}"
 OPENERS = "\"'„“‘‚«»‹›([{¿¡–—-*•"
 NEXT_WORD = re.compile(rf"[\s{re.escape(OPENERS)}]*(\S*)")
 ROMAN = re.compile(rf"^{abbr.ROMAN_NUMERAL}$")
+HYPHENATED_INITIALS = re.compile(r"^(?:[^\W\d_]\.-)+[^\W\d_]$")
 DOTTED_ABBREVIATION = re.compile(r"^(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}$")
 SPACED_GUILLEMET = re.compile(r"\s+[»”]+(?=\s|$)")
 COLON_BOUNDARY = re.compile(r":\s+(?=[^\W\d_])")
@@ -149,8 +150,8 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
     if not word:
         return True
     forms = _abbreviation_forms(text, word, word_start)
-    if any(f in lex.final for f in forms):
-        return _sentence_start(after, lex)
+    if any(f in lex.final for f in forms):  # "etc.": in German a capitalised noun may follow
+        return _sentence_start(after, lex) if lex.lang == "de" else after[0].isupper()
     if any(f in lex.non_final for f in forms):
         return False
     first_of_sentence = not text[sentence_start:word_start].strip(OPENERS + " \t\n")
@@ -165,7 +166,7 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
             if int(word) < 1000 and _ordinal_context(text, word_start, after, lex):
                 return False
         return True
-    if len(word) == 1 and word.isalpha():  # an initial ("J. R. R. Tolkien") or "z." of "z. B."
+    if (len(word) == 1 and word.isalpha()) or HYPHENATED_INITIALS.match(word):  # "J. R. R.", "J.-P.", "z. B."
         return False
     if lex.lang == "de" and ROMAN.match(word):  # "Wilhelm II.", "der II. Weltkrieg"
         previous, _ = _word_before(text, len(text[:word_start].rstrip()))
