@@ -214,8 +214,9 @@
 
   /* ------------------------------------------------------------ loading and saving */
 
-  function adopt(id, data) {
-    cache[id] = {view: data, etag: data.etag, dirty: false, undo: [],
+  function adopt(id, data, keepUndo) {
+    var undo = keepUndo && cache[id] ? cache[id].undo : [];
+    cache[id] = {view: data, etag: data.etag, dirty: false, undo: undo,
                  beads: sortBeads(data.beads.map(function (b) {
                    return {complex: b.complex.slice(), simple: b.simple.slice(), score: b.score};
                  }))};
@@ -246,7 +247,7 @@
     setStatus("saving…", "");
     return api("PUT", pairUrl(id) + "/gold", {gold: gold}, entry.etag).then(function (r) {
       if (r.status === 200) {
-        adopt(id, r.data);
+        adopt(id, r.data, true);
         var p = pairs.find(function (q) { return q.id === id; });
         if (p) p.gold = true;
         hideConflict();
@@ -345,6 +346,7 @@
     var entry = cache[current];
     if (!entry || !entry.undo.length) return;
     entry.beads = entry.undo.pop();
+    entry.dirty = true;
     draw();
   }
 
