@@ -49,9 +49,10 @@ class SentenceAligner:
     """Aligns the sentences of the two sides with a named method; `crf` (the default)
     uses the shipped neural CRF weights unless a trained model is loaded from disk."""
 
-    def __init__(self, nlp: Language, name: str, method: str, use_paragraphs: bool = True):
-        self.name, self.method, self.use_paragraphs = name, method, use_paragraphs
-        self._fn = methods.sentence_method(method)
+    def __init__(self, nlp: Language, name: str, method: str, use_paragraphs: bool = True,
+                 weights: Optional[str] = None):
+        self.name, self.method, self.use_paragraphs, self.weights = name, method, use_paragraphs, weights
+        self._fn = methods.sentence_method(method, weights)
         pair.install_extensions()
 
     def __call__(self, doc: Doc) -> Doc:
@@ -91,7 +92,9 @@ def make_paragraph_aligner(nlp: Language, name: str, method: str) -> ParagraphAl
     return ParagraphAligner(nlp, name, method)
 
 
-@Language.factory("simalign_sentence_aligner", default_config={"method": "crf", "use_paragraphs": True},
+@Language.factory("simalign_sentence_aligner",
+                  default_config={"method": "crf", "use_paragraphs": True, "weights": None},
                   default_score_weights={"align_link_f": 0.5, "align_bead_text_f": 0.5})
-def make_sentence_aligner(nlp: Language, name: str, method: str, use_paragraphs: bool) -> SentenceAligner:
-    return SentenceAligner(nlp, name, method, use_paragraphs)
+def make_sentence_aligner(nlp: Language, name: str, method: str, use_paragraphs: bool,
+                          weights: Optional[str]) -> SentenceAligner:
+    return SentenceAligner(nlp, name, method, use_paragraphs, weights)

@@ -11,22 +11,33 @@ ParagraphMethod = Callable[[Side, Side], List[ParagraphLink]]
 DEFAULT_SENTENCE_METHOD = "crf"
 
 
-def _crf() -> SentenceMethod:
-    from .crf.aligner import load_default
+_CRF_CACHE: Dict[str, object] = {}
 
-    aligner = load_default()
+
+def crf_aligner(weights: Optional[str] = None):
+    """The CRF aligner with the shipped weights, or with those of a folder; loaded once per process."""
+    key = weights or "<default>"
+    if key not in _CRF_CACHE:
+        from .crf.aligner import CRFAligner
+
+        _CRF_CACHE[key] = CRFAligner.load(weights) if weights else CRFAligner.default()
+    return _CRF_CACHE[key]
+
+
+def _crf(weights: Optional[str] = None) -> SentenceMethod:
+    aligner = crf_aligner(weights)
     return lambda c, s, links=None: aligner.align(c, s, paragraph_links=links)
 
 
-def _lexical(name: str) -> Callable[[], SentenceMethod]:
-    def build() -> SentenceMethod:
+def _lexical(name: str) -> Callable[..., SentenceMethod]:
+    def build(weights: Optional[str] = None) -> SentenceMethod:
         from . import lexical
 
         return lexical.SENTENCE_METHODS[name]
     return build
 
 
-SENTENCE_METHODS: Dict[str, Callable[[], SentenceMethod]] = {
+SENTENCE_METHODS: Dict[str, Callable[..., SentenceMethod]] = {
     "crf": _crf,
     "massalign": _lexical("massalign"),
     "cats-c3g": _lexical("cats-c3g"),
@@ -48,10 +59,11 @@ PARAGRAPH_METHODS: Dict[str, Callable[[], ParagraphMethod]] = {
 }
 
 
-def sentence_method(name: str) -> SentenceMethod:
+def sentence_method(name: str, weights: Optional[str] = None) -> SentenceMethod:
+    """The method's function; `weights` is a trained CRF folder (method crf only)."""
     if name not in SENTENCE_METHODS:
         raise KeyError(f"unknown alignment method '{name}' (known: {', '.join(SENTENCE_METHODS)})")
-    return SENTENCE_METHODS[name]()
+    return SENTENCE_METHODS[name](weights)
 
 
 def paragraph_method(name: str) -> ParagraphMethod:
