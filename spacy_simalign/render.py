@@ -7,7 +7,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import InputError
 from .formats import SIDES, PairRecord, parse_pair, read_jsonl, read_pairs
@@ -86,7 +86,8 @@ def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str, p
 def _beads_of_record(obj: Dict[str, Any], path: str, line: int) -> List[Bead]:
     beads = obj.get("alignments")
     if not isinstance(beads, list):
-        raise InputError("'alignments' must be a list of {\"complex\": [...], \"simple\": [...], \"score\": x}", path, line)
+        raise InputError("'alignments' must be a list of {\"complex\": [...], \"simple\": [...], \"score\": x}",
+                         path, line)
     out = []
     for b, bead in enumerate(beads):
         try:
@@ -259,8 +260,8 @@ def render_view(view: PairView, position: int = 0) -> str:
            f'<header class="sa-head"><h2>{esc(view.id) or "pair " + str(position + 1)}</h2>'
            f'<span class="sa-stats">{esc(stats)}</span>'
            '<span class="sa-legend"><span><i class="sa-swatch sa-grad"></i>score 0 → 1</span>'
-           '<span><i class="sa-swatch" style="background:#f4f4f4;border-left:3px solid #c0392b"></i>deleted</span>'
-           '<span><i class="sa-swatch" style="background:#eef4fb;border-left:3px dashed #2471a3"></i>added</span>'
+           '<span><i class="sa-swatch" style="background:#e4e4e4;border-left:3px solid #666"></i>deleted</span>'
+           '<span><i class="sa-swatch" style="background:#d6e6f5;border-left:3px dashed #2471a3"></i>added</span>'
            '</span></header><div class="sa-grid">']
     out.extend(_column(view, "complex", of["complex"], hues, view.beads))
     out.append('<svg class="sa-links" aria-hidden="true"></svg>')
@@ -317,7 +318,8 @@ def render(pairs_or_docs, alignments=None, page: bool = False, jupyter: Optional
             alignment = by_pos[n]
         views.append(_as_view(item, alignment))
     body = "".join(render_view(v, n) for n, v in enumerate(views))
-    markup = f'<div class="sa-render"><style>{asset("align.css")}</style>{body}<script>{asset("align.js")}</script></div>'
+    markup = (f'<div class="sa-render"><style>{asset("align.css")}</style>{body}'
+              f'<script>{asset("align.js")}</script></div>')
     if page:
         title = views[0].id if len(views) == 1 and views[0].id else f"{len(views)} aligned pairs"
         markup = _page(markup, f"spacy-simalign: {title}")

@@ -183,3 +183,22 @@ def test_bad_pairs_file_fails_at_start(tmp_path, files):
         handle.write('{"id": "x", "lang": "de", "complex": {"paragraphs": [["A."]]}}\n')
     with pytest.raises(ValueError, match=r"bad.jsonl:7: missing side 'simple'"):
         create_app(str(bad))
+
+
+def test_cli_review_bad_input_is_one_line_error(tmp_path, files, capsys):
+    import socket
+
+    from spacy_simalign.__main__ import main
+
+    pairs, alignments, _ = files
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"\n', encoding="utf-8")
+    assert main(["review", str(bad), "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {bad}:1: invalid JSON") and "\n" not in err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert main(["review", str(pairs), str(alignments), "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

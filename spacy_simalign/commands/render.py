@@ -12,7 +12,8 @@ HELP = ("Write an HTML page showing each pair's two sides side by side, with ali
 
 def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html",
-                        help="pair JSONL, optionally the alignment JSONL written by `align`, and the HTML file to write")
+                        help="pair JSONL, optionally the alignment JSONL written by `align`, "
+                             "and the HTML file to write")
     parser.add_argument("--ids", default=None, help="comma-separated pair ids to show (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="show at most this many pairs")
 

@@ -2,6 +2,7 @@
 and a small JSON API behind it. Meant for 127.0.0.1 only: requests naming another host are
 refused (no DNS rebinding), and saves must be JSON (no cross-site form posts)."""
 import os
+import socket
 import threading
 from typing import Optional
 
@@ -90,6 +91,10 @@ class ReviewServer:
 
     def __init__(self, pairs_path: str, alignments_path: str = None, port: int = 0):
         self.app = create_app(pairs_path, alignments_path)
+        if port:  # werkzeug exits the process on a busy port: find out first, as an OSError
+            with socket.socket() as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(("127.0.0.1", port))
         self.server = make_server("127.0.0.1", port, self.app, threaded=True)
         self.port = self.server.server_port
         self.url = f"http://127.0.0.1:{self.port}/"
