@@ -202,3 +202,27 @@ def test_cli_review_bad_input_is_one_line_error(tmp_path, files, capsys):
         port = busy.getsockname()[1]
         assert main(["review", str(pairs), str(alignments), "--port", str(port)]) == 2
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_saved_gold_is_what_evaluate_scores_against(client, files, tmp_path):
+    from spacy_simalign.commands.evaluate import evaluate_files
+
+    pairs, _, objs = files
+    predicted = tmp_path / "predicted.jsonl"
+    write_jsonl(predicted, [{"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
+                                                            for c, s in o["gold"]]} for o in objs])
+    for obj in objs[4:]:  # the two pairs without gold get the aligner's beads as gold
+        data = client.get(f"/api/pairs/{obj['id']}").get_json()
+        put_gold(client, obj["id"], [[b["complex"], b["simple"]] for b in data["beads"]], data["etag"])
+    assert evaluate_files(str(pairs), str(predicted))["link"]["f"] == pytest.approx(1.0)
+    dropped = objs[0]["gold"][0]
+    etag = client.get(f"/api/pairs/{objs[0]['id']}").get_json()["etag"]
+    assert put_gold(client, objs[0]["id"], objs[0]["gold"][1:], etag).status_code == 200
+    scores = evaluate_files(str(pairs), str(predicted))["link"]
+    assert scores["r"] == pytest.approx(1.0) and scores["p"] < 1.0
+    links = [{(i, j) for c, s in o["gold"] for i in c for j in s} for o in objs]
+    kept = {(i, j) for c, s in objs[0]["gold"][1:] for i in c for j in s}
+    lost = len(links[0] - kept)
+    assert lost > 0
+    total = sum(len(x) for x in links)
+    assert scores["p"] == pytest.approx((total - lost) / total, abs=1e-4)
