@@ -70,15 +70,22 @@ def main(argv=None) -> int:
     docs = [(r, r.side("complex"), r.side("simple")) for r in records]
 
     print(f"DEplain-web dev: {len(docs)} documents, {args.pairs}\n")
-    print("| method | link P | link R | link F1 | bead P | bead R | bead F1 | published link / bead F1 | s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    corpora = sorted({r.raw.get("corpus", "?") for r, _, _ in docs})
+    print("| method | link P | link R | link F1 | bead P | bead R | bead F1 | published link / bead F1 | "
+          + " | ".join(f"link F1 {name}" for name in corpora) + " | s |")
+    print("|---|---|---|---|---|---|---|---|" + "---|" * len(corpora) + "---|")
     for name, method in sentence_methods().items():
         scorer, start = AlignmentScorer(), time.time()
+        by_corpus = {corpus: AlignmentScorer() for corpus in corpora}
         for record, c, s in docs:
-            scorer.add(record.gold, method(c, s), c.sentences, s.sentences)
+            beads = method(c, s)
+            scorer.add(record.gold, beads, c.sentences, s.sentences)
+            by_corpus[record.raw.get("corpus", "?")].add(record.gold, beads, c.sentences, s.sentences)
         pub = PUBLISHED.get(name)
         pub_text = f"{pub[0]:.3f} / {pub[1]:.3f}" if pub else ""
-        print(f"| {name} | {fmt(scorer.link)} | {fmt(scorer.bead_text)} | {pub_text} | {time.time() - start:.1f} |")
+        per_corpus = " | ".join(f"{by_corpus[corpus].link.f:.3f}" for corpus in corpora)
+        print(f"| {name} | {fmt(scorer.link)} | {fmt(scorer.bead_text)} | {pub_text} | {per_corpus} | "
+              f"{time.time() - start:.1f} |")
 
     print("\n| paragraph method | P | R | F1 | s |")
     print("|---|---|---|---|---|")

@@ -51,17 +51,26 @@ class MassalignTfidf:
             va, vb = vb, va
         return float(sum(v * vb.get(t, 0.0) for t, v in va.items()))
 
+    def sparse(self, texts: Sequence[str], index: Dict[str, int]):
+        """CSR parts (data, columns, row pointers) of the texts' vectors; grows `index`."""
+        data, cols, indptr = [], [], [0]
+        for text in texts:
+            for term, value in self.vector(text).items():
+                cols.append(index.setdefault(term, len(index)))
+                data.append(value)
+            indptr.append(len(cols))
+        return data, cols, indptr
+
     def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
-        va, vb = [self.vector(t) for t in a], [self.vector(t) for t in b]
-        out = np.zeros((len(a), len(b)), dtype=np.float64)
-        for i, x in enumerate(va):
-            for j, y in enumerate(vb):
-                if len(x) > len(y):
-                    x2, y2 = y, x
-                else:
-                    x2, y2 = x, y
-                out[i, j] = sum(v * y2.get(t, 0.0) for t, v in x2.items())
-        return out
+        """Cosine similarities of every text of `a` with every text of `b` (sparse product)."""
+        from scipy.sparse import csr_matrix
+
+        if not len(a) or not len(b):
+            return np.zeros((len(a), len(b)))
+        index: Dict[str, int] = {}
+        parts = [self.sparse(texts, index) for texts in (a, b)]
+        xa, xb = (csr_matrix((d, c, p), shape=(len(p) - 1, max(len(index), 1))) for d, c, p in parts)
+        return np.asarray((xa @ xb.T).todense(), dtype=np.float64)
 
 
 def stop_words(lang: str) -> set:
@@ -87,16 +96,16 @@ def massalign_model(complex: Side, simple: Side, use_stop_words: bool = True) ->
 def starting_point(sim: np.ndarray, alpha: float, top: int = 0, left: int = 0) -> Optional[Tuple[int, int]]:
     """The first acceptable cell (similarity >= alpha) at or after (top, left), sweeping
     anti-diagonals outward from that corner; on one anti-diagonal the most similar cell."""
-    rows, cols = sim.shape
-    for d in range(max(rows - top, 0) + max(cols - left, 0) - 1):
-        best = None
-        for i in range(top + max(0, d - (cols - left - 1)), min(rows, top + d + 1)):
-            j = left + d - (i - top)
-            if sim[i, j] >= alpha and (best is None or sim[i, j] > sim[best]):
-                best = (i, j)
-        if best is not None:
-            return best
-    return None
+    region = sim[top:, left:]
+    if not region.size:
+        return None
+    rows, cols = np.nonzero(region >= alpha)
+    if not len(rows):
+        return None
+    diagonal = rows + cols
+    on_first = np.nonzero(diagonal == diagonal.min())[0]
+    best = on_first[np.argmax(region[rows[on_first], cols[on_first]])]
+    return int(rows[best]) + top, int(cols[best]) + left
 
 
 def vicinity_path(sim: np.ndarray, alpha: float, slack: float) -> List[Tuple[int, int]]:
