@@ -1,0 +1,88 @@
+"""Combining the two directions into n:m beads: simple->complex links give splits (1:n),
+complex->simple links give merges (n:1); union, intersection, or a learned logistic
+combination of both directions' Viterbi choices and marginals. Beads are the connected
+components of the kept links; a bead's score is the mean probability of its links."""
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+import numpy as np
+import torch
+
+from ..structures import Bead, beads_from_links
+
+COMBINATIONS = ("union", "intersection", "learned")
+Link = Tuple[int, int]  # (complex index, simple index)
+
+
+@dataclass
+class DirectionOutput:
+    """Viterbi links and marginal link probabilities of one direction, in (complex, simple) order."""
+
+    links: List[Link]
+    probs: Dict[Link, float]
+
+
+def direction_output(best: torch.Tensor, marg: torch.Tensor, cand: torch.Tensor,
+                     src_is_complex: bool) -> DirectionOutput:
+    def orient(i, j):
+        return (i, j) if src_is_complex else (j, i)
+
+    links = [orient(i, int(j)) for i, j in enumerate(best.tolist()) if j >= 0]
+    probs: Dict[Link, float] = {}
+    if cand.numel():
+        rows, ks = torch.nonzero(cand >= 0, as_tuple=True)
+        for i, k, p in zip(rows.tolist(), ks.tolist(), marg[rows, ks + 1].tolist()):
+            if p > 0.01:
+                probs[orient(i, int(cand[i, k]))] = p
+    return DirectionOutput(links, probs)
+
+
+def link_features(link: Link, s2c: DirectionOutput, c2s: DirectionOutput, v1: set, v2: set) -> List[float]:
+    p1, p2 = s2c.probs.get(link, 0.0), c2s.probs.get(link, 0.0)
+    return [p1, p2, p1 * p2, float(link in v1), float(link in v2), max(p1, p2), 1.0]
+
+
+N_LINK_FEATURES = 7
+
+
+def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
+            weights: np.ndarray = None, threshold: float = 0.5) -> List[Bead]:
+    """Beads from the two directions."""
+    v1, v2 = set(s2c.links), set(c2s.links)
+    scores: Dict[Link, float] = {}
+    if method == "intersection":
+        keep = v1 & v2
+        scores = {k: min(s2c.probs.get(k, 0.0), c2s.probs.get(k, 0.0)) for k in keep}
+    elif method == "union":
+        keep = v1 | v2
+        scores = {k: max(s2c.probs.get(k, 0.0), c2s.probs.get(k, 0.0)) for k in keep}
+    elif method == "learned":
+        if weights is None:
+            raise ValueError("the learned combination needs trained weights")
+        pool = sorted(v1 | v2 | set(s2c.probs) | set(c2s.probs))
+        if pool:
+            x = np.array([link_features(k, s2c, c2s, v1, v2) for k in pool], dtype=np.float64)
+            prob = 1.0 / (1.0 + np.exp(-(x @ np.asarray(weights, dtype=np.float64))))
+            scores = {k: float(p) for k, p in zip(pool, prob) if p >= threshold}
+        keep = set(scores)
+    else:
+        raise ValueError(f"unknown combination {method!r}: choose one of {', '.join(COMBINATIONS)}")
+    scores = {k: float(min(1.0, max(0.0, s))) for k, s in scores.items()}
+    return beads_from_links(sorted(keep), scores)
+
+
+def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]], seed: int = 0) -> np.ndarray:
+    """Logistic regression weights for the learned combination, from (s2c, c2s, gold links) examples."""
+    from sklearn.linear_model import LogisticRegression
+
+    xs, ys = [], []
+    for s2c, c2s, gold in examples:
+        v1, v2 = set(s2c.links), set(c2s.links)
+        for link in sorted(v1 | v2 | set(s2c.probs) | set(c2s.probs)):
+            xs.append(link_features(link, s2c, c2s, v1, v2))
+            ys.append(int(link in gold))
+    if len(set(ys)) < 2:
+        return np.array([0, 0, 0, 2.0, 2.0, 0, -1.0])
+    clf = LogisticRegression(C=10.0, fit_intercept=False, max_iter=2000, random_state=seed)
+    clf.fit(np.array(xs), np.array(ys))
+    return clf.coef_[0]

@@ -1,0 +1,113 @@
+"""Training the CRF aligner with the negative log-likelihood of the gold alignments, both
+directions, then fitting the learned combination of directions on held-out documents.
+Deterministic for a given seed."""
+import random
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+import numpy as np
+import torch
+
+from ..structures import Bead, Side
+from .aligner import CRFAligner, torch_threads
+from .combine import fit_combination
+from .features import PairInput
+
+
+@dataclass
+class GoldPair:
+    """A training document: both sides and the gold beads."""
+
+    id: str
+    complex: Side
+    simple: Side
+    gold: List[Bead]
+
+    @property
+    def links(self) -> Set[Tuple[int, int]]:
+        return {link for b in self.gold for link in b.links()}
+
+    @classmethod
+    def from_record(cls, obj: Dict) -> "GoldPair":
+        """From a pair-JSONL dict whose two sides are pre-segmented paragraphs."""
+        lang = obj.get("lang", "de")
+        c = Side.from_paragraphs(obj["complex"]["paragraphs"], lang)
+        s = Side.from_paragraphs(obj["simple"]["paragraphs"], obj.get("lang_simple", lang))
+        return cls(str(obj.get("id")), c, s, [Bead.from_json(b) for b in obj.get("gold") or []])
+
+
+def set_seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def featurize_all(aligner: CRFAligner, pairs: Sequence[GoldPair], with_gold: bool = True) -> List[PairInput]:
+    return [aligner.featurize(p.complex, p.simple, gold_links=p.links if with_gold else None) for p in pairs]
+
+
+def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30, lr: float = 0.01,
+            cross_lingual_rate: float = 0.25, seed: int = 0, log: Optional[Callable[[str], None]] = None) -> None:
+    """Adam on the summed NLL of both directions, one document per step; a share of the
+    documents is shown without lexical features, as a cross-lingual pair would be."""
+    set_seed(seed)
+    model = aligner.model
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=lr)
+    rng = random.Random(seed)
+    order = list(range(len(inputs)))
+    model.train()
+    with torch_threads(aligner.config["torch_threads"]):
+        for epoch in range(epochs):
+            rng.shuffle(order)
+            total, count = 0.0, 0
+            for idx in order:
+                pair = inputs[idx]
+                dirs = [pair.s2c, pair.c2s]
+                if rng.random() < cross_lingual_rate:
+                    dirs = [d.without_lexical() for d in dirs]
+                n = sum(len(d) for d in dirs)
+                if not n:
+                    continue
+                loss = sum(model.nll(d) for d in dirs) / n
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += float(loss.detach()) * n
+                count += n
+            if log:
+                log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
+    model.eval()
+
+
+def train_aligner(pairs: Sequence[GoldPair], config: Optional[Dict] = None, epochs: int = 30, seed: int = 0,
+                  holdout: float = 0.2, encoder=None, inputs: Optional[Sequence[PairInput]] = None,
+                  log: Optional[Callable[[str], None]] = None) -> CRFAligner:
+    """A trained aligner. With the learned combination, a first CRF is trained on the other
+    (1 - holdout) of the documents, the combination is fitted on its outputs for the held-out
+    documents, then the CRF is trained again on all of them."""
+    config = dict(config or {})
+    set_seed(seed)
+    aligner = CRFAligner(config, encoder=encoder)
+    if inputs is None:
+        inputs = featurize_all(aligner, pairs)
+    if aligner.config["combination"] == "learned" and len(pairs) >= 5 and holdout > 0:
+        order = list(range(len(pairs)))
+        random.Random(seed + 1).shuffle(order)
+        cut = max(1, int(round(len(order) * holdout)))
+        held, rest = order[:cut], order[cut:]
+        set_seed(seed)
+        first = CRFAligner(config, encoder=aligner.encoder)
+        fit_crf(first, [inputs[i] for i in rest], epochs, seed=seed, log=log)
+        examples = []
+        for i in held:
+            plain = first.featurize(pairs[i].complex, pairs[i].simple)
+            s2c, c2s = first.decode(plain)
+            examples.append((s2c, c2s, pairs[i].links))
+        aligner.config["combination_weights"] = [float(w) for w in fit_combination(examples, seed)]
+        if log:
+            log(f"combination weights: {np.round(aligner.config['combination_weights'], 3).tolist()}")
+    set_seed(seed)
+    aligner.model = CRFAligner.build_model(aligner.config)
+    fit_crf(aligner, inputs, epochs, seed=seed, log=log)
+    return aligner
