@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     config = json.loads(args.config) if args.config else {}
-    pairs = [GoldPair.from_record(json.loads(l)) for l in open(args.data, encoding="utf-8") if line.strip()]
+    pairs = [GoldPair.from_record(json.loads(line)) for line in open(args.data, encoding="utf-8") if line.strip()]
     t0 = time.time()
     probe = CRFAligner(config)
     train_inputs = featurize_all(probe, pairs, with_gold=True)

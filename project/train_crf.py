@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     args = ap.parse_args(argv)
-    pairs = [GoldPair.from_record(json.loads(l)) for l in open(args.data, encoding="utf-8") if line.strip()]
+    pairs = [GoldPair.from_record(json.loads(line)) for line in open(args.data, encoding="utf-8") if line.strip()]
     t0 = time.time()
     aligner = train_aligner(pairs, json.loads(args.config) if args.config else {}, epochs=args.epochs,
                             seed=args.seed, log=lambda m: print(m, flush=True))
