@@ -8,6 +8,7 @@ lower case or the word before the period is an abbreviation, an initial, an
 ordinal ("3. Oktober", "am 1. Mai", "der 2. Weltkrieg") or a list number.
 Offsets exclude surrounding whitespace.
 """
+import bisect
 import re
 from functools import lru_cache
 from typing import FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
@@ -84,6 +85,13 @@ def split_paragraphs(text: str) -> List[Offsets]:
     return out
 
 
+def _skip_space_back(text: str, pos: int) -> int:
+    """The offset just after the last non-space character before `pos`."""
+    while pos > 0 and text[pos - 1].isspace():
+        pos -= 1
+    return pos
+
+
 def _word_before(text: str, pos: int) -> Tuple[str, int]:
     """The non-space run ending at `pos` without its opening quotes/brackets, and its start."""
     start = pos
@@ -106,7 +114,7 @@ def _abbreviation_forms(text: str, word: str, word_start: int) -> List[str]:
     forms = [word + "."]
     joined, pos = word + ".", word_start
     for _ in range(2):
-        before, before_start = _word_before(text, len(text[:pos].rstrip()))
+        before, before_start = _word_before(text, _skip_space_back(text, pos))
         if not before.endswith(".") or len(before) > 4 or before_start >= pos:
             break
         joined = before + joined
@@ -135,11 +143,11 @@ def _ordinal_context(text: str, word_start: int, after: str, lex: Lexicon) -> bo
     ("19. Jahrhundert"), or in a range of ordinals ("im 16. und 17. Jahrhundert")."""
     if after.rstrip(",.;:") in lex.ordinal_heads:
         return True
-    previous, previous_start = _word_before(text, len(text[:word_start].rstrip()))
+    previous, previous_start = _word_before(text, _skip_space_back(text, word_start))
     if previous.lower() in lex.ordinal_context:
         return True
     if previous in ("und", "oder", "bis", "-", "–"):
-        before, _ = _word_before(text, len(text[:previous_start].rstrip()))
+        before, _ = _word_before(text, _skip_space_back(text, previous_start))
         return bool(re.fullmatch(r"\d{1,3}\.", before))
     return False
 
@@ -154,7 +162,10 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
         return _sentence_start(after, lex) if lex.lang == "de" else after[0].isupper()
     if any(f in lex.non_final for f in forms):
         return False
-    first_of_sentence = not text[sentence_start:word_start].strip(OPENERS + " \t\n")
+    pos = word_start
+    while pos > sentence_start and (text[pos - 1].isspace() or text[pos - 1] in OPENERS):
+        pos -= 1
+    first_of_sentence = pos == sentence_start
     if word.isdigit():
         if first_of_sentence:  # "1. Einleitung": a list number
             return False
@@ -169,7 +180,7 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
     if (len(word) == 1 and word.isalpha()) or HYPHENATED_INITIALS.match(word):  # "J. R. R.", "J.-P.", "z. B."
         return False
     if lex.lang == "de" and ROMAN.match(word):  # "Wilhelm II.", "der II. Weltkrieg"
-        previous, _ = _word_before(text, len(text[:word_start].rstrip()))
+        previous, _ = _word_before(text, _skip_space_back(text, word_start))
         if previous[:1].isupper() or previous.lower() in lex.ordinal_context:
             return False
     if DOTTED_ABBREVIATION.match(word):  # an unknown "U.S."-style abbreviation
@@ -200,7 +211,7 @@ def sentence_ends(text: str, lang: str, extra_non_final: Iterable[str] = (), ext
         if "?" in punct or "!" in punct:
             boundary = True
         elif punct.count(".") > 1 or "…" in punct:
-            boundary = not text[:start].endswith(("(", "["))
+            boundary = not (start and text[start - 1] in "([")
         else:
             boundary = _period_is_boundary(text, start, after, sentence_start, lex)
         if boundary:
@@ -219,8 +230,9 @@ def _colon_ends(text: str, ends: List[int], lex: Lexicon) -> List[int]:
     out = []
     for match in COLON_BOUNDARY.finditer(text):
         colon = match.start() + 1
-        left_start = max((e for e in ends if e < colon), default=0)
-        right_end = min((e for e in ends if e > colon), default=len(text))
+        k = bisect.bisect_left(ends, colon)
+        left_start = ends[k - 1] if k else 0
+        right_end = ends[k] if k < len(ends) else len(text)
         left = text[left_start:colon].split()
         right = text[match.end():right_end].split()
         if any(w.strip(",.").lower() in lex.speech_verbs for w in left):  # "Da sagte Noomi: ..."
