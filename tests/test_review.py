@@ -9,6 +9,7 @@ import pytest
 from spacy_simalign import formats
 from spacy_simalign.formats import read_pairs
 from spacy_simalign.review import Conflict, PairStore, create_app
+from spacy_simalign.structures import Side
 
 
 def write_jsonl(path, objs):
@@ -215,7 +216,6 @@ def test_saved_gold_is_what_evaluate_scores_against(client, files, tmp_path):
         data = client.get(f"/api/pairs/{obj['id']}").get_json()
         put_gold(client, obj["id"], [[b["complex"], b["simple"]] for b in data["beads"]], data["etag"])
     assert evaluate_files(str(pairs), str(predicted))["link"]["f"] == pytest.approx(1.0)
-    dropped = objs[0]["gold"][0]
     etag = client.get(f"/api/pairs/{objs[0]['id']}").get_json()["etag"]
     assert put_gold(client, objs[0]["id"], objs[0]["gold"][1:], etag).status_code == 200
     scores = evaluate_files(str(pairs), str(predicted))["link"]
@@ -226,3 +226,25 @@ def test_saved_gold_is_what_evaluate_scores_against(client, files, tmp_path):
     assert lost > 0
     total = sum(len(x) for x in links)
     assert scores["p"] == pytest.approx((total - lost) / total, abs=1e-4)
+
+
+def test_raw_text_side_reviewed_with_the_aligners_sentences(tmp_path, deplain_pairs):
+    obj = json.loads(json.dumps(deplain_pairs[6]))
+    paragraphs = obj["simple"]["paragraphs"]
+    sentences = [s for p in paragraphs for s in p]
+    obj["simple"] = {"text": "\n\n".join(" ".join(p) for p in paragraphs)}
+    gold = obj.pop("gold")
+    pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "alignments.jsonl"
+    write_jsonl(pairs, [obj])
+    write_jsonl(alignments, [{"id": obj["id"], "simple_sentences": sentences,
+                              "alignments": [{"complex": c, "simple": s, "score": 0.7} for c, s in gold]}])
+    with pytest.raises(ValueError, match="raw text"):
+        create_app(str(pairs))
+    client = create_app(str(pairs), str(alignments)).test_client()
+    data = client.get(f"/api/pairs/{obj['id']}").get_json()
+    assert data["simple"]["sentences"] == sentences and data["raw_sides"] == ["simple"]
+    assert data["simple"]["paragraphs"] == Side.from_paragraphs(paragraphs).paragraphs
+    assert put_gold(client, obj["id"], gold[:-1], data["etag"]).status_code == 200
+    saved = next(read_pairs(str(pairs)))
+    assert [[list(b.complex), list(b.simple)] for b in saved.gold] == sorted(gold[:-1])
+    assert saved.raw["simple"] == obj["simple"]
