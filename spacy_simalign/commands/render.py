@@ -11,9 +11,11 @@ HELP = ("Write an HTML page showing each pair's two sides side by side, with ali
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html",
-                        help="pair JSONL, optionally the alignment JSONL written by `align`, "
-                             "and the HTML file to write")
+    parser.usage = ("python -m spacy_simalign render [-h] [--ids IDS] [--limit N] "
+                    "PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="PAIRS.jsonl (pair JSONL), optionally ALIGNMENTS.jsonl (written by `align`; without it "
+                             "the pairs' gold is shown), and OUT.html, the page to write")
     parser.add_argument("--ids", default=None, help="comma-separated pair ids to show (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="show at most this many pairs")
 
