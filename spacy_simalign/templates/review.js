@@ -254,7 +254,7 @@
         if (id === current) { draw(); setStatus("saved " + new Date().toLocaleTimeString(), "ok"); }
       } else if (r.status === 409) {
         conflictState = {id: id, current: r.data.current};
-        $("conflict-message").textContent = "Not saved: " + r.data.error +
+        $("conflict-message").textContent = "Conflict: " + r.data.error +
           ". Load the saved version (your edits are dropped), or overwrite it with yours.";
         $("conflict").hidden = false;
         setStatus("not saved: conflict", "error");
