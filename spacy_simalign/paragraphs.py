@@ -8,6 +8,7 @@ MASSAlign TF-IDF model and the vicinity-driven walk through a similarity matrix.
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -73,14 +74,15 @@ class MassalignTfidf:
         return np.asarray((xa @ xb.T).todense(), dtype=np.float64)
 
 
-def stop_words(lang: str) -> set:
+@lru_cache(maxsize=8)
+def stop_words(lang: str) -> frozenset:
     """spaCy's stop-word list for the language (MASSAlign is run with a stop list)."""
     try:
         from spacy.util import get_lang_class
 
-        return set(get_lang_class(lang).Defaults.stop_words)
+        return frozenset(get_lang_class(lang).Defaults.stop_words)
     except (ImportError, KeyError, AttributeError):  # an unknown language: no stop words
-        return set()
+        return frozenset()
 
 
 def massalign_model(complex: Side, simple: Side, use_stop_words: bool = True) -> MassalignTfidf:
@@ -206,22 +208,42 @@ def link_pairs(links: Iterable[ParagraphLink]) -> set:
 # Jiang et al. (2020), appendix: Algorithms 1-4
 
 
+def segment_reduce(values: np.ndarray, groups: Sequence[Sequence[int]], ufunc) -> np.ndarray:
+    """Reduce the last axis of `values` over each group of indices (non-empty groups):
+    out[..., g] = ufunc.reduce(values[..., groups[g]])."""
+    order = np.fromiter((i for group in groups for i in group), dtype=np.intp)
+    starts = np.cumsum([0] + [len(group) for group in groups[:-1]])
+    return ufunc.reduceat(values[..., order], starts, axis=-1)
+
+
+def _paragraph_blocks(complex: Side, simple: Side, sent: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From a [complex sentences x simple sentences] matrix, three [complex paragraphs x
+    simple paragraphs] ones: avg over the simple sentences of their max into the complex
+    paragraph, avg over the complex sentences of their max into the simple paragraph, max."""
+    row_max = segment_reduce(sent.T, complex.paragraphs, np.maximum).T  # [complex paras, simple sents]
+    col_max = segment_reduce(sent, simple.paragraphs, np.maximum)  # [complex sents, simple paras]
+    sizes_s = np.array([len(p) for p in simple.paragraphs], dtype=np.float64)
+    sizes_c = np.array([len(p) for p in complex.paragraphs], dtype=np.float64)
+    avg_max = segment_reduce(row_max, simple.paragraphs, np.add) / sizes_s
+    reverse = (segment_reduce(col_max.T, complex.paragraphs, np.add) / sizes_c).T
+    max_sim = segment_reduce(row_max, simple.paragraphs, np.maximum)
+    return avg_max, reverse, max_sim
+
+
+def _sentence_matrix(complex: Side, simple: Side, similarity) -> np.ndarray:
+    return np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang),
+                      dtype=np.float64)
+
+
 def jiang_similarities(complex: Side, simple: Side, similarity) -> Tuple[np.ndarray, np.ndarray]:
     """Algorithm 1: two [complex paragraphs x simple paragraphs] matrices from sentence
     similarities. avg_max[c, s]: over the sentences of simple paragraph s, the average of their
     best similarity with a sentence of complex paragraph c; max_sim[c, s]: the best sentence
     pair similarity between the two paragraphs."""
     n_c, n_s = len(complex.paragraphs), len(simple.paragraphs)
-    avg_max = np.zeros((n_c, n_s))
-    max_sim = np.zeros((n_c, n_s))
     if not len(complex) or not len(simple):
-        return avg_max, max_sim
-    sent = np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang))
-    for c, cidx in enumerate(complex.paragraphs):
-        for s, sidx in enumerate(simple.paragraphs):
-            block = sent[np.ix_(cidx, sidx)]
-            avg_max[c, s] = block.max(axis=0).mean()
-            max_sim[c, s] = block.max()
+        return np.zeros((n_c, n_s)), np.zeros((n_c, n_s))
+    avg_max, _, max_sim = _paragraph_blocks(complex, simple, _sentence_matrix(complex, simple, similarity))
     return avg_max, max_sim
 
 
@@ -275,14 +297,10 @@ JIANG_WIKI_TAU2 = 0.8  # max sentence-pair similarity making any paragraph pair 
 def jiang_wiki_similarities(complex: Side, simple: Side, similarity) -> Tuple[np.ndarray, np.ndarray]:
     """Algorithm 3: as Algorithm 1, but the avg-of-max is symmetrised (the mean of both
     directions) so that a short paragraph inside a long one is not favoured."""
-    avg_max, max_sim = jiang_similarities(complex, simple, similarity)
+    n_c, n_s = len(complex.paragraphs), len(simple.paragraphs)
     if not len(complex) or not len(simple):
-        return avg_max, max_sim
-    reverse = np.zeros_like(avg_max)
-    sent = np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang))
-    for c, cidx in enumerate(complex.paragraphs):
-        for s, sidx in enumerate(simple.paragraphs):
-            reverse[c, s] = sent[np.ix_(cidx, sidx)].max(axis=1).mean()
+        return np.zeros((n_c, n_s)), np.zeros((n_c, n_s))
+    avg_max, reverse, max_sim = _paragraph_blocks(complex, simple, _sentence_matrix(complex, simple, similarity))
     return (avg_max + reverse) / 2.0, max_sim
 
 
