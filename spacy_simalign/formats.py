@@ -173,6 +173,9 @@ def atomic_output(path: str, mode: str = "w"):
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files: give the output the usual mode
         os.replace(tmp, path)
     except BaseException:
         try:
