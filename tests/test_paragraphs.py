@@ -128,3 +128,15 @@ def test_vicinity_path_follows_the_diagonal_and_skips_gaps():
     assert path == [(0, 0), (2, 1), (2, 2), (3, 3)]
     assert paragraphs.path_groups(path) == [([0], [0]), ([2], [1, 2]), ([3], [3])]
     assert paragraphs.vicinity_path(np.zeros((3, 3)), 0.3, 0.05) == []
+
+
+def test_massalign_tfidf_matrix_agrees_with_pairwise_cosine(news):
+    complex, simple = sides(news[1])
+    model = paragraphs.massalign_model(complex, simple)
+    sim = model.matrix(complex.sentences, simple.sentences)
+    assert sim.shape == (len(complex), len(simple))
+    for i, j in [(0, 0), (1, 2), (len(complex) - 1, len(simple) - 1)]:
+        assert sim[i, j] == pytest.approx(model.similarity(complex.sentences[i], simple.sentences[j]))
+    assert ((sim >= -1e-9) & (sim <= 1 + 1e-9)).all()
+    # gensim-style idf: a word in every sentence weighs nothing, stop words are dropped
+    assert "der" not in model.idf and model.similarity("der die das", "der die das") == 0.0
