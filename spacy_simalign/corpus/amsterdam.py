@@ -174,21 +174,29 @@ class BuildReport:
 
 
 def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = (), trivial_mode: str = "combined",
-                 alignments: Optional[Dict[str, Sequence]] = None) -> Tuple[List[SentencePair], BuildReport]:
-    """The whole Amsterdam path for pair records (formats.PairRecord): candidates by
-    paragraph-then-sentence best match (or, when `alignments` maps a pair id to an
-    aligner's beads, the rows of those beads), then the post-processing rules."""
+                 alignments: Optional[Dict[str, Sequence]] = None,
+                 method: Optional[str] = None) -> Tuple[List[SentencePair], BuildReport]:
+    """The whole Amsterdam path for pair records (formats.PairRecord): candidate rows, then
+    the post-processing rules. Candidates come from, in order of precedence: `alignments`
+    (a pair id -> an aligner's beads, e.g. read from `align` output), `method` (a sentence
+    method of this plugin: tfidf, massalign, cats-c3g, crf, ...), or by default the
+    Amsterdam paragraph-then-sentence best match in both directions (candidates.py)."""
     from .candidates import CandidateSettings, candidate_pairs, side_of
     from .pairs import pairs_from_beads
 
     settings = settings or CandidateSettings()
+    aligner = None
+    if alignments is None and method is not None:
+        from ..methods import sentence_method
+
+        aligner = sentence_method(method)
     rows: List[SentencePair] = []
     documents = paragraph_pairs = 0
     for record in records:
         documents += 1
         complex_side, simple_side = side_of(record, "complex"), side_of(record, "simple")
-        if alignments is not None:
-            beads = alignments.get(record.id, ())
+        if alignments is not None or aligner is not None:
+            beads = alignments.get(record.id, ()) if alignments is not None else aligner(complex_side, simple_side, None)
             rows.extend(pairs_from_beads(record.id, complex_side.sentences, simple_side.sentences, beads))
             continue
         doc_rows, n_links = candidate_pairs(record.id, complex_side, simple_side, similarity, settings)

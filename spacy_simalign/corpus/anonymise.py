@@ -315,7 +315,7 @@ def evaluate_sample(nlp: Language, path: str) -> Dict[str, Dict[str, int]]:
             pred[("", "SENSITIVE")] += 1
         if gold_sensitive:
             gold[("", "SENSITIVE")] += 1
-        for (text, label), n in (pred | gold).items():
+        for text, label in pred | gold:
             row = counts.setdefault(label, {"tp": 0, "fp": 0, "fn": 0})
             tp = min(pred[(text, label)], gold[(text, label)])
             row["tp"] += tp
@@ -341,3 +341,14 @@ def _eval_line(label: str, row: Dict[str, int]) -> str:
     p = f"{row['tp'] / found:.2f}" if found else "-"
     r = f"{row['tp'] / gold:.2f}" if gold else "-"
     return f"{label:<13} {gold:>5} {found:>5} {p:>6} {r:>6}"
+
+
+def anonymise_rows(rows, lang: str, nlp: Optional[Language] = None):
+    """Sentence-pair rows (corpus.pairs.SentencePair) with both sides anonymised."""
+    from dataclasses import replace
+
+    nlp = nlp or anonymiser_pipeline(lang)
+    rows = list(rows)
+    complex_out = anonymise_texts(nlp, [r.complex for r in rows])
+    simple_out = anonymise_texts(nlp, [r.simple for r in rows])
+    return [replace(r, complex=c, simple=s) for r, c, s in zip(rows, complex_out, simple_out)]

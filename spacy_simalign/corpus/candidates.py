@@ -16,15 +16,16 @@ from .pairs import SentencePair
 
 @dataclass
 class CandidateSettings:
-    """Thresholds of the two matching steps (cosine similarities in [0, 1])."""
+    """Thresholds of the two matching steps (cosine similarities in [0, 1]); the defaults
+    are those of the plugin's `tfidf` aligner (lexical.py, paragraphs.py), not tuned here."""
 
-    paragraph_threshold: float = 0.1
-    sentence_threshold: float = 0.2
+    paragraph_threshold: float = 0.2
+    sentence_threshold: float = 0.3
     both_directions: bool = True
 
 
 def align_paragraphs(complex_side: Side, simple_side: Side, similarity: SimilarityBackend,
-                     threshold: float = 0.1, both_directions: bool = True) -> List[Tuple[int, int, float]]:
+                     threshold: float = 0.2, both_directions: bool = True) -> List[Tuple[int, int, float]]:
     """(complex paragraph, simple paragraph, score): each simple paragraph's best complex
     paragraph, and (with `both_directions`) each complex paragraph's best simple one."""
     sims = similarity.matrix(complex_side.paragraph_texts(), simple_side.paragraph_texts(),

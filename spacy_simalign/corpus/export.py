@@ -88,6 +88,7 @@ def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
         raise InputError("the 'hf' format needs the optional 'datasets' package: pip install spacy-simalign[datasets]")
     import datasets
 
+    datasets.disable_progress_bars()
     records = [row.to_json() for row in rows]
     columns = {"doc_id": [], "complex": [], "simple": [], "score": [], "origin": []}
     for rec in records:

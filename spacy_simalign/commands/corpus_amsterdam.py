@@ -1,0 +1,78 @@
+"""`amsterdam PAIRS.jsonl OUT_DIR`: build a sentence-pair corpus the way the Amsterdam
+municipal corpus was built (candidates by paragraph-then-sentence best match, or any
+aligner's output, then the four post-processing rules), print the counts, export it."""
+from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
+from ..corpus.candidates import CandidateSettings
+from ..corpus.export import FORMATS, CardInfo, export_corpus
+from ..errors import InputError
+from ..formats import read_jsonl, read_pairs
+from ..structures import Bead
+
+NAME = "amsterdam"
+HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."
+
+
+def add_arguments(parser):
+    parser.add_argument("input", help="pair JSONL (FORMATS.md): original and final versions of each document")
+    parser.add_argument("output", help="folder to write pairs.jsonl / pairs.csv / ... and README.md into")
+    parser.add_argument("--alignments", default=None,
+                        help="alignment JSONL from `align` to take the candidates from (any aligner)")
+    parser.add_argument("--method", default=None,
+                        help="sentence method of this plugin for candidates (tfidf, massalign, cats-c3g, crf); "
+                             "default: TF-IDF best match in aligned paragraphs, both directions")
+    parser.add_argument("--similarity", default="tfidf", help="backend of the default best match (tfidf, c3g, use, ...)")
+    parser.add_argument("--paragraph-threshold", type=float, default=CandidateSettings.paragraph_threshold)
+    parser.add_argument("--sentence-threshold", type=float, default=CandidateSettings.sentence_threshold)
+    parser.add_argument("--skip", action="append", default=[], choices=RULE_NAMES,
+                        help="switch a rule off (repeatable): " + "; ".join(f"{r.name}: {r.description}" for r in RULES))
+    parser.add_argument("--trivial-mode", default="combined", choices=("combined", "either", "case", "punctuation"),
+                        help="what counts as a trivial edit (default: case and punctuation together)")
+    parser.add_argument("--formats", default="jsonl,csv", help=f"comma-separated, of {', '.join(FORMATS)}")
+    parser.add_argument("--license", default="unknown", help="licence field of the data card")
+    parser.add_argument("--name", default="amsterdam-style-corpus", help="corpus name in the data card")
+    parser.add_argument("--anonymise", action="store_true", help="run the simalign_anonymiser on both sides first")
+    parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
+
+
+def read_alignments(path: str):
+    out = {}
+    for number, obj in read_jsonl(path):
+        if not isinstance(obj.get("id"), str) or not isinstance(obj.get("alignments"), list):
+            raise InputError("an alignment line needs 'id' and a list 'alignments'", path, number)
+        try:
+            out[obj["id"]] = [Bead.from_json(b) for b in obj["alignments"]]
+        except (KeyError, TypeError, IndexError, ValueError):
+            raise InputError("'alignments' must hold beads {complex: [...], simple: [...], score}", path, number) from None
+    return out
+
+
+def run(args) -> int:
+    from ..similarity import get_similarity
+
+    records = list(read_pairs(args.input, default_lang=args.lang))
+    alignments = read_alignments(args.alignments) if args.alignments else None
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    settings = CandidateSettings(args.paragraph_threshold, args.sentence_threshold)
+    try:
+        similarity = get_similarity(args.similarity)
+    except Exception as err:  # registry lookup of an unknown name
+        raise InputError(f"unknown similarity '{args.similarity}': {err}") from None
+    rows, report = build_corpus(records, similarity, settings, args.skip, args.trivial_mode, alignments, args.method)
+    if args.anonymise:
+        from ..corpus.anonymise import anonymise_rows
+
+        rows = anonymise_rows(rows, records[0].lang if records else "nl")
+    how = ("candidates from " + (f"the alignments in {args.alignments}" if alignments is not None else
+                                 f"the plugin's '{args.method}' aligner" if args.method else
+                                 f"{args.similarity} best match inside aligned paragraphs (paragraph threshold "
+                                 f"{args.paragraph_threshold}, sentence threshold {args.sentence_threshold})")
+           + "; Amsterdam post-processing: " + ", ".join(r.name for r in RULES if r.name not in args.skip))
+    table = format_counts(report.counts)
+    info = CardInfo(args.name, args.license, sorted({r.lang for r in records}) or ["nl"], how, args.input,
+                    tables={"Rows before and after each rule": table})
+    written = export_corpus(rows, args.output, formats, info)
+    print(f"documents {report.documents}, aligned paragraph pairs {report.paragraph_pairs}, "
+          f"candidate rows {report.candidates}")
+    print(table)
+    print("wrote " + ", ".join(written))
+    return 0
