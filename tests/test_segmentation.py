@@ -23,6 +23,8 @@ CASES = {
         ["Es gab Äpfel, Birnen usw.", "Die Preise stiegen aber.", "Sie verkaufen Obst u. a. Produkte aus Spanien."],
         ["Das war im 19. Jahrhundert und im 16. und 17. Jahrhundert.", "Er feierte seinen 100. Geburtstag."],
         ["1. Schritt: Das Formular ausfüllen.", "Der Verein FLO e. V. wurde gegründet."],
+        ["Prokop (6. Jahrhundert) erwähnt sie am 24./25. April.", "Das war um 800 v. Chr.", "Dann kam Rom."],
+        ["Der Berg erreicht eine Höhe von 336 m.", "Die Stadt liegt an 30. Stelle."],
     ],
     "nl": [
         ["Dhr. Jansen kwam bijv. gisteren.", "Het is o.a. mooi weer."],
@@ -38,6 +40,7 @@ CASES = {
         ["Mr. Smith met Dr. Jones at 10 a.m. today.", "They saw e.g. the U.S. Capitol."],
         ["It costs 3.5 dollars, i.e. about 600,000 in total.", "They bought apples, pears, etc.", "Then they left."],
         ["J. R. R. Tolkien was born on Jan. 3, 1892.", "\"Why?\" she asked.", "Nobody knew!"],
+        ["Smith et al. (2007) disagree.", "The rest is in ch. 4."],
     ],
 }
 

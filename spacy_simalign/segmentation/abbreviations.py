@@ -46,7 +46,7 @@ MONTHS: Dict[str, FrozenSet[str]] = {
 _NON_FINAL = {
     "de": """
         Dr. Prof. Hr. Hrn. Fr. Frl. Dipl. Ing. Dipl.-Ing. Mag. St. Sr. Jr. Pfr. Abg.
-        z.B. z.T. z.Zt. d.h. v.a. u.U. o.g. i.d.R. i.A. i.V. s.o. s.u. u.z. a.D. n.Chr. v.Chr.
+        z.B. z.T. z.Zt. d.h. v.a. u.U. o.g. i.d.R. i.A. i.V. s.o. s.u. u.z. a.D. al.
         ca. bzw. vgl. sog. ggf. evtl. inkl. exkl. zzgl. abzgl. insb. bspw. allg. ehem. gem.
         Nr. Abs. Art. Bd. Bde. Kap. Tel. Hbf. max. min.
         geb. gest. verh. led. Jg. Jhd. Anm. Abb. Tab. Ziff. lt. zw. bzgl. hl. Dt. dt.
@@ -54,24 +54,24 @@ _NON_FINAL = {
     """,
     "nl": """
         dhr. mevr. mw. mr. dr. drs. ir. ing. prof. ds. St. st. mgr. jhr. jkvr.
-        bijv. bv. b.v. d.w.z. o.a. m.b.t. t.a.v. t.o.v. i.p.v. i.v.m. z.g.a.n. n.a.v. m.u.v. a.u.b.
+        al. bijv. bv. b.v. d.w.z. o.a. m.b.t. t.a.v. t.o.v. i.p.v. i.v.m. z.g.a.n. n.a.v. m.u.v. a.u.b.
         ca. resp. vs. nr. tel. blz. p. art. lid. afb. fig. min. max. incl. excl. excl. zgn. zg. ong.
         vnl. mln. mld. mrd. o.m. c.q.
     """,
     "fr": """
         M. MM. Mme. Mmes. Mlle. Mlles. Me. Mgr. Dr. Pr. St. Ste. Sr.
-        p.ex. c.-à-d. c.à.d. cf. env. n° no. nos. p. pp. vol. chap. art. al. fig. tél. av. bd. apr. av.J.-C.
+        al. p.ex. c.-à-d. c.à.d. cf. env. n° no. nos. p. pp. vol. chap. art. al. fig. tél. av. bd. apr. av.J.-C.
         ex. éd. coll. dir. réf. min. max. hab. mln. mrd. sq. suiv.
     """,
     "en": """
         Mr. Mrs. Ms. Dr. Prof. Sr. Jr. St. Rev. Gen. Col. Capt. Lt. Sgt. Gov. Sen. Rep. Hon. Mt. Ft.
-        e.g. i.e. cf. vs. viz. approx. ca. No. Nos. nos. no. vol. pp. p. fig. ch. art. sec. dept. est.
+        al. e.g. i.e. cf. vs. viz. approx. ca. No. Nos. nos. no. vol. pp. p. fig. ch. art. sec. dept. est.
         Ave. Blvd. Rd.
     """,
 }
 
 _FINAL = {
-    "de": "etc. usw. u.a. u.ä. u.Ä. u.v.m. u.s.w. e.V. Jh. Jhdt. d.J. v.J. Inc. Ltd. Corp. Co. o.ä. o.Ä. "
+    "de": "etc. usw. v.Chr. n.Chr. u.a. u.ä. u.Ä. u.v.m. u.s.w. e.V. Jh. Jhdt. d.J. v.J. Inc. Ltd. Corp. Co. o.ä. o.Ä. "
           "Mio. Mrd. Tsd. Std. Min. Sek. Str. Fax.",
     "nl": "enz. etc. e.d. e.a. o.a. jl. j.l. a.s. Inc. Ltd. N.V. B.V.",
     "fr": "etc. Inc. Ltd. S.A. av.J.-C. apr.J.-C. J.-C.",
@@ -128,7 +128,8 @@ ORDINAL_HEADS: Dict[str, FrozenSet[str]] = {
     "de": frozenset("""
         Jahrhundert Jahrhunderts Jahrhunderten Jahrtausend Jahrtausends Geburtstag Geburtstags Todestag
         Jahrestag Jubiläum Weltkrieg Weltkriegs Weltkrieges Bundesliga Liga Klasse Stock Stockwerk Etage
-        Platz Rang Mal Auflage Kapitel Band Sinfonie Symphonie Lebensjahr Semester Schuljahr Tag Woche
+        Platz Stelle Bezirk Satz Sitzung Ausgabe Jahrgang Legislaturperiode Rang Mal Auflage
+        Kapitel Band Sinfonie Symphonie Lebensjahr Semester Schuljahr Tag Woche
         Runde Spieltag Staffel Folge Generation Grades Grad Ordnung Hälfte Quartal Halbjahr Advent
     """.split()),
 }

@@ -124,3 +124,14 @@ def sample_documents(path: Path) -> List[Document]:
     """Hand-written gold documents (JSONL with a `paragraphs` field)."""
     with open(path, encoding="utf-8") as handle:
         return [json.loads(line)["paragraphs"] for line in handle if line.strip()]
+
+
+def klexikon_documents(folder: Path) -> List[Document]:
+    """Klexikon/Wikipedia articles (one sentence per line, blank lines between
+    paragraphs, "== Heading" lines dropped) as documents."""
+    out = []
+    for path in sorted(Path(folder).glob("*.txt")):
+        paragraphs = [[line.strip() for line in block.splitlines() if line.strip() and not line.startswith("==")]
+                      for block in path.read_text(encoding="utf-8").split("\n\n")]
+        out.append([p for p in paragraphs if p])
+    return out

@@ -23,6 +23,7 @@ CLOSERS = "\"'“”‘’«»‹›)]}"
 OPENERS = "\"'„“‘‚«»‹›([{¿¡–—-*•"
 NEXT_WORD = re.compile(rf"[\s{re.escape(OPENERS)}]*(\S*)")
 ROMAN = re.compile(rf"^{abbr.ROMAN_NUMERAL}$")
+NUMBER_RANGE = re.compile(r"^(?:\d{1,3}\.[/–-])?(\d+)$")
 HYPHENATED_INITIALS = re.compile(r"^(?:[^\W\d_]\.-)+[^\W\d_]$")
 DOTTED_ABBREVIATION = re.compile(r"^(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}$")
 SPACED_GUILLEMET = re.compile(r"\s+[»”]+(?=\s|$)")
@@ -133,7 +134,7 @@ def _sentence_start(word: str, lex: Lexicon) -> bool:
 
 
 def _is_month(word: str, lex: Lexicon) -> bool:
-    bare = word.rstrip(",.;:").lower()
+    bare = word.rstrip(",.;:" + CLOSERS).lower()
     return bare in lex.months or bare + "." in lex.month_abbreviations
 
 
@@ -141,7 +142,7 @@ def _ordinal_context(text: str, word_start: int, after: str, lex: Lexicon) -> bo
     """Whether a number before "." at `word_start` reads as a German ordinal: after an
     article or preposition ("am 3.", "der 2."), before a noun that takes ordinals
     ("19. Jahrhundert"), or in a range of ordinals ("im 16. und 17. Jahrhundert")."""
-    if after.rstrip(",.;:") in lex.ordinal_heads:
+    if after.rstrip(",.;:" + CLOSERS) in lex.ordinal_heads:
         return True
     previous, previous_start = _word_before(text, _skip_space_back(text, word_start))
     if previous.lower() in lex.ordinal_context:
@@ -166,7 +167,9 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
     while pos > sentence_start and (text[pos - 1].isspace() or text[pos - 1] in OPENERS):
         pos -= 1
     first_of_sentence = pos == sentence_start
-    if word.isdigit():
+    number = NUMBER_RANGE.match(word)  # "3", or a range of ordinals "3./4", "19.-20"
+    if number:
+        word = number.group(1)
         if first_of_sentence:  # "1. Einleitung": a list number
             return False
         if re.match(r"\d{1,2}\.", after) and int(word) <= 31:  # "3. 10. 2019"
@@ -177,6 +180,8 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
             if int(word) < 1000 and _ordinal_context(text, word_start, after, lex):
                 return False
         return True
+    if len(word) == 1 and word.islower() and re.search(r"\d\s*$", text[max(0, word_start - 12):word_start]):
+        return _sentence_start(after, lex)  # a unit after a number: "eine Höhe von 336 m."
     if (len(word) == 1 and word.isalpha()) or HYPHENATED_INITIALS.match(word):  # "J. R. R.", "J.-P.", "z. B."
         return False
     if lex.lang == "de" and ROMAN.match(word):  # "Wilhelm II.", "der II. Weltkrieg"
