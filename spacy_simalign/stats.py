@@ -36,15 +36,21 @@ class PairStats:
 
 def _pearson(x: Sequence[float], y: Sequence[float]) -> float:
     x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+    if len(x) < 2 or _constant(x) or _constant(y):
         return float("nan")
     return float(np.corrcoef(x, y)[0, 1])
+
+
+def _constant(values: np.ndarray) -> bool:
+    """Constant up to rounding (a Kendall tau of 1.0 may come back as 0.9999999999)."""
+    return bool(np.ptp(values) <= 1e-9 * max(1.0, float(np.max(np.abs(values)))))
 
 
 def _kendall(x: Sequence[float], y: Sequence[float]) -> float:
     from scipy.stats import kendalltau
 
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 2 or _constant(x) or _constant(y):
         return float("nan")
     return float(kendalltau(x, y).statistic)
 

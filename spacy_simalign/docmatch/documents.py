@@ -26,6 +26,7 @@ class Document:
     date: Optional[dt.date] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
     line: int = 0
+    embedding: Any = field(default=None, repr=False)  # precomputed (e.g. by the spaCy component)
 
     def paragraphs(self) -> List[str]:
         """Non-empty paragraphs of the text (separated by blank lines)."""

@@ -43,13 +43,13 @@ def _topk_faiss(queries: np.ndarray, base: np.ndarray, k: int, kind: str) -> Tup
         index.hnsw.efConstruction = 80
         index.hnsw.efSearch = max(64, 2 * k)
     elif kind == "ivf":
-        nlist = max(1, int(4 * np.sqrt(base.shape[0])))
+        nlist = max(1, int(np.sqrt(base.shape[0]) / 2))
         quantizer = faiss.IndexFlatIP(dim)
         index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
         rng = np.random.default_rng(0)
-        sample = base[rng.choice(base.shape[0], min(base.shape[0], 40 * nlist), replace=False)]
+        sample = base[rng.choice(base.shape[0], min(base.shape[0], 64 * nlist), replace=False)]
         index.train(np.ascontiguousarray(sample))
-        index.nprobe = max(8, nlist // 16)
+        index.nprobe = max(8, nlist // 10)
     else:
         index = faiss.IndexFlatIP(dim)
     index.add(np.ascontiguousarray(base))

@@ -142,8 +142,12 @@ class DocMatcher:
     def embed(self, docs: Sequence[Document]) -> np.ndarray:
         """L2-normalised embeddings [len(docs), dim] of each document's chosen fields."""
         out = None
-        for lang in dict.fromkeys(d.lang for d in docs):
-            rows = [i for i, d in enumerate(docs) if d.lang == lang]
+        given = [i for i, d in enumerate(docs) if d.embedding is not None]
+        if given:
+            out = np.zeros((len(docs), len(docs[given[0]].embedding)), dtype=np.float32)
+            out[given] = np.stack([docs[i].embedding for i in given])
+        for lang in dict.fromkeys(d.lang for d in docs if d.embedding is None):
+            rows = [i for i, d in enumerate(docs) if d.lang == lang and d.embedding is None]
             vecs = np.asarray(self.embedder.encode([field_text(docs[i], self.fields) for i in rows], lang),
                               dtype=np.float32)
             if out is None:

@@ -1,0 +1,217 @@
+"""Document matching: strategies, blocking + index, input validation, calibration, the
+spaCy component, and the Klexikon result the README reports (Intersection F1 >= 0.98)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spacy_simalign.__main__ import main
+from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
+from spacy_simalign.docmatch.documents import Document, read_documents
+from spacy_simalign.docmatch.index import UNDATED, candidates
+from spacy_simalign.docmatch.strategies import STRATEGIES, select, strategy_mask
+from spacy_simalign.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+XLING = ROOT / "tests" / "data" / "xling"
+
+
+def _all_pairs(sim):
+    src, tgt = np.nonzero(np.ones_like(sim, dtype=bool))
+    return src, tgt, sim[src, tgt]
+
+
+def test_strategies_follow_their_definitions():
+    rng = np.random.default_rng(3)
+    sim = rng.uniform(0, 100, (7, 5)).astype(np.float32)
+    src, tgt, scores = _all_pairs(sim)
+    picked = {name: {(int(s), int(t)) for s, t, _ in zip(*select(name, src, tgt, scores, 30.0))} for name in STRATEGIES}
+    best_t = {(i, int(sim[i].argmax())) for i in range(7) if sim[i].max() >= 30}
+    best_s = {(int(sim[:, j].argmax()), j) for j in range(5) if sim[:, j].max() >= 30}
+    assert picked["above-threshold"] == {(i, j) for i in range(7) for j in range(5) if sim[i, j] >= 30}
+    assert picked["best-source"] == best_t and picked["best-target"] == best_s
+    assert picked["union"] == best_t | best_s and picked["intersection"] == best_t & best_s
+    assert len({s for s, _ in picked["intersection"]}) == len(picked["intersection"])  # 1:1
+
+
+def test_candidates_hold_the_exact_top_k_within_the_date_window():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 16)).astype(np.float32)
+    b = rng.standard_normal((250, 16)).astype(np.float32)
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    b /= np.linalg.norm(b, axis=1, keepdims=True)
+    da, db = rng.integers(0, 10, 300), rng.integers(0, 10, 250)
+    src, tgt, sim = candidates(a, b, da, db, window=1, k=3)
+    assert np.all(np.abs(da[src] - db[tgt]) <= 1)
+    np.testing.assert_allclose(sim, np.sum(a[src] * b[tgt], axis=1), atol=1e-5)
+    full = a @ b.T
+    full[np.abs(da[:, None] - db[None, :]) > 1] = -np.inf
+    got = set(zip(src.tolist(), tgt.tolist()))
+    for i in range(300):  # each source's best in-window target is a candidate, and vice versa
+        assert (i, int(full[i].argmax())) in got
+    for j in range(250):
+        assert (int(full[:, j].argmax()), j) in got
+
+
+def test_undated_documents_are_compared_with_every_date():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((20, 8)).astype(np.float32)
+    b = np.concatenate([a[:10] + 0.01, rng.standard_normal((10, 8)).astype(np.float32)])
+    da = np.full(20, 100, dtype=np.int64)
+    db = np.full(20, 200, dtype=np.int64)
+    assert len(candidates(a, b, da, db, window=0, k=2)[0]) == 0  # 100 days apart: no candidates
+    da[:5] = UNDATED
+    src, tgt, _ = candidates(a, b, da, db, window=0, k=2)
+    assert set(src.tolist()) == set(range(5))
+    src, _, _ = candidates(a, b, da, db, window=None, k=2)  # blocking off
+    assert set(src.tolist()) == set(range(20))
+
+
+def test_faiss_index_agrees_with_the_exact_search():
+    from spacy_simalign.docmatch import index
+
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal((500, 32)).astype(np.float32)
+    base = rng.standard_normal((3000, 32)).astype(np.float32)
+    exact_idx, _ = index._topk_dense(q, base, 5)
+    flat_idx, _ = index._topk_faiss(q, base, 5, "flat")
+    assert all(set(a) == set(b) for a, b in zip(exact_idx.tolist(), flat_idx.tolist()))
+
+
+def test_sweep_matches_a_direct_count():
+    rng = np.random.default_rng(4)
+    sim = rng.uniform(0, 100, (30, 30)).astype(np.float32)
+    sim[np.arange(30), np.arange(30)] += rng.uniform(0, 40, 30)
+    src, tgt, scores = _all_pairs(sim)
+    correct = src == tgt
+    for name in STRATEGIES:
+        table = sweep(name, src, tgt, scores, correct, 30)
+        for row in (0, 61, 140, 170):
+            keep = strategy_mask(name, src, tgt, scores) & (scores >= THRESHOLDS[row])
+            tp = int((keep & correct).sum())
+            p = tp / keep.sum() if keep.sum() else 0.0
+            assert table[row, 0] == pytest.approx(p) and table[row, 1] == pytest.approx(tp / 30)
+        assert table[best_threshold(table), 2] == pytest.approx(table[:, 2].max())
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def _docs(tmp_path):
+    return [json.loads(line) for line in (XLING / "de.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda rows: rows[1].update(text="   "), "has no text"),
+    (lambda rows: rows[2].update(id=rows[0]["id"]), "duplicate id"),
+    (lambda rows: rows[1].update(lang="xx"), "unknown language 'xx'"),
+    (lambda rows: rows[3].update(lang="fr"), "mixed languages"),
+    (lambda rows: rows[2].update(date="15.07.2024"), "malformed date"),
+    (lambda rows: rows[2].update(date="2024-02-30"), "invalid date"),
+    (lambda rows: rows[1].pop("text"), "missing field 'text'"),
+])
+def test_bad_documents_give_one_line_errors_and_no_output(tmp_path, capsys, change, message):
+    rows = _docs(tmp_path)
+    change(rows)
+    bad = _write(tmp_path / "bad.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    assert main(["match-docs", bad, str(XLING / "fr.jsonl"), str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {bad}:") and message in err and "\n" not in err
+    assert not out.exists() and not list(tmp_path.glob(".tmp-*"))
+
+
+def test_missing_dates_and_allowed_mixed_languages_are_documented_behaviour(tmp_path):
+    """A document without a date is compared with every date; --allow-mixed-languages accepts
+    a collection that declares several languages."""
+    target = [json.loads(line) for line in (XLING / "fr.jsonl").read_text(encoding="utf-8").splitlines()]
+    out = tmp_path / "m.jsonl"
+    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out)]) == 0
+    assert "fr-glacier" not in out.read_text()  # published three days later: outside the same-day window
+    for row in target:
+        if row["id"] == "fr-glacier":
+            del row["date"]
+    assert main(["match-docs", str(XLING / "de.jsonl"), _write(tmp_path / "t.jsonl", target), str(out)]) == 0
+    assert {"source": "de-gletscher", "target": "fr-glacier"} in [
+        {k: m[k] for k in ("source", "target")} for m in map(json.loads, out.read_text().splitlines())]
+    target[0]["lang"] = "en"
+    assert main(["match-docs", str(XLING / "de.jsonl"), _write(tmp_path / "t.jsonl", target), str(out),
+                 "--allow-mixed-languages"]) == 0
+
+
+def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "m.jsonl"
+    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out), "--threshold", "auto"]) == 2
+    assert "run calibrate-docs first" in capsys.readouterr().err
+    assert not out.exists()
+
+
+# -- Klexikon: the figure the README reports ---------------------------------------------------
+
+@pytest.mark.slow
+def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path, capsys):
+    folder = shared_data / "klexikon-validation"
+    subprocess.run([sys.executable, str(ROOT / "project" / "klexikon_docs.py"), str(folder), str(tmp_path)],
+                   check=True, capture_output=True)
+    titles = {p.stem for p in (folder / "klexikon").glob("*.txt")}
+    docs = read_documents(str(tmp_path / "source.jsonl")) + read_documents(str(tmp_path / "target.jsonl"))
+    assert len(docs) == 2 * len(titles)
+    assert not any(d.title for d in docs) and not {d.id for d in docs} & titles  # titles withheld
+    config = tmp_path / "docmatch.cfg"
+    assert main(["calibrate-docs", str(tmp_path / "source.jsonl"), str(tmp_path / "target.jsonl"),
+                 str(tmp_path / "gold.jsonl"), "--output-config", str(config)]) == 0
+    rows = {line.split("|")[1].strip(): line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")}
+    f1 = {name: float(rows[name].split("|")[5]) for name in STRATEGIES}
+    assert f1["intersection"] >= 0.98
+    # --threshold auto reads the calibrated threshold back and reproduces the F1
+    out = tmp_path / "matches.jsonl"
+    assert main(["match-docs", str(tmp_path / "source.jsonl"), str(tmp_path / "target.jsonl"), str(out),
+                 "--config", str(config), "--threshold", "auto"]) == 0
+    pred = {(m["source"], m["target"]) for m in map(json.loads, out.read_text().splitlines())}
+    gold = {(g["source"], g["target"]) for g in map(json.loads, (tmp_path / "gold.jsonl").read_text().splitlines())}
+    tp = len(pred & gold)
+    assert 2 * tp / (len(pred) + len(gold)) == pytest.approx(f1["intersection"], abs=1e-3)
+
+
+# -- spaCy component -----------------------------------------------------------------------------
+
+def test_component_embeds_docs_and_the_matcher_reuses_them(tmp_path):
+    import spacy
+
+    from spacy_simalign.docmatch.matcher import DocMatcher
+
+    nlps = {lang: spacy.blank(lang) for lang in ("de", "fr")}
+    for nlp in nlps.values():
+        nlp.add_pipe("simalign_doc_matcher", config={"fields": ["title", "lead"]})
+    sides = {}
+    for lang in ("de", "fr"):
+        docs = []
+        for row in map(json.loads, (XLING / f"{lang}.jsonl").read_text(encoding="utf-8").splitlines()):
+            doc = nlps[lang].make_doc(row["text"])
+            doc._.doc_id, doc._.doc_title, doc._.doc_date = row["id"], row["title"], row["date"]
+            docs.append(doc)
+        sides[lang] = list(nlps[lang].pipe(docs))
+    assert all(len(d._.doc_embedding) == 512 for d in sides["de"])
+    empty = nlps["de"]("")
+    assert empty._.doc_embedding is None
+    matcher = DocMatcher.from_config(overrides={"docmatch.window_days": 3, "docmatch.threshold": 0.0})
+    got = {(m.source, m.target) for m in matcher.match(sides["de"], sides["fr"])}
+    gold = {(g["source"], g["target"]) for g in map(json.loads, (XLING / "gold_docs.jsonl").read_text().splitlines())}
+    assert got == gold
+    nlps["de"].to_disk(tmp_path / "pipe")
+    loaded = spacy.load(tmp_path / "pipe")
+    assert loaded.pipe_names == ["simalign_doc_matcher"]
+    again = loaded.make_doc(sides["de"][0].text)
+    again._.doc_title = sides["de"][0]._.doc_title
+    np.testing.assert_allclose(loaded(again)._.doc_embedding, sides["de"][0]._.doc_embedding, atol=1e-5)
+    unnamed = nlps["de"]("Ein Text ohne Kennung.")
+    with pytest.raises(InputError, match="doc_id"):
+        matcher.match([unnamed], sides["fr"])

@@ -1,0 +1,155 @@
+"""Cross-lingual path end to end on the German-French articles of tests/data/xling (written
+for these tests): documents matched, sentences aligned as the gold says; the post-processing
+filters on real data; the language guesser on the shared corpora."""
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from spacy_simalign.__main__ import main
+from spacy_simalign.formats import read_pairs
+from spacy_simalign.structures import Side
+from spacy_simalign.xling import XlingAligner, guess_language, intersection_links, is_error_page, pair_problems
+
+XLING = Path(__file__).resolve().parent / "data" / "xling"
+
+
+def _lines(path):
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _gold_sentence_links():
+    """{pair id: {(German sentence, French sentence)}} from the hand-made gold."""
+    out = {}
+    for record in read_pairs(str(XLING / "pairs.jsonl")):
+        de, fr = record.side("complex").sentences, record.side("simple").sentences
+        out[record.id] = {(de[b.complex[0]], fr[b.simple[0]]) for b in record.gold}
+    return out
+
+
+@pytest.fixture(scope="module")
+def matched(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("xling")
+    matches, aligned = folder / "matches.jsonl", folder / "aligned.jsonl"
+    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
+    assert main(["align-xling", str(matches), str(aligned), "--source", str(XLING / "de.jsonl"),
+                 "--target", str(XLING / "fr.jsonl")]) == 0
+    return _lines(matches), _lines(aligned)
+
+
+def test_german_french_documents_are_matched(matched):
+    matches, _ = matched
+    gold = {(g["source"], g["target"]) for g in _lines(XLING / "gold_docs.jsonl")}
+    assert {(m["source"], m["target"]) for m in matches} == gold  # distractors left unmatched
+    assert all(0.0 < m["score"] <= 1.0 for m in matches)
+
+
+def test_german_french_sentences_are_aligned_as_the_gold(matched):
+    _, aligned = matched
+    gold = _gold_sentence_links()
+    assert {r["id"] for r in aligned} == set(gold)
+    for record in aligned:
+        got = {(record["complex_sentences"][a["complex"][0]], record["simple_sentences"][a["simple"][0]])
+               for a in record["alignments"]}
+        assert got == gold[record["id"]], record["id"]
+        assert record["lang"] == "de" and record["lang_simple"] == "fr" and 0 < record["doc_score"] <= 1
+
+
+def test_pair_jsonl_input_gives_the_same_alignment(tmp_path):
+    out = tmp_path / "a.jsonl"
+    assert main(["align-xling", str(XLING / "pairs.jsonl"), str(out)]) == 0
+    for record, pair in zip(_lines(out), read_pairs(str(XLING / "pairs.jsonl"))):
+        assert {(tuple(a["complex"]), tuple(a["simple"])) for a in record["alignments"]} == \
+            {(b.complex, b.simple) for b in pair.gold}
+
+
+def test_intersection_is_mutual_best_above_threshold():
+    import numpy as np
+
+    sim = np.array([[80, 10, 50], [75, 20, 5], [0, 30, 60]], dtype=float)  # row 1: its best (col 0) prefers row 0
+    assert intersection_links(sim, 50) == [(0, 0), (2, 2)]
+    assert intersection_links(sim, 65) == [(0, 0)]
+
+
+def test_threshold_trades_recall_for_precision():
+    record = next(read_pairs(str(XLING / "pairs.jsonl")))
+    loose = XlingAligner(threshold=0).align(record.side("complex"), record.side("simple"))
+    strict = XlingAligner(threshold=99).align(record.side("complex"), record.side("simple"))
+    assert len(loose) >= len(record.gold) and strict == []
+
+
+def test_unknown_method_is_an_error(tmp_path, capsys):
+    assert main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--source",
+                 str(XLING / "de.jsonl")]) == 2
+    assert "both --source and --target" in capsys.readouterr().err
+    from spacy_simalign.errors import InputError
+
+    with pytest.raises(InputError, match="unknown cross-lingual method"):
+        XlingAligner("vecalign")
+
+
+def test_crf_method_is_selectable():
+    pytest.importorskip("spacy_simalign.crf.aligner")
+    from spacy_simalign.crf.aligner import DEFAULT_WEIGHTS
+
+    if not (DEFAULT_WEIGHTS / "model.pt").exists():
+        pytest.skip("CRF weights not shipped yet")
+    record = next(read_pairs(str(XLING / "pairs.jsonl")))
+    beads = XlingAligner("crf").align(record.side("complex"), record.side("simple"))
+    links = {link for b in beads for link in b.links()}
+    gold = {link for b in record.gold for link in b.links()}
+    assert len(links & gold) >= len(gold) - 1
+
+
+# -- post-processing filters, on real data -----------------------------------------------------
+
+def test_language_guesser_on_the_shared_corpora(deplain_pairs, shared_data):
+    de = " ".join(deplain_pairs[0]["complex"]["paragraphs"][0])
+    with open(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv", encoding="utf-8") as handle:
+        nl = " ".join(row["Complex"] for _, row in zip(range(5), csv.DictReader(handle)))
+    fr = " ".join(" ".join(p) for p in read_pairs(str(XLING / "pairs.jsonl")).__next__().side_input("simple"))
+    assert (guess_language(de), guess_language(nl), guess_language(fr)) == ("de", "nl", "fr")
+    assert guess_language("Zürich 2024") is None
+
+
+def test_filters_drop_pairs_that_are_not_cross_lingual(deplain_pairs, tmp_path):
+    real = next(read_pairs(str(XLING / "pairs.jsonl")))
+    de = "\n\n".join(" ".join(p) for p in real.side_input("complex"))
+    fr = "\n\n".join(" ".join(p) for p in real.side_input("simple"))
+    assert pair_problems(de, fr, "de", "fr") == []
+    complex_de = " ".join(s for p in deplain_pairs[0]["complex"]["paragraphs"] for s in p)
+    simple_de = deplain_pairs[0]["simple"].get("text") or " ".join(
+        s for p in deplain_pairs[0]["simple"]["paragraphs"] for s in p)
+    assert "same-language" in pair_problems(complex_de, simple_de, "de", "fr")  # declared fr, reads German
+    assert "wrong-language" in pair_problems(complex_de, simple_de, "de", "fr")
+    assert "near-identical" in pair_problems(de, de.replace("34 Grad", "35 Grad"), "de", "fr")
+    error = "Erreur 404 - Page introuvable. La page que vous cherchez n'existe pas ou a été déplacée."
+    assert is_error_page(error) and not is_error_page(fr)
+    assert "error-page" in pair_problems(de, error, "de", "fr")
+    # through the command: the bad pair is dropped and reported, the real one kept
+    pairs = tmp_path / "p.jsonl"
+    rows = [json.loads(line) for line in (XLING / "pairs.jsonl").read_text(encoding="utf-8").splitlines()[:1]]
+    rows.append({"id": "error", "lang": "de", "lang_simple": "fr", "complex": {"text": de}, "simple": {"text": error}})
+    pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out, dropped = tmp_path / "o.jsonl", tmp_path / "d.jsonl"
+    assert main(["align-xling", str(pairs), str(out), "--dropped", str(dropped)]) == 0
+    assert [r["id"] for r in _lines(out)] == [rows[0]["id"]]
+    assert _lines(dropped) == [{"id": "error", "reasons": ["error-page"], "lang": "de", "lang_simple": "fr"}]
+    assert main(["align-xling", str(pairs), str(out), "--no-filter"]) == 0
+    assert len(_lines(out)) == 2
+
+
+def test_match_referring_to_an_unknown_document_is_located(tmp_path, capsys):
+    matches = tmp_path / "m.jsonl"
+    matches.write_text('{"source": "de-hitze", "target": "fr-canicule"}\n{"source": "de-nope", "target": "fr-greve"}\n')
+    out = tmp_path / "o.jsonl"
+    assert main(["align-xling", str(matches), str(out), "--source", str(XLING / "de.jsonl"),
+                 "--target", str(XLING / "fr.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"{matches}:2:" in err and "de-nope" in err and not out.exists()
+
+
+def test_empty_side_gives_no_beads():
+    aligner = XlingAligner()
+    assert aligner.align(Side([], [], "de"), Side(["Un mot."], [[0]], "fr")) == []
