@@ -6,6 +6,7 @@ import pytest
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spacy.tokens import Doc
 
 from spacy_simalign import pair
 from spacy_simalign.segmentation import evaluation
@@ -173,3 +174,12 @@ def test_factory_resolves_through_entry_point_without_import():
             "print(len(list(nlp('Dit is bijv. zo. Ja.').sents)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "2"
+
+
+def test_parsed_doc_gets_a_clear_error():
+    nlp = spacy.blank("de")
+    segmenter = nlp.add_pipe("simalign_segmenter")
+    doc = Doc(nlp.vocab, words=["Ein", "Satz", ".", "Noch", "einer", "."], heads=[1, 1, 1, 4, 4, 4],
+              deps=["nk", "ROOT", "punct", "nk", "ROOT", "punct"])
+    with pytest.raises(ValueError, match="before the parser"):
+        segmenter(doc)

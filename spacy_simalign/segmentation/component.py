@@ -47,6 +47,9 @@ class Segmenter:
         for side in pair.sides(doc):
             if side.presegmented:
                 continue
+            if len(doc) and doc.has_annotation("DEP"):
+                raise ValueError(f"[{self.name}] the Doc is already parsed and spaCy forbids changing its sentences: "
+                                 f"add the segmenter before the parser (nlp.add_pipe('{self.name}', first=True))")
             paragraphs = segment(side.span.text, side.lang, extra_non_final=self.extra_abbreviations,
                                  extra_final=self.extra_final_abbreviations, colon_boundaries=self.colon_boundaries)
             pair.apply_segmentation(doc, side.name, paragraphs)
