@@ -106,7 +106,10 @@ def pattern_spans(text: str, lang: str) -> List[Tuple[int, int, str]]:
         for m in re.finditer(ADDRESS[lang], text):
             out.append((m.start(), m.end(), "ADDRESS"))
     if lang in NAME_TRIGGERS:
-        for m in re.finditer(rf"(?<!\w)(?:{NAME_TRIGGERS[lang]}\s+)+(?P<name>{_NAME})", text):
+        name = _NAME
+        if lang in ORG_PREFIXES:  # 'mevrouw Jansen van Stichting X': the name stops before the organisation
+            name = name.replace(f"{{0,3}}{_CAP}", f"{{0,3}}(?!{ORG_PREFIXES[lang]}\\b){_CAP}", 1)
+        for m in re.finditer(rf"(?<!\w)(?:{NAME_TRIGGERS[lang]}\s+)+(?P<name>{name})", text):
             out.append((m.start("name"), m.end("name"), "NAME"))
     for m in re.finditer(_INITIALS_NAME, text):
         if lang in NAME_TRIGGERS and re.match(NAME_TRIGGERS[lang] + r"\s", m.group()):

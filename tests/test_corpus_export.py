@@ -1,0 +1,106 @@
+"""Export of sentence-pair corpora: JSONL/CSV/TSV round trips on real rows, the Hugging
+Face datasets folder, the data card, alignment files from any aligner, bad input."""
+import csv
+import json
+
+import pytest
+
+from spacy_simalign.__main__ import main
+from spacy_simalign.corpus.export import (
+    CardInfo,
+    datasets_available,
+    export_corpus,
+    read_rows,
+    rows_from_alignment_file,
+)
+from spacy_simalign.corpus.pairs import read_amsterdam_csv
+from spacy_simalign.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def amsterdam_rows(shared_data):
+    return read_amsterdam_csv(str(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
+
+
+def texts(rows):
+    return [(r.doc_id, r.complex, r.simple) for r in rows]
+
+
+def test_round_trips_on_published_rows(tmp_path, amsterdam_rows):
+    written = export_corpus(amsterdam_rows, str(tmp_path), ["jsonl", "csv", "tsv"],
+                            CardInfo("amsterdam", "EUPL-1.2", ["nl"], "TF-IDF, then post-processing"))
+    assert [p.rsplit("/", 1)[-1] for p in written] == ["pairs.jsonl", "pairs.csv", "pairs.tsv", "README.md"]
+    assert texts(read_amsterdam_csv(str(tmp_path / "pairs.csv"))) == texts(amsterdam_rows)
+    assert texts(read_rows(str(tmp_path / "pairs.jsonl"))) == texts(amsterdam_rows)
+    with open(tmp_path / "pairs.tsv", encoding="utf-8", newline="") as handle:
+        tsv = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\"))
+    assert [(r["Document ID"], r["Complex"], r["Simple"]) for r in tsv] == texts(amsterdam_rows)
+
+
+def test_data_card_counts(tmp_path, amsterdam_rows):
+    export_corpus(amsterdam_rows, str(tmp_path), ["jsonl"], CardInfo("amsterdam", "EUPL-1.2", ["nl"], "TF-IDF"))
+    card = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\nlicense: EUPL-1.2\n")
+    assert f"- sentence pairs: {len(amsterdam_rows)}" in card
+    assert f"- documents: {len({r.doc_id for r in amsterdam_rows})}" in card
+    assert "TF-IDF" in card and "- nl" in card
+
+
+@pytest.mark.skipif(not datasets_available(), reason="the optional datasets extra is not installed")
+def test_hugging_face_folder(tmp_path, amsterdam_rows):
+    import datasets
+
+    export_corpus(amsterdam_rows[:50], str(tmp_path), ["hf"])
+    loaded = datasets.load_from_disk(str(tmp_path / "hf_dataset"))
+    assert loaded.num_rows == 50
+    assert loaded[3]["complex"] == amsterdam_rows[3].complex and loaded[3]["doc_id"] == amsterdam_rows[3].doc_id
+
+
+def test_unknown_format_writes_nothing(tmp_path, amsterdam_rows):
+    with pytest.raises(InputError, match="unknown export format"):
+        export_corpus(amsterdam_rows, str(tmp_path / "out"), ["jsonl", "xml"])
+    assert not (tmp_path / "out").exists()
+
+
+def write_gold_alignments(tmp_path, deplain_pairs, n=4):
+    pairs = tmp_path / "pairs.jsonl"
+    align = tmp_path / "align.jsonl"
+    pairs.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:n]), encoding="utf-8")
+    align.write_text("".join(json.dumps({"id": p["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
+                                                                       for c, s in p["gold"]]}) + "\n"
+                             for p in deplain_pairs[:n]), encoding="utf-8")
+    return pairs, align
+
+
+def test_rows_from_any_aligner_output(tmp_path, deplain_pairs):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs)
+    rows = rows_from_alignment_file(str(pairs), str(align))
+    expected = sum(1 for p in deplain_pairs[:4] for c, s in p["gold"] if c and s)
+    assert len(rows) == expected
+    first = deplain_pairs[0]
+    sents = [s for para in first["complex"]["paragraphs"] for s in para]
+    c, s = next((c, s) for c, s in first["gold"] if c and s)
+    assert rows[0].complex == " ".join(sents[i] for i in c)
+    split = rows_from_alignment_file(str(pairs), str(align), split_simple=True)
+    assert len(split) == sum(len(s) for p in deplain_pairs[:4] for c, s in p["gold"] if c)
+
+
+def test_alignment_file_errors(tmp_path, deplain_pairs):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    align.write_text(json.dumps({"id": deplain_pairs[0]["id"], "alignments": [{"complex": [9999], "simple": [0]}]}) + "\n")
+    with pytest.raises(InputError, match="align.jsonl:1: .*out of range"):
+        rows_from_alignment_file(str(pairs), str(align))
+    align.write_text(json.dumps({"id": "nope", "alignments": []}) + "\n")
+    with pytest.raises(InputError, match="unknown pair id"):
+        rows_from_alignment_file(str(pairs), str(align))
+
+
+def test_export_command(tmp_path, deplain_pairs, capsys):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs)
+    out = tmp_path / "published"
+    assert main(["export", str(out), "--pairs", str(pairs), "--alignments", str(align), "--formats", "jsonl,tsv",
+                 "--license", "CC BY 4.0", "--aligned-with", "manual (DEplain gold)"]) == 0
+    assert (out / "pairs.jsonl").exists() and (out / "pairs.tsv").exists() and not (out / "pairs.csv").exists()
+    assert "manual (DEplain gold)" in (out / "README.md").read_text(encoding="utf-8")
+    assert main(["export", str(tmp_path / "x")]) == 2
+    assert "--rows" in capsys.readouterr().err
