@@ -10,7 +10,7 @@ import pytest
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
-from spacy_simalign.docmatch.documents import Document, read_documents
+from spacy_simalign.docmatch.documents import read_documents
 from spacy_simalign.docmatch.index import UNDATED, candidates
 from spacy_simalign.docmatch.strategies import STRATEGIES, select, strategy_mask
 from spacy_simalign.errors import InputError
@@ -64,7 +64,7 @@ def test_undated_documents_are_compared_with_every_date():
     db = np.full(20, 200, dtype=np.int64)
     assert len(candidates(a, b, da, db, window=0, k=2)[0]) == 0  # 100 days apart: no candidates
     da[:5] = UNDATED
-    src, tgt, _ = candidates(a, b, da, db, window=0, k=2)
+    src, _, _ = candidates(a, b, da, db, window=0, k=2)
     assert set(src.tolist()) == set(range(5))
     src, _, _ = candidates(a, b, da, db, window=None, k=2)  # blocking off
     assert set(src.tolist()) == set(range(20))
@@ -215,3 +215,19 @@ def test_component_embeds_docs_and_the_matcher_reuses_them(tmp_path):
     unnamed = nlps["de"]("Ein Text ohne Kennung.")
     with pytest.raises(InputError, match="doc_id"):
         matcher.match([unnamed], sides["fr"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("no section header here\n", "cannot parse matcher config"),
+    ("[other]\nx = 1\n", "no [docmatch] section"),
+    (None, "unknown strategy 'best'"),
+])
+def test_bad_matcher_config_is_a_one_line_error(tmp_path, capsys, text, message):
+    from spacy_simalign.docmatch.matcher import DEFAULT_CONFIG_STR
+
+    config = tmp_path / "docmatch.cfg"
+    config.write_text(text if text is not None else DEFAULT_CONFIG_STR.replace('"intersection"', '"best"'))
+    out = tmp_path / "m.jsonl"
+    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out), "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {config}:") and message in err and "\n" not in err and not out.exists()

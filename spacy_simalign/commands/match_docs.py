@@ -25,7 +25,7 @@ def run(args) -> int:
     from ..docmatch.cli import load_matcher
     from ..docmatch.documents import read_documents
 
-    matcher, _, path = load_matcher(args)
+    matcher, _, _ = load_matcher(args)
     auto = str(args.threshold).lower() == "auto"
     if auto or args.threshold is None:
         threshold = matcher.threshold_for(auto=auto)

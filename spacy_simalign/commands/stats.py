@@ -2,6 +2,7 @@
 AlignRatio per side, aligned-length Pearson, position Kendall per pair; their correlations
 with the document similarity; a histogram of document similarities as PNG."""
 import json
+import math
 import sys
 
 NAME = "stats"
@@ -31,7 +32,7 @@ def run(args) -> int:
                 handle.write(dump_line(s.to_json()))
     if args.json:
         corr = corpus_correlations(stats)
-        clean = {k: {kk: (None if isinstance(vv, float) and vv != vv else vv) for kk, vv in v.items()}
+        clean = {k: {kk: (None if isinstance(vv, float) and math.isnan(vv) else vv) for kk, vv in v.items()}
                  for k, v in corr.items()}
         print(json.dumps({"pairs": len(stats), "statistics": clean}, indent=2))
     else:

@@ -2,7 +2,7 @@
 (default ./docmatch.cfg when it exists, else the built-in defaults) plus per-run overrides."""
 import argparse
 import os
-from typing import Dict, Tuple
+from typing import Dict
 
 from ..errors import InputError
 from .fields import FIELDS
@@ -68,15 +68,17 @@ def load_matcher(args):
             raise InputError("matcher config not found", path)
         try:
             config = load_config(path)
-        except Exception as err:
-            raise InputError(f"cannot parse matcher config: {err}", path) from None
+        except (ValueError, OSError) as err:  # confection's ConfigValidationError is a ValueError
+            from .matcher import config_error
+
+            raise InputError(f"cannot parse matcher config: {config_error(err)}", path) from None
     else:
         config = default_config()
     if args.embedder and args.embedder != "use":
         config["docmatch"]["embedder"] = {"@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
                                           "model_path": args.embedder}
     overrides = _overrides(args)
-    matcher = DocMatcher.from_config(config, overrides)
+    matcher = DocMatcher.from_config(config, overrides, path)
     for key, value in overrides.items():  # keep the config in step, for calibrate-docs to write
         config["docmatch"][key.split(".", 1)[1]] = value
     return matcher, config, path

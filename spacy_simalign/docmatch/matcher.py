@@ -2,9 +2,11 @@
 section ([docmatch], DEFAULT_CONFIG_STR); the calibrated thresholds are written back into it
 (see calibration.py), so `--threshold auto` and `DocMatcher.from_config(path)` reuse them."""
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
+from catalogue import RegistryError
+from confection import ConfigValidationError
 from spacy.util import registry
 
 from ..errors import InputError
@@ -106,7 +108,7 @@ class DocMatcher:
 
     # -- configuration -------------------------------------------------------------------
     @classmethod
-    def from_config(cls, config=None, overrides: Optional[Dict] = None) -> "DocMatcher":
+    def from_config(cls, config=None, overrides: Optional[Dict] = None, path: Optional[str] = None) -> "DocMatcher":
         """From a config file path, a Config, or the defaults; `overrides` uses dotted keys
         under `docmatch` (e.g. {"docmatch.strategy": "union"})."""
         from spacy.util import load_config
@@ -116,16 +118,17 @@ class DocMatcher:
         if config is None:
             config = default_config()
         elif not hasattr(config, "interpolate"):
+            path = str(config)
             try:
                 config = load_config(config)
             except (OSError, ValueError) as err:
-                raise InputError(f"cannot read matcher config: {err}", str(config)) from None
+                raise InputError(f"cannot read matcher config: {config_error(err)}", path) from None
         if "docmatch" not in config:
-            raise InputError("config has no [docmatch] section")
+            raise InputError("config has no [docmatch] section", path)
         try:
             resolved = registry.resolve({"docmatch": config["docmatch"]}, overrides=overrides or {})
-        except Exception as err:  # confection reports bad values as ConfigValidationError
-            raise InputError(f"invalid [docmatch] config: {err}") from None
+        except (ConfigValidationError, RegistryError, ValueError, TypeError) as err:
+            raise InputError(f"invalid [docmatch] config: {config_error(err)}", path) from None
         return resolved["docmatch"]
 
     def threshold_for(self, strategy: Optional[str] = None, auto: bool = False) -> float:
@@ -189,6 +192,16 @@ class DocMatcher:
         return [Match(source[src[i]].id, target[tgt[i]].id, float(sim[i])) for i in order]
 
 
+def config_error(err: Exception) -> str:
+    """A confection/catalogue error as one line: the failing keys and what is wrong."""
+    errors = getattr(err, "errors", None)
+    if errors:
+        return "; ".join(f"{'.'.join(str(part) for part in e.get('loc', ()))}: {e.get('msg')}" for e in errors)
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    useful = [line for line in lines if not line.startswith(("Config validation error", "Make sure the sections"))]
+    return " ".join(useful or lines)[:300]
+
+
 def default_config():
     from spacy.util import Config
 
@@ -196,10 +209,10 @@ def default_config():
 
 
 @registry.misc("spacy-simalign.DocMatcher.v1")
-def make_doc_matcher(embedder, fields: List[str] = list(DEFAULT_FIELDS), strategy: str = DEFAULT_STRATEGY,
+def make_doc_matcher(embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
                      threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10,
                      index: str = "flat", lexical: str = "tfidf", lexical_weight: float = 0.5,
                      lexical_field: str = "text", allow_mixed_languages: bool = False, threads: int = 0,
-                     thresholds: Dict[str, float] = {}) -> DocMatcher:
+                     thresholds: Optional[Dict[str, float]] = None) -> DocMatcher:
     return DocMatcher(embedder, fields, strategy, threshold, window_days, top_k, index, lexical, lexical_weight,
-                      lexical_field, allow_mixed_languages, threads, dict(thresholds))
+                      lexical_field, allow_mixed_languages, threads, dict(thresholds or {}))
