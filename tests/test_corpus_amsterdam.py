@@ -60,7 +60,8 @@ def test_trivial_edit_modes():
 
 
 def test_drop_trivial_edits_keeps_real_changes():
-    rows = [row("Zet het raam open.", "zet het raam open"), row("Zet (30 minuten) een raam open.", "Zet 30 minuten een raam open.")]
+    rows = [row("Zet het raam open.", "zet het raam open"),
+            row("Zet (30 minuten) een raam open.", "Zet 30 minuten een raam open.")]
     rows.append(row("U ontvangt een brief.", "U krijgt een brief."))
     assert [r.simple for r in drop_trivial_edits(rows)] == ["U krijgt een brief."]
 

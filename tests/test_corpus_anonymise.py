@@ -38,8 +38,9 @@ def test_add_pipe_on_blank_pipeline_and_empty_docs():
 
 
 def test_each_placeholder(nl):
-    doc = nl("Mevrouw Jansen van Stichting Buurtwerk Oost woont op de Kinkerstraat 112 en is bereikbaar op 06-12345678.")
-    assert doc._.anonymised == ("Mevrouw [NAME] van [ORGANIZATION] woont op de [ADDRESS] en is bereikbaar op [NUMBER].")
+    doc = nl("Mevrouw Jansen van Stichting Buurtwerk Oost woont op de Kinkerstraat 112 "
+             "en is bereikbaar op 06-12345678.")
+    assert doc._.anonymised == "Mevrouw [NAME] van [ORGANIZATION] woont op de [ADDRESS] en is bereikbaar op [NUMBER]."
     assert [s.label_ for s in doc.spans["anonymised"]] == ["NAME", "ORGANIZATION", "ADDRESS", "NUMBER"]
 
 

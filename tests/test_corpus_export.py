@@ -87,7 +87,8 @@ def test_rows_from_any_aligner_output(tmp_path, deplain_pairs):
 
 def test_alignment_file_errors(tmp_path, deplain_pairs):
     pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
-    align.write_text(json.dumps({"id": deplain_pairs[0]["id"], "alignments": [{"complex": [9999], "simple": [0]}]}) + "\n")
+    bad = {"id": deplain_pairs[0]["id"], "alignments": [{"complex": [9999], "simple": [0]}]}
+    align.write_text(json.dumps(bad) + "\n")
     with pytest.raises(InputError, match="align.jsonl:1: .*out of range"):
         rows_from_alignment_file(str(pairs), str(align))
     align.write_text(json.dumps({"id": "nope", "alignments": []}) + "\n")

@@ -20,11 +20,13 @@ def add_arguments(parser):
     parser.add_argument("--method", default=None,
                         help="sentence method of this plugin for candidates (tfidf, massalign, cats-c3g, crf); "
                              "default: TF-IDF best match in aligned paragraphs, both directions")
-    parser.add_argument("--similarity", default="tfidf", help="backend of the default best match (tfidf, c3g, use, ...)")
+    parser.add_argument("--similarity", default="tfidf",
+                        help="backend of the default best match (tfidf, c3g, use, ...)")
     parser.add_argument("--paragraph-threshold", type=float, default=CandidateSettings.paragraph_threshold)
     parser.add_argument("--sentence-threshold", type=float, default=CandidateSettings.sentence_threshold)
     parser.add_argument("--skip", action="append", default=[], choices=RULE_NAMES,
-                        help="switch a rule off (repeatable): " + "; ".join(f"{r.name}: {r.description}" for r in RULES))
+                        help="switch a rule off (repeatable): "
+                        + "; ".join(f"{r.name}: {r.description}" for r in RULES))
     parser.add_argument("--trivial-mode", default="combined", choices=("combined", "either", "case", "punctuation"),
                         help="what counts as a trivial edit (default: case and punctuation together)")
     parser.add_argument("--formats", default="jsonl,csv", help=f"comma-separated, of {', '.join(FORMATS)}")
@@ -42,7 +44,8 @@ def read_alignments(path: str):
         try:
             out[obj["id"]] = [Bead.from_json(b) for b in obj["alignments"]]
         except (KeyError, TypeError, IndexError, ValueError):
-            raise InputError("'alignments' must hold beads {complex: [...], simple: [...], score}", path, number) from None
+            raise InputError("'alignments' must hold beads {complex: [...], simple: [...], score}",
+                             path, number) from None
     return out
 
 

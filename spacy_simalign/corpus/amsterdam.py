@@ -196,7 +196,10 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
         documents += 1
         complex_side, simple_side = side_of(record, "complex"), side_of(record, "simple")
         if alignments is not None or aligner is not None:
-            beads = alignments.get(record.id, ()) if alignments is not None else aligner(complex_side, simple_side, None)
+            if alignments is not None:
+                beads = alignments.get(record.id, ())
+            else:
+                beads = aligner(complex_side, simple_side, None)
             rows.extend(pairs_from_beads(record.id, complex_side.sentences, simple_side.sentences, beads))
             continue
         doc_rows, n_links = candidate_pairs(record.id, complex_side, simple_side, similarity, settings)

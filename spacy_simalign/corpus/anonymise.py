@@ -22,7 +22,8 @@ NER_LABELS = {"PERSON": "NAME", "PER": "NAME", "ORG": "ORGANIZATION"}
 
 DEFAULT_CONFIG_STR = """
 [anonymiser]
-allow_list = ["Gemeente Amsterdam","GGD","RIVM","Rijksoverheid","Gemeente","Tweede Kamer","Bundesregierung","Robert Koch-Institut","Santé publique France","NHS"]
+allow_list = ["Gemeente Amsterdam","GGD","RIVM","Rijksoverheid","Gemeente","Tweede Kamer",
+    "Bundesregierung","Robert Koch-Institut","Santé publique France","NHS"]
 use_ner = true
 patterns = true
 sensitive_patterns = []
@@ -53,7 +54,8 @@ ORG_PREFIXES = {
     "en": r"(?:Foundation|Association|Trust|Agency)",
 }
 ORG_SUFFIXES = {"en": r"(?:Foundation|Association|Trust|Society|Partners|Group|Company|Consultancy)"}
-_LEGAL_FORMS = r"(?:B\.V\.|BV|N\.V\.|NV|V\.O\.F\.|GmbH|gGmbH|AG|e\.\s?V\.|KG|S\.A\.|SA|SARL|SAS|Ltd\.?|Inc\.?|LLC|plc|Corp\.?)"
+_LEGAL_FORMS = (r"(?:B\.V\.|BV|N\.V\.|NV|V\.O\.F\.|GmbH|gGmbH|AG|e\.\s?V\.|KG|S\.A\.|SA|SARL|SAS|"
+                r"Ltd\.?|Inc\.?|LLC|plc|Corp\.?)")
 _STREET_SUFFIX = {
     "nl": r"(?:straat|laan|weg|plein|gracht|kade|dijk|singel|pad|dreef|hof|park|markt|steeg|plantsoen|boulevard|"
           r"baan|burgwal|wal|kwartier|veld|haven|eiland)",
@@ -75,7 +77,8 @@ ADDRESS = {
 _PHONE_SEP = r"[\s./-]?"
 PHONE = [
     # international: +31 20 555 5202, 0049 30 1234567, +33 (0)1 23 45 67 89
-    re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}" + _PHONE_SEP + r"(?:\(0\)\s?)?\d{1,4}(?:" + _PHONE_SEP + r"\d{2,5}){1,4}(?!\w)"),
+    re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}" + _PHONE_SEP + r"(?:\(0\)\s?)?\d{1,4}(?:" + _PHONE_SEP
+               + r"\d{2,5}){1,4}(?!\w)"),
     # national, trunk prefix 0: 020-55 55 202, 06-12345678, 030 1234567, 01 23 45 67 89, (020) 555 5202
     re.compile(r"(?<![\w+])(?:\(0\d{1,4}\)|0\d{1,4})(?:" + _PHONE_SEP + r"\d{2,8}){1,4}(?!\w)"),
     # North American: (555) 123-4567, 555-123-4567

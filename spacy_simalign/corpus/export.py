@@ -119,7 +119,8 @@ def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]
     """README.md text with a YAML header (licence, languages, size) and the counts."""
     counts = corpus_counts(rows)
     langs = "\n".join(f"- {lang}" for lang in info.language)
-    size = "n<1K" if len(rows) < 1000 else "1K<n<10K" if len(rows) < 10_000 else "10K<n<100K" if len(rows) < 100_000 else "n>100K"
+    n = len(rows)
+    size = "n<1K" if n < 1000 else "1K<n<10K" if n < 10_000 else "10K<n<100K" if n < 100_000 else "n>100K"
     out = [
         "---", f"license: {info.license}", f"language:\n{langs}", "task_categories:\n- text2text-generation",
         f"size_categories:\n- {size}", f"pretty_name: {info.name}", "---", "",
@@ -191,7 +192,8 @@ def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple
         for k, bead in enumerate(obj["alignments"]):
             try:
                 bead = Bead.from_json(bead)
-                for side, idx, sents in (("complex", bead.complex, complex_sents), ("simple", bead.simple, simple_sents)):
+                for side, idx, sents in (("complex", bead.complex, complex_sents),
+                                         ("simple", bead.simple, simple_sents)):
                     for i in idx:
                         if not isinstance(i, int) or not 0 <= i < len(sents):
                             raise InputError(f"alignments[{k}] {side} index {i} out of range ({len(sents)} sentences)",
@@ -199,7 +201,8 @@ def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple
             except (KeyError, TypeError, IndexError, ValueError) as err:
                 if isinstance(err, InputError):
                     raise
-                raise InputError(f"alignments[{k}] is not a bead {{complex, simple, score}}", alignments_path, number) from None
+                raise InputError(f"alignments[{k}] is not a bead {{complex, simple, score}}",
+                                 alignments_path, number) from None
             beads.append(bead)
         rows.extend(pairs_from_beads(rid, complex_sents, simple_sents, beads, split_simple))
     return rows

@@ -110,7 +110,8 @@ def _merge_where(article: Article, limit: int, should_merge: Callable[[str], boo
     """Merge each line for which `should_merge` holds with the line after it, within the
     first `limit` paragraphs. With `cross_paragraphs`, the last line of a paragraph joins
     the next paragraph of the same section (never across a heading); with
-    `fallback_previous`, a line with nothing after it joins the line before it. Paragraphs left empty are dropped and the lead shrinks accordingly."""
+    `fallback_previous`, a line with nothing after it joins the line before it.
+    Paragraphs left empty are dropped and the lead shrinks accordingly."""
     paragraphs = [list(p) for p in article.paragraphs]
     sections = list(article.sections)
     merges = 0
