@@ -24,7 +24,7 @@ ARTICLE = """Die Aare ist ein Fluss.
 Karte
 Sie fließt durch die Schweiz.
 
-Ihre Länge beträgt 288 km; 
+Ihre Länge beträgt 288 km;
 sie mündet in den Rhein.
 -12.3517.35Koordinaten: 12° S, 17° O
 
