@@ -1,0 +1,73 @@
+"""Score a trained alignment pipeline (or a lexical method) on a gold corpus: link,
+bead-text and paragraph P/R/F1 through the library's scorer, written as JSON.
+
+    python project/evaluate.py MODEL GOLD OUTPUT.json [--method NAME] [--lang de]
+
+MODEL is a spaCy pipeline folder or an installed package name; with --method, MODEL is
+ignored ("-") and a blank pipeline with that sentence method is scored instead (baselines).
+GOLD is a DocBin of Doc pairs (project/convert.py) or pair JSONL with gold."""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import spacy
+from spacy.training import Example
+
+from spacy_simalign.components import score_examples
+from spacy_simalign.errors import InputError
+from spacy_simalign.formats import atomic_output
+from spacy_simalign.pipeline import alignment_pipeline
+from spacy_simalign.readers import PairCorpus
+
+METRICS = ("link", "bead_text", "paragraph")
+
+
+def evaluate(nlp, gold: str) -> dict:
+    """Run the pipeline on the corpus's predicted Docs and score them against the references."""
+    examples = list(PairCorpus(gold)(nlp))
+    start = time.perf_counter()
+    predicted = list(nlp.pipe(eg.predicted for eg in examples))
+    seconds = time.perf_counter() - start
+    scored = [Example(doc, eg.reference) for doc, eg in zip(predicted, examples)]
+    flat = score_examples(scored)
+    out = {metric: {k: flat[f"align_{metric}_{k}"] for k in ("p", "r", "f") if f"align_{metric}_{k}" in flat}
+           for metric in METRICS}
+    out.update(docs=len(examples), seconds=round(seconds, 2), scores=flat)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", help="pipeline folder or package name ('-' with --method)")
+    ap.add_argument("gold", help="gold corpus: .spacy DocBin of Doc pairs or pair JSONL")
+    ap.add_argument("output", help="metrics JSON to write")
+    ap.add_argument("--method", default=None, help="score this sentence method on a blank pipeline instead")
+    ap.add_argument("--lang", default="de", help="language of the blank pipeline (with --method)")
+    args = ap.parse_args(argv)
+    try:
+        if args.method:
+            nlp = alignment_pipeline(args.lang, args.method)
+        else:
+            if not Path(args.model).exists() and not spacy.util.is_package(args.model):
+                raise InputError("no such pipeline folder or package", args.model)
+            nlp = spacy.load(args.model)
+        scores = evaluate(nlp, args.gold)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    scores["model"] = f"method {args.method}" if args.method else args.model
+    scores["gold"] = args.gold
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(args.output) as handle:
+        json.dump(scores, handle, indent=2)
+        handle.write("\n")
+    table = " | ".join(f"{m} P {scores[m]['p']:.3f} R {scores[m]['r']:.3f} F1 {scores[m]['f']:.3f}"
+                       for m in METRICS if scores[m])
+    print(f"{scores['model']} on {scores['docs']} documents ({scores['seconds']} s): {table}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""The install check of a built pipeline package: build the spacy-simalign wheel, make a
+fresh virtual environment (no system site-packages), pip install torch (CPU, pinned by
+constraints.txt), the plugin wheel and the package, then in that environment
+`spacy.load("<lang>_<name>")` aligns a real gold pair with no other set-up (no cache, no
+download) and must reach a sane link F1. Timings of each step go to the JSON output.
+
+    python project/package_check.py PACKAGES_DIR --name simalign_web --version 0.1.0 --lang de --gold GOLD.jsonl \
+        --output metrics/package_check.json [--keep-venv DIR]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import spacy_simalign
+
+CHECK = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import spacy
+import spacy_simalign
+from spacy_simalign.pair import make_pair
+from spacy_simalign.scoring import AlignmentScorer
+from spacy_simalign.structures import Bead
+record = json.loads(open(sys.argv[2], encoding="utf-8").read())
+nlp = spacy.load(sys.argv[1])
+t1 = time.perf_counter()
+doc = nlp(make_pair(nlp, record["complex"]["paragraphs"], record["simple"]["paragraphs"], record["lang"]))
+t2 = time.perf_counter()
+c = [s for p in record["complex"]["paragraphs"] for s in p]
+s = [x for p in record["simple"]["paragraphs"] for x in p]
+scorer = AlignmentScorer()
+scorer.add([Bead.from_json(b) for b in record["gold"]], doc._.beads, c, s)
+print(json.dumps({"plugin": spacy_simalign.__file__, "spacy": spacy.__version__, "pipeline": nlp.pipe_names,
+                  "id": record["id"], "beads": len(doc._.beads), "link_f": scorer.scores()["link"]["f"],
+                  "load_s": round(t1 - t0, 2), "align_s": round(t2 - t1, 2)}))
+"""
+
+
+def run(cmd, **kwargs) -> float:
+    """Run a command (output shown on failure only) and return its wall time."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    if proc.returncode:
+        sys.stderr.write(proc.stdout[-5000:])
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, cmd))}")
+    return time.perf_counter() - start
+
+
+def pick_pair(gold: Path, max_sentences: int = 40) -> dict:
+    """The first gold pair with at most `max_sentences` sentences per side (a quick check)."""
+    for line in open(gold, encoding="utf-8"):
+        obj = json.loads(line)
+        sizes = [sum(len(p) for p in obj[side]["paragraphs"]) for side in ("complex", "simple")]
+        if obj.get("gold") and max(sizes) <= max_sentences and min(sizes) >= 5:
+            return obj
+    raise SystemExit(f"no gold pair of 5-{max_sentences} sentences in {gold}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("packages", help="output folder of spacy package (holds <lang>_<name>-<version>/dist/)")
+    ap.add_argument("--name", default="simalign_web")
+    ap.add_argument("--version", default="0.1.0")
+    ap.add_argument("--lang", default="de")
+    ap.add_argument("--gold", required=True, help="pair JSONL with gold: a pair from it is aligned")
+    ap.add_argument("--output", required=True, help="JSON report to write")
+    ap.add_argument("--min-link-f", type=float, default=0.5)
+    ap.add_argument("--plugin-source", default=str(Path(spacy_simalign.__file__).resolve().parent.parent),
+                    help="source tree of spacy-simalign (setup.cfg inside) to build the wheel from")
+    ap.add_argument("--constraints", default=None, help="pip constraints (default: constraints.txt of the source)")
+    args = ap.parse_args(argv)
+    source = Path(args.plugin_source)
+    constraints = Path(args.constraints or source / "constraints.txt")
+    package = f"{args.lang}_{args.name}"
+    dist = Path(args.packages) / f"{package}-{args.version}" / "dist"
+    wheels = sorted(dist.glob("*.whl")) or sorted(dist.glob("*.tar.gz"))
+    if not wheels:
+        raise SystemExit(f"no built package in {dist}: run spacy package first")
+    report = {"package": package, "version": args.version, "artifact": wheels[0].name, "timings_s": {}}
+    timings = report["timings_s"]
+    total = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="simalign-pkgcheck-") as tmp:
+        tmp = Path(tmp)
+        timings["build_plugin_wheel"] = run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                                             "--no-build-isolation", "-w", str(tmp / "wheels"), str(source)])
+        report["plugin_wheel"] = next((tmp / "wheels").glob("*.whl")).name
+        timings["create_venv"] = run([sys.executable, "-m", "venv", str(tmp / "venv")])
+        py = tmp / "venv" / "bin" / "python"
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTHONPATH", "SPACY_SIMALIGN_CACHE", "VIRTUAL_ENV", "PYTHONHOME")}
+        env["HF_HUB_OFFLINE"] = "1"
+        pip = [str(py), "-m", "pip", "install", "-q", "-c", str(constraints)]
+        timings["pip_install_torch"] = run(pip + ["torch==2.13.0"], env=env, cwd=tmp)
+        timings["pip_install_package"] = run(pip + ["--find-links", str(tmp / "wheels"), str(wheels[0].resolve())],
+                                             env=env, cwd=tmp)
+        (tmp / "pair.json").write_text(json.dumps(pick_pair(Path(args.gold))), encoding="utf-8")
+        (tmp / "check.py").write_text(CHECK, encoding="utf-8")
+        start = time.perf_counter()
+        proc = subprocess.run([str(py), "check.py", package, "pair.json"], cwd=tmp, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        timings["load_and_align"] = time.perf_counter() - start
+        if proc.returncode:
+            sys.stderr.write(proc.stderr[-5000:])
+            raise SystemExit("the installed package failed to load or align")
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        freeze = subprocess.run([str(py), "-m", "pip", "freeze"], env=env, text=True, stdout=subprocess.PIPE).stdout
+        cleanup = time.perf_counter()
+    timings["remove_venv"] = time.perf_counter() - cleanup
+    report["check"] = result
+    wanted = ("spacy", "torch", "spacy-simalign", package.replace("_", "-"))
+    report["installed"] = sorted(l for l in freeze.splitlines()
+                                 if l.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
+    timings["total"] = time.perf_counter() - total
+    report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
+    ok = result["plugin"].startswith(str(tmp)) and result["beads"] > 0 and result["link_f"] >= args.min_link_f
+    report["ok"] = ok
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+    if not ok:
+        print("error: the installed package did not align the pair as expected", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
