@@ -16,13 +16,21 @@ import tempfile
 import time
 from pathlib import Path
 
+import spacy
+
 import spacy_simalign
+from spacy_simalign import pair
+from spacy_simalign.readers import read_gold_docs
 
 CHECK = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import spacy
+import spacy
+
 import spacy_simalign
+from spacy_simalign import pair
+from spacy_simalign.readers import read_gold_docs
 from spacy_simalign.pair import make_pair
 from spacy_simalign.scoring import AlignmentScorer
 from spacy_simalign.structures import Bead
@@ -52,11 +60,15 @@ def run(cmd, **kwargs) -> float:
 
 
 def pick_pair(gold: Path, max_sentences: int = 40) -> dict:
-    """The first gold pair with at most `max_sentences` sentences per side (a quick check)."""
-    for line in open(gold, encoding="utf-8"):
-        obj = json.loads(line)
-        sizes = [sum(len(p) for p in obj[side]["paragraphs"]) for side in ("complex", "simple")]
-        if obj.get("gold") and max(sizes) <= max_sentences and min(sizes) >= 5:
+    """The first gold pair (pair JSONL or DocBin of Doc pairs) with 5 to `max_sentences`
+    sentences per side, as a pair dict with pre-segmented sides (a quick check)."""
+    nlp = spacy.blank("xx")
+    for doc in read_gold_docs(nlp, gold):
+        sides = [pair.side_of(doc, name) for name in pair.SIDE_NAMES]
+        if doc._.alignment_data and max(map(len, sides)) <= max_sentences and min(map(len, sides)) >= 5:
+            obj = {"id": doc._.pair_id, "lang": sides[0].lang, "gold": doc._.alignment_data}
+            for name, side in zip(pair.SIDE_NAMES, sides):
+                obj[name] = {"paragraphs": [[side.sentences[i] for i in para] for para in side.paragraphs]}
             return obj
     raise SystemExit(f"no gold pair of 5-{max_sentences} sentences in {gold}")
 
