@@ -29,6 +29,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "top_k": 6,                  # candidates per sentence by embedding cosine
     "top_k_lexical": 4,          # ... and by word TF-IDF
     "band": 3,                   # ... and around the diagonal
+    "neighbours": 2,             # ... and next to the best matches of this many neighbours each side
     "combination": "learned",    # "union", "intersection" or "learned"
     "threshold": 0.5,            # link probability kept by the learned combination
     "combination_weights": None,
@@ -97,7 +98,7 @@ class CRFAligner:
     def featurizer(self) -> PairFeaturizer:
         if self._featurizer is None:
             c = self.config
-            self._featurizer = PairFeaturizer(self.encoder, c["top_k"], c["top_k_lexical"], c["band"])
+            self._featurizer = PairFeaturizer(self.encoder, c["top_k"], c["top_k_lexical"], c["band"], c["neighbours"])
         return self._featurizer
 
     def featurize(self, complex_side: Side, simple_side: Side, paragraph_links=None, gold_links=None,
@@ -109,7 +110,10 @@ class CRFAligner:
         no bead are deleted (complex) or added (simple)."""
         if not len(complex_side) or not len(simple_side):
             return []
-        return self.align_input(self.featurize(complex_side, simple_side, paragraph_links))
+        embeddings = (self.featurizer.embed(complex_side), self.featurizer.embed(simple_side))
+        with torch_threads(self.config["torch_threads"]):
+            pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
+            return self.align_input(pair)
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation)."""

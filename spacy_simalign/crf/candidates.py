@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional, Set
 
 import numpy as np
+import torch
 
 
 @dataclass
@@ -18,6 +19,15 @@ class Candidates:
     col_max: np.ndarray     # [m] best embedding cosine of each target sentence
 
 
+def matmul_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b.T through torch, which keeps to the caller's thread setting: multi-threaded BLAS on
+    many small products is slow on a busy machine."""
+    if not a.size or not b.size:
+        return np.zeros((len(a), len(b)), dtype=np.float32)
+    return (torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
+            @ torch.from_numpy(np.ascontiguousarray(b, dtype=np.float32)).T).numpy()
+
+
 def _top(scores: np.ndarray, k: int) -> np.ndarray:
     k = min(k, scores.shape[1])
     if k <= 0:
@@ -26,7 +36,7 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray, tfidf=None, src_offset: int = 0, tgt_offset: int = 0,
-                   top_k: int = 6, top_k_lexical: int = 4, band: int = 3, chunk: int = 512,
+                   top_k: int = 6, top_k_lexical: int = 4, band: int = 3, neighbours: int = 2, chunk: int = 512,
                    force: Optional[Dict[int, Set[int]]] = None) -> Candidates:
     """Candidates of each source row. `tfidf` is an optional normalised sparse matrix whose
     rows `src_offset + i` / `tgt_offset + j` hold the source / target sentences."""
@@ -39,7 +49,7 @@ def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray, tfidf=None, src_offset:
     x_tgt = tfidf[tgt_offset:tgt_offset + m].T.tocsc() if tfidf is not None else None
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
-        sims = e_src[start:stop] @ e_tgt.T
+        sims = matmul_t(e_src[start:stop], e_tgt)
         np.maximum(col_max, sims.max(axis=0), out=col_max)
         top = _top(sims, max(top_k, 2))
         top_vals = np.take_along_axis(sims, top, axis=1)
@@ -61,10 +71,10 @@ def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray, tfidf=None, src_offset:
     for i in range(n):
         centre = int(round((i + 0.5) * m / n - 0.5))
         picks[i].update(range(max(0, centre - band), min(m, centre + band + 1)))
-        for nb in (i - 1, i + 1):
-            if 0 <= nb < n:
+        for nb in range(i - neighbours, i + neighbours + 1):
+            if nb != i and 0 <= nb < n:
                 j = int(best[nb])
-                picks[i].update(t for t in (j, j + 1) if t < m)
+                picks[i].update(t for t in (j - 1, j, j + 1) if 0 <= t < m)
         if force and i in force:
             picks[i].update(force[i])
     width = max((len(p) for p in picks), default=0)

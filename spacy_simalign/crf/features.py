@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ..structures import Side
-from .candidates import candidate_sets
+from .candidates import candidate_sets, matmul_t
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -112,9 +112,11 @@ def _norm(text: str) -> str:
 class PairFeaturizer:
     """Turns a (complex, simple) pair of Sides into the CRF's inputs for both directions."""
 
-    def __init__(self, encoder, top_k: int = 6, top_k_lexical: int = 4, band: int = 3, chunk: int = 512):
+    def __init__(self, encoder, top_k: int = 6, top_k_lexical: int = 4, band: int = 3, neighbours: int = 2,
+                 chunk: int = 512):
         self.encoder = encoder
         self.top_k, self.top_k_lexical, self.band, self.chunk = top_k, top_k_lexical, band, chunk
+        self.neighbours = neighbours
 
     def embed(self, side: Side) -> np.ndarray:
         if not len(side):
@@ -134,7 +136,7 @@ class PairFeaturizer:
             word, c3g = _tfidf(texts, "word"), _tfidf(texts, "char")
         # paragraph agreement: own cheap paragraph similarity, or the links given by the caller
         pc, ps = _paragraph_embeddings(ec, complex_side), _paragraph_embeddings(es, simple_side)
-        para_sim = ps @ pc.T if len(pc) and len(ps) else np.zeros((len(ps), len(pc)), dtype=np.float32)
+        para_sim = matmul_t(ps, pc)
         linked = np.zeros_like(para_sim, dtype=bool)
         if paragraph_links is not None:
             for cps, sps in paragraph_links:
@@ -173,7 +175,8 @@ class PairFeaturizer:
             return DirectionInput(torch.full((n, 0), -1, dtype=torch.long), torch.zeros(n, 0, N_FEATURES), null,
                                   m, list(src.sentences), list(tgt.sentences), direction == 1.0)
         cands = candidate_sets(e_src, e_tgt, None if cross else word, src_offset, tgt_offset,
-                               top_k=self.top_k, top_k_lexical=self.top_k_lexical, band=self.band, chunk=self.chunk,
+                               top_k=self.top_k, top_k_lexical=self.top_k_lexical, band=self.band,
+                               neighbours=self.neighbours, chunk=self.chunk,
                                force=force)
         cand, row_max, row_second, col_max = cands.cand, cands.row_max, cands.row_second, cands.col_max
         valid = cand >= 0

@@ -47,13 +47,18 @@ def featurize_all(aligner: CRFAligner, pairs: Sequence[GoldPair], with_gold: boo
 
 
 def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30, lr: float = 0.01,
-            cross_lingual_rate: float = 0.25, seed: int = 0, log: Optional[Callable[[str], None]] = None) -> None:
+            cross_lingual_rate: float = 0.25, seed: int = 0, log: Optional[Callable[[str], None]] = None,
+            encoder_lr: float = 3e-5) -> None:
     """Adam on the summed NLL of both directions, one document per step; a share of the
     documents is shown without lexical features, as a cross-lingual pair would be."""
     set_seed(seed)
     model = aligner.model
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.Adam(params, lr=lr)
+    named = [(k, p) for k, p in model.named_parameters() if p.requires_grad]
+    groups = [{"params": [p for k, p in named if not k.startswith("emission.encoder.")], "lr": lr}]
+    pretrained = [p for k, p in named if k.startswith("emission.encoder.")]
+    if pretrained:  # a cross-encoder checkpoint is fine-tuned gently
+        groups.append({"params": pretrained, "lr": encoder_lr})
+    opt = torch.optim.Adam(groups)
     rng = random.Random(seed)
     order = list(range(len(inputs)))
     model.train()
