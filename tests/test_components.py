@@ -1,0 +1,178 @@
+"""The sentence aligner component on real DEplain pairs: the standard set for a trainable
+component (add_pipe, errors before initialize, empty and one-sentence pairs, to_disk /
+spacy.load round trip, overfitting through nlp.update) and the PairCorpus.v1 reader."""
+import json
+
+import pytest
+import spacy
+from spacy.tokens import DocBin
+from spacy.training import Example
+from spacy.util import registry
+
+from spacy_simalign import pair
+from spacy_simalign.components import SentenceAligner, score_examples
+from spacy_simalign.errors import InputError
+from spacy_simalign.readers import PairCorpus, predicted_doc
+
+N_SMALL = 3
+
+
+def small_pairs(deplain_pairs, n=N_SMALL):
+    """The n DEplain pairs with the fewest sentences (real gold, quick to featurize)."""
+    def size(obj):
+        return sum(len(p) for side in ("complex", "simple") for p in obj[side]["paragraphs"])
+    return sorted(deplain_pairs, key=lambda o: (size(o), o["id"]))[:n]
+
+
+def examples_of(nlp, records):
+    out = []
+    for obj in records:
+        reference = pair.make_pair(nlp, obj["complex"]["paragraphs"], obj["simple"]["paragraphs"], obj["lang"],
+                                   id=obj["id"], gold=obj["gold"])
+        out.append(Example(predicted_doc(reference), reference))
+    return out
+
+
+def fresh_pipeline(**config):
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter")
+    nlp.add_pipe("simalign_sentence_aligner", config={"weights": None, "cross_lingual_rate": 0.0, **config})
+    return nlp
+
+
+def gold_links(doc):
+    return {link for bead in doc._.beads for link in bead.links()}
+
+
+@pytest.fixture(scope="module")
+def trained(deplain_pairs):
+    """A pipeline overfitted on the three smallest pairs through nlp.update, with its
+    examples and the number of updates it took to predict them perfectly (None: never)."""
+    nlp = fresh_pipeline()
+    examples = examples_of(nlp, small_pairs(deplain_pairs))
+    nlp.initialize(lambda: examples)
+
+    def perfect():
+        predicted = [nlp(predicted_doc(eg.reference)) for eg in examples]
+        return all(gold_links(p) == gold_links(eg.reference) for p, eg in zip(predicted, examples))
+
+    perfect_after = -1 if perfect() else None  # -1: perfect before any update (the test must fail then)
+    for step in range(1, 81):
+        losses = {}
+        for eg in examples:
+            nlp.update([eg], losses=losses)
+        if perfect_after is None and step % 5 == 0 and perfect():
+            perfect_after = step
+            break
+    return nlp, examples, perfect_after
+
+
+def test_add_pipe_defaults():
+    nlp = spacy.blank("de")
+    aligner = nlp.add_pipe("simalign_sentence_aligner")
+    assert isinstance(aligner, SentenceAligner)
+    cfg = nlp.config["components"]["simalign_sentence_aligner"]
+    assert cfg["method"] == "crf" and cfg["weights"] == "shipped" and aligner.is_trainable
+
+
+def test_untrained_crf_raises_clear_error_before_initialize(deplain_pairs):
+    nlp = fresh_pipeline()
+    (eg,) = examples_of(nlp, small_pairs(deplain_pairs, 1))
+    with pytest.raises(ValueError, match=r"no CRF weights.*nlp.initialize"):
+        nlp(predicted_doc(eg.reference))
+    with pytest.raises(ValueError, match=r"before initialize"):
+        nlp.update([eg])
+
+
+def test_plain_doc_is_refused_with_a_clear_error():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_sentence_aligner", config={"method": "massalign"})
+    with pytest.raises(ValueError, match="expects a Doc pair"):
+        nlp("Ein Satz. Noch einer.")
+
+
+def test_lexical_method_aligns_without_training(deplain_pairs):
+    nlp = spacy.blank("de")
+    aligner = nlp.add_pipe("simalign_sentence_aligner", config={"method": "massalign"})
+    assert not aligner.is_trainable
+    examples = examples_of(nlp, small_pairs(deplain_pairs))
+    nlp.initialize(lambda: examples)  # nothing to train: a no-op
+    assert nlp.update(examples) == {"simalign_sentence_aligner": 0.0}
+    for eg in examples:
+        eg.predicted = nlp(eg.predicted)
+    assert score_examples(examples)["align_link_f"] > 0.5
+
+
+def test_initialize_fits_the_combination_on_held_out_documents(deplain_pairs):
+    nlp = fresh_pipeline(combination_epochs=1)
+    examples = examples_of(nlp, small_pairs(deplain_pairs, 5))
+    nlp.initialize(lambda: examples)
+    weights = nlp.get_pipe("simalign_sentence_aligner").aligner.config["combination_weights"]
+    assert weights is not None and len(weights) > 1
+
+
+def test_overfits_three_pairs_through_nlp_update(trained):
+    nlp, examples, perfect_after = trained
+    assert perfect_after != -1, "the fresh CRF was perfect before training: the test proves nothing"
+    assert perfect_after is not None, "the CRF did not reach perfect links on its 3 training pairs in 80 epochs"
+    scored = [Example(nlp(predicted_doc(eg.reference)), eg.reference) for eg in examples]
+    scores = score_examples(scored)
+    assert scores["align_link_f"] == 1.0 and scores["align_bead_text_f"] == 1.0
+
+
+def test_empty_and_one_sentence_pairs(trained):
+    nlp = trained[0]
+    empty = nlp(pair.make_pair(nlp, [], [], "de"))
+    assert empty._.beads == []
+    one_side_empty = nlp(pair.make_pair(nlp, [["Der Hund schläft im Garten."]], [], "de"))
+    assert one_side_empty._.beads == []
+    one = nlp(pair.make_pair(nlp, [["Der Hund schläft im Garten."]], [["Der Hund schläft."]], "de"))
+    assert all(b.complex == (0,) and b.simple == (0,) and 0.0 <= b.score <= 1.0 for b in one._.beads)
+    raw = nlp(pair.make_pair(nlp, "Der Hund schläft im Garten.", "Der Hund schläft.", "de"))
+    assert len(pair.side_of(raw, "complex")) == 1 and len(pair.side_of(raw, "simple")) == 1
+
+
+def test_to_disk_spacy_load_round_trip(trained, tmp_path):
+    nlp, examples, _ = trained
+    nlp.to_disk(tmp_path / "pipeline")
+    assert (tmp_path / "pipeline" / "simalign_sentence_aligner" / "crf" / "model.pt").is_file()
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert loaded.get_pipe("simalign_sentence_aligner").weights is None  # the folder's weights are used
+    for eg in examples:
+        assert loaded(predicted_doc(eg.reference))._.beads == nlp(predicted_doc(eg.reference))._.beads
+    blank = fresh_pipeline()
+    blank.get_pipe("simalign_sentence_aligner").from_bytes(nlp.get_pipe("simalign_sentence_aligner").to_bytes())
+    doc = predicted_doc(examples[0].reference)
+    assert blank(doc.copy())._.beads == nlp(doc.copy())._.beads
+
+
+def test_pair_corpus_reader_from_jsonl_and_docbin(deplain_pairs, tmp_path):
+    records = small_pairs(deplain_pairs)
+    path = tmp_path / "gold.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    nlp = spacy.blank("de")
+    reader = registry.resolve({"c": {"@readers": "spacy-simalign.PairCorpus.v1", "path": str(path), "limit": 2}})["c"]
+    examples = list(reader(nlp))
+    assert [eg.reference._.pair_id for eg in examples] == [r["id"] for r in records[:2]]
+    for eg, obj in zip(examples, records):
+        assert eg.predicted._.beads == [] and eg.predicted.text == eg.reference.text
+        assert [[list(b.complex), list(b.simple)] for b in eg.reference._.beads] == obj["gold"]
+    docbin = DocBin(store_user_data=True, docs=[eg.reference for eg in examples])
+    docbin.to_disk(tmp_path / "gold.spacy")
+    again = list(PairCorpus(tmp_path / "gold.spacy")(nlp))
+    assert [eg.reference._.beads for eg in again] == [eg.reference._.beads for eg in examples]
+    assert [pair.side_of(eg.predicted, "simple") for eg in again] == [pair.side_of(eg.predicted, "simple")
+                                                                       for eg in examples]
+
+
+def test_pair_corpus_reader_refuses_unusable_gold(deplain_pairs, tmp_path):
+    obj = dict(small_pairs(deplain_pairs, 1)[0])
+    no_gold = {k: v for k, v in obj.items() if k != "gold"}
+    raw = dict(obj, simple={"text": " ".join(s for p in obj["simple"]["paragraphs"] for s in p)})
+    nlp = spacy.blank("de")
+    for bad, message in ((no_gold, "has no 'gold'"), (raw, "raw text")):
+        path = tmp_path / "bad.jsonl"
+        path.write_text(json.dumps(dict(bad, id="x")) + "\n" + json.dumps(obj) + "\n", encoding="utf-8")
+        with pytest.raises(InputError, match=message) as info:
+            list(PairCorpus(path)(nlp))
+        assert str(info.value).startswith(f"{path}:1:")
