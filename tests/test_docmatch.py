@@ -81,6 +81,20 @@ def test_faiss_index_agrees_with_the_exact_search():
     assert all(set(a) == set(b) for a, b in zip(exact_idx.tolist(), flat_idx.tolist()))
 
 
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_approximate_indexes_find_near_duplicates(kind):
+    from spacy_simalign.docmatch import index
+
+    rng = np.random.default_rng(5)
+    centers = rng.standard_normal((50, 32)).astype(np.float32)
+    base = centers[rng.integers(0, 50, 4000)] + 0.5 * rng.standard_normal((4000, 32)).astype(np.float32)
+    queries = base[:800] + 0.05 * rng.standard_normal((800, 32)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)  # the matcher searches normalised embeddings
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    idx, _ = index._topk_faiss(queries, base, 5, kind)
+    assert np.mean(idx[:, 0] == np.arange(800)) >= 0.95
+
+
 def test_sweep_matches_a_direct_count():
     rng = np.random.default_rng(4)
     sim = rng.uniform(0, 100, (30, 30)).astype(np.float32)

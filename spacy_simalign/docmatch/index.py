@@ -1,15 +1,18 @@
 """Candidate pairs without an n x m matrix: documents are blocked by date window, and within
 a block each query keeps its top-k neighbours by inner product (cosine of normalised
 embeddings), from exact numpy products for small blocks or a faiss index for large ones
-(flat = exact, hnsw / ivf = approximate). Both directions are searched, so the candidates
+(flat = exact, hnsw / ivf = approximate; auto = exact up to 20,000 documents a block, IVF above). Both directions are searched, so the candidates
 hold every source's and every target's best partner, as the strategies need."""
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-INDEXES = ("flat", "hnsw", "ivf")
+INDEXES = ("auto", "flat", "hnsw", "ivf")
+AUTO_IVF_ABOVE = 20_000  # auto: exact search up to this many base documents in a block, IVF above
 DENSE_LIMIT = 8_000_000  # query x base products done in one numpy block below this size
 UNDATED = np.iinfo(np.int64).min
+IVF_LISTS_PER_SQRT = 4  # ivf: 4 * sqrt(n) inverted lists, IVF_NPROBE of them scanned per query
+IVF_NPROBE = 16
 
 
 def day_numbers(dates: Sequence) -> np.ndarray:
@@ -43,13 +46,13 @@ def _topk_faiss(queries: np.ndarray, base: np.ndarray, k: int, kind: str) -> Tup
         index.hnsw.efConstruction = 80
         index.hnsw.efSearch = max(64, 2 * k)
     elif kind == "ivf":
-        nlist = max(1, int(np.sqrt(base.shape[0]) / 2))
+        nlist = max(1, int(IVF_LISTS_PER_SQRT * np.sqrt(base.shape[0])))
         quantizer = faiss.IndexFlatIP(dim)
         index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
         rng = np.random.default_rng(0)
-        sample = base[rng.choice(base.shape[0], min(base.shape[0], 64 * nlist), replace=False)]
+        sample = base[rng.choice(base.shape[0], min(base.shape[0], 40 * nlist), replace=False)]
         index.train(np.ascontiguousarray(sample))
-        index.nprobe = max(8, nlist // 10)
+        index.nprobe = min(nlist, IVF_NPROBE)
     else:
         index = faiss.IndexFlatIP(dim)
     index.add(np.ascontiguousarray(base))
@@ -62,6 +65,8 @@ def topk(queries: np.ndarray, base: np.ndarray, k: int, kind: str = "flat") -> T
     index -1 marks a missing neighbour (approximate indexes may return fewer than k)."""
     if not queries.shape[0] or not base.shape[0]:
         return np.zeros((queries.shape[0], 0), np.int64), np.zeros((queries.shape[0], 0), np.float32)
+    if kind == "auto":
+        kind = "ivf" if base.shape[0] > AUTO_IVF_ABOVE else "flat"
     if kind == "flat" and queries.shape[0] * base.shape[0] <= DENSE_LIMIT * 4:
         return _topk_dense(queries, base, k)
     if base.shape[0] <= 2 * k:

@@ -24,7 +24,7 @@ strategy = "intersection"
 threshold = 20.0
 window_days = 0
 top_k = 10
-index = "flat"
+index = "auto"
 lexical = "tfidf"
 lexical_weight = 0.5
 lexical_field = "text"
@@ -81,7 +81,7 @@ class DocMatcher:
     mix in a lexical signal, and select pairs with a strategy and threshold (x100)."""
 
     def __init__(self, embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
-                 threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10, index: str = "flat",
+                 threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10, index: str = "auto",
                  lexical: str = "tfidf", lexical_weight: float = 0.5, lexical_field: str = "text",
                  allow_mixed_languages: bool = False, threads: int = 0,
                  thresholds: Optional[Dict[str, float]] = None):
@@ -211,7 +211,7 @@ def default_config():
 @registry.misc("spacy-simalign.DocMatcher.v1")
 def make_doc_matcher(embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
                      threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10,
-                     index: str = "flat", lexical: str = "tfidf", lexical_weight: float = 0.5,
+                     index: str = "auto", lexical: str = "tfidf", lexical_weight: float = 0.5,
                      lexical_field: str = "text", allow_mixed_languages: bool = False, threads: int = 0,
                      thresholds: Optional[Dict[str, float]] = None) -> DocMatcher:
     return DocMatcher(embedder, fields, strategy, threshold, window_days, top_k, index, lexical, lexical_weight,
