@@ -45,6 +45,27 @@ def test_german_french_documents_are_matched(matched):
     assert all(0.0 < m["score"] <= 1.0 for m in matches)
 
 
+@pytest.mark.parametrize("lexical", ["none", "names-numbers"])
+def test_every_lexical_signal_finds_the_german_french_pairs(lexical):
+    from spacy_simalign.docmatch.documents import read_documents
+    from spacy_simalign.docmatch.matcher import DocMatcher
+
+    matcher = DocMatcher.from_config(overrides={"docmatch.lexical": lexical, "docmatch.window_days": 3})
+    got = {(m.source, m.target) for m in matcher.match(read_documents(str(XLING / "de.jsonl")),
+                                                       read_documents(str(XLING / "fr.jsonl")))}
+    assert got == {(g["source"], g["target"]) for g in _lines(XLING / "gold_docs.jsonl")}
+
+
+def test_duplicate_ids_through_the_python_api_are_errors():
+    from spacy_simalign.docmatch.documents import read_documents
+    from spacy_simalign.docmatch.matcher import DocMatcher
+    from spacy_simalign.errors import InputError
+
+    docs = read_documents(str(XLING / "de.jsonl"))
+    with pytest.raises(InputError, match="duplicate id 'de-hitze'"):
+        DocMatcher.from_config().match(docs + docs[:1], read_documents(str(XLING / "fr.jsonl")))
+
+
 def test_german_french_sentences_are_aligned_as_the_gold(matched):
     _, aligned = matched
     gold = _gold_sentence_links()

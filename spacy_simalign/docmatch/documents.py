@@ -76,7 +76,8 @@ def check_collection(docs: Sequence[Document], path: str = "<input>", allow_mixe
     seen: Dict[str, int] = {}
     for doc in docs:
         if doc.id in seen:
-            raise InputError(f"duplicate id '{doc.id}' (first on line {seen[doc.id]})", path, doc.line)
+            first = f" (first on line {seen[doc.id]})" if seen[doc.id] else ""
+            raise InputError(f"duplicate id '{doc.id}'{first}", path, doc.line or None)
         seen[doc.id] = doc.line
     langs = Counter(doc.lang for doc in docs)
     if len(langs) > 1 and not allow_mixed:
@@ -84,7 +85,7 @@ def check_collection(docs: Sequence[Document], path: str = "<input>", allow_mixe
         first = next(doc for doc in docs if doc.lang == minority)
         summary = ", ".join(f"{lang} ({n})" for lang, n in langs.most_common())
         raise InputError(f"mixed languages in one collection: {summary}; pass --allow-mixed-languages "
-                         "to match them anyway", path, first.line)
+                         "to match them anyway", path, first.line or None)
     return list(docs)
 
 
