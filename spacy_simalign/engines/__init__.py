@@ -1,0 +1,75 @@
+"""Engines that run `align` over a stream of pair records: in this process, in N local
+processes, or on a Dask cluster. All of them cut the input into the same fixed batches
+and yield each batch's output lines in input order, with a bounded number of batches in
+flight, so memory stays flat in the number of pairs and the output is the same bytes
+whichever engine ran it."""
+from itertools import islice
+from typing import Iterable, Iterator, List, Optional, Tuple
+
+from ..errors import InputError
+from ..formats import PairRecord
+from .work import AlignJob, align_batch
+
+Batch = Tuple[int, List[PairRecord]]
+ENGINES = ("local", "dask")
+
+
+def batches(records: Iterable[PairRecord], batch_size: int, first: int = 0) -> Iterator[Batch]:
+    """(start index, records) for input positions [k*batch_size, (k+1)*batch_size), from the
+    batch that holds position `first` on; earlier records are read and dropped."""
+    skip = (first // batch_size) * batch_size
+    iterator = iter(records)
+    for _ in islice(iterator, skip):
+        pass
+    start = skip
+    while True:
+        chunk = list(islice(iterator, batch_size))
+        if not chunk:
+            return
+        yield start, chunk
+        start += len(chunk)
+
+
+class LocalEngine:
+    """Aligns in this process, one batch after the other."""
+
+    name = "local"
+
+    def __init__(self):
+        self.workers = 1
+
+    def map(self, job: AlignJob, stream: Iterable[Batch]) -> Iterator[Tuple[int, List[str]]]:
+        for start, records in stream:
+            yield align_batch(job, start, records)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def make_engine(name: str = "local", n_process: int = 1, scheduler: Optional[str] = None):
+    """`local` with n_process 1: this process; `local` with n_process > 1: a pool of local
+    processes; `dask`: the cluster at `scheduler`, or a LocalCluster of n_process workers."""
+    if scheduler and name != "dask":
+        raise InputError("--scheduler needs --engine dask")
+    if n_process < 1:
+        raise InputError(f"--n-process must be at least 1, got {n_process}")
+    if name == "dask":
+        from .dask_cluster import DaskEngine
+
+        return DaskEngine(scheduler, n_workers=n_process)
+    if name != "local":
+        raise InputError(f"unknown engine '{name}' (known: {', '.join(ENGINES)})")
+    if n_process == 1:
+        return LocalEngine()
+    from .multiprocess import ProcessEngine
+
+    return ProcessEngine(n_process)
+
+
+__all__ = ["AlignJob", "batches", "make_engine", "LocalEngine", "ENGINES"]

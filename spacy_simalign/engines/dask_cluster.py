@@ -1,0 +1,65 @@
+"""`--engine dask [--scheduler ADDRESS]`: the same batches on a Dask cluster, or on a
+LocalCluster when no address is given. Each worker process builds its pipeline once
+(engines.work keeps it in a module-level cache that lives as long as the worker) and
+runs one batch at a time; the client reads the input, keeps a bounded number of
+batches in flight and writes the results in input order."""
+import logging
+from typing import Iterable, Iterator, List, Optional, Tuple
+
+from ..errors import InputError
+from .ordered import ordered_results
+from .work import AlignJob, align_batch
+
+
+class DaskEngine:
+    name = "dask"
+
+    def __init__(self, scheduler: Optional[str] = None, n_workers: int = 2):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InputError("the dask engine needs `pip install spacy-simalign[distributed]`") from None
+        self.cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout="30s")
+            except (OSError, TimeoutError) as err:
+                raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
+        else:
+            n_workers = n_workers if n_workers > 1 else 2
+            self.cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        info = self.client.scheduler_info()
+        self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+
+    def map(self, job: AlignJob, stream: Iterable[Tuple[int, list]]) -> Iterator[Tuple[int, List[str]]]:
+        if self.cluster is not None and not job.threads:
+            job = AlignJob(job.method, job.model, job.batch_size, 1)
+
+        def submit(batch):
+            start, records = batch
+            return self.client.submit(align_batch, job, start, records, pure=False)
+
+        def result(future):
+            try:
+                return future.result()
+            finally:
+                future.release()
+
+        yield from ordered_results(submit, stream, window=2 * self.workers, result=result)
+
+    def run_on_workers(self, function):
+        """`function()` on every worker: {worker address: result} (tests read worker_stats)."""
+        return self.client.run(function)
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

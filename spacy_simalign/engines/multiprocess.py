@@ -1,0 +1,41 @@
+"""`--n-process N`: a pool of N local processes (spawned, so no thread or BLAS state is
+inherited), each with its own pipeline built once by the initializer and kept for the run."""
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Iterable, Iterator, List, Tuple
+
+from .ordered import ordered_results
+from .work import AlignJob, align_batch, prepare_process
+
+
+def default_threads(n_process: int) -> int:
+    """BLAS/encoder threads per process so that the processes share the cores."""
+    return max(1, (os.cpu_count() or 1) // max(1, n_process))
+
+
+class ProcessEngine:
+    name = "multiprocess"
+
+    def __init__(self, n_process: int):
+        self.workers = n_process
+        self._pool = None
+
+    def map(self, job: AlignJob, stream: Iterable[Tuple[int, list]]) -> Iterator[Tuple[int, List[str]]]:
+        if not job.threads:
+            job = AlignJob(job.method, job.model, job.batch_size, default_threads(self.workers))
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=prepare_process, initargs=(job,))
+        yield from ordered_results(lambda batch: self._pool.submit(align_batch, job, *batch), stream,
+                                   window=2 * self.workers)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
