@@ -176,3 +176,15 @@ def test_pair_corpus_reader_refuses_unusable_gold(deplain_pairs, tmp_path):
         with pytest.raises(InputError, match=message) as info:
             list(PairCorpus(path)(nlp))
         assert str(info.value).startswith(f"{path}:1:")
+
+
+def test_shipped_weights_align_at_once_and_initialize_starts_from_them(deplain_pairs):
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_sentence_aligner")  # weights = "shipped": no initialize needed
+    examples = examples_of(nlp, small_pairs(deplain_pairs))
+    before = [nlp(predicted_doc(eg.reference))._.beads for eg in examples]
+    assert all(before)
+    nlp.initialize(lambda: examples)  # fine-tuning starts from the shipped weights, not from scratch
+    assert [nlp(predicted_doc(eg.reference))._.beads for eg in examples] == before
+    nlp.update(examples[:1])
+    assert nlp.get_pipe("simalign_sentence_aligner").aligner is not None
