@@ -58,15 +58,27 @@ def validate(path: str, default_lang: str = None) -> int:
     """Read the whole input once: every line must be a valid pair with a unique id, and
     every string must be writable as UTF-8 (a JSON escape can smuggle in a lone
     surrogate). Returns the number of pairs."""
-    count = 0
-    for record in read_pairs(path, default_lang=default_lang):
-        try:
-            json.dumps(record.raw, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError as err:
-            raise InputError(f"text is not valid Unicode (lone surrogate \\u{ord(err.object[err.start]):04x})",
-                             path, record.line) from None
-        count += 1
+    count = last = 0
+    try:
+        for record in read_pairs(path, default_lang=default_lang):
+            try:
+                json.dumps(record.raw, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError as err:
+                raise InputError(f"text is not valid Unicode (lone surrogate \\u{ord(err.object[err.start]):04x})",
+                                 path, record.line) from None
+            count, last = count + 1, record.line
+    except RecursionError:  # json.loads on thousands of nested brackets
+        raise InputError("invalid JSON (nested too deeply)", path, next_content_line(path, last)) from None
     return count
+
+
+def next_content_line(path: str, after: int) -> int:
+    """The number of the first non-blank line after line `after`."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number > after and raw.strip():
+                return number
+    return after + 1
 
 
 def check_options(args) -> None:
