@@ -1,7 +1,7 @@
 """5-fold cross-validation by document of the CRF aligner on DEplain-web dev: link F1 and
 bead-text F1 per fold and mean, beside lexical baselines and the published figures.
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 30]
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20]
 """
 import argparse
 import json
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")

@@ -1,7 +1,7 @@
 """Train the CRF aligner's default weights on all DEplain-web dev documents (fixed seed)
 and save them where the package ships them (spacy_simalign/weights/crf/).
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/train_crf.py [--output DIR] [--epochs 30]
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/train_crf.py [--output DIR] [--epochs 20]
 """
 import argparse
 import json
@@ -22,7 +22,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="pair JSONL with gold beads, pre-segmented sides")
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     args = ap.parse_args(argv)

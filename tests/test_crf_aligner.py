@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from spacy_simalign.crf import CRFAligner, GoldPair, train_aligner
-from spacy_simalign.crf.features import PairFeaturizer
+from spacy_simalign.crf.features import FEATURE_NAMES, PairFeaturizer
 from spacy_simalign.errors import InputError
 from spacy_simalign.scoring import AlignmentScorer
 from spacy_simalign.similarity import make_use_similarity
@@ -107,8 +107,11 @@ def test_paragraph_links_are_used(shipped, small_pairs):
     beads = shipped.align(pair.complex, pair.simple, [ParagraphLink((c,), (s,)) for c, s in links])
     check_beads(beads, pair)
     assert link_f1([pair], [beads]) >= 0.8
-    x = shipped.featurize(pair.complex, pair.simple, [ParagraphLink((0,), (len(pair.simple.paragraphs) - 1,))])
-    assert x.s2c.feats[..., 11].sum() < shipped.featurize(pair.complex, pair.simple).s2c.feats[..., 11].sum() + 1e-6
+    last = len(pair.simple.paragraphs) - 1
+    x = shipped.featurize(pair.complex, pair.simple, [ParagraphLink((0,), (last,))]).s2c
+    rows, ks = torch.nonzero(x.feats[..., FEATURE_NAMES.index("para_link")] > 0, as_tuple=True)
+    assert len(rows)
+    assert all(para_s[i] == last and para_c[int(x.cand[i, k])] == 0 for i, k in zip(rows.tolist(), ks.tolist()))
 
 
 def test_empty_and_one_sentence_sides(shipped):

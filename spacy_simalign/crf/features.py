@@ -21,13 +21,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 FEATURE_NAMES = (
     "cos", "cos_gap_row", "cos_gap_col", "cos_rank", "c3g", "c3g_gap_row", "word", "word_gap_row",
     "log_len_ratio", "pos_diff", "para_cos", "para_link", "identical", "direction", "cross_lingual",
+    "share_src", "share_tgt",
 )
 NULL_FEATURE_NAMES = (
     "best_cos", "second_gap", "best_c3g", "best_word", "log_len", "direction", "cross_lingual", "bias",
 )
 N_FEATURES = len(FEATURE_NAMES)
 N_NULL_FEATURES = len(NULL_FEATURE_NAMES)
-LEXICAL = [FEATURE_NAMES.index(n) for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical")]
+LEXICAL = [FEATURE_NAMES.index(n) for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical",
+                                            "share_src", "share_tgt")]
 NULL_LEXICAL = [NULL_FEATURE_NAMES.index(n) for n in ("best_c3g", "best_word")]
 
 
@@ -151,6 +153,10 @@ class PairFeaturizer:
         norm_c = [_norm(t) for t in complex_side.sentences]
         norm_s = [_norm(t) for t in simple_side.sentences]
         common = dict(cross=cross, word=word, c3g=c3g, nc=nc)
+        if word is not None:  # word incidence, for the share of words the two sentences have in common
+            binary = word.copy()
+            binary.data[:] = 1.0
+            common["binary"] = (binary, np.maximum(np.asarray(binary.sum(axis=1)).ravel(), 1.0))
         force_s2c = force_c2s = None
         if gold_links is not None:  # training: the gold labels must be reachable
             force_s2c, force_c2s = {}, {}
@@ -167,7 +173,7 @@ class PairFeaturizer:
         return PairInput(s2c, c2s, nc, ns)
 
     def _direction(self, e_src, e_tgt, src: Side, tgt: Side, para_src, para_tgt, para_sim, linked, norm_src, norm_tgt,
-                   src_offset, tgt_offset, direction, cross, word, c3g, nc, force=None) -> DirectionInput:
+                   src_offset, tgt_offset, direction, cross, word, c3g, nc, force=None, binary=None) -> DirectionInput:
         n, m = len(src), len(tgt)
         if n == 0 or m == 0:
             zeros = np.zeros(n, dtype=np.float32)
@@ -212,6 +218,11 @@ class PairFeaturizer:
             put("c3g_gap_row", gap_c)
             put("word", sw)
             put("word_gap_row", gap_w)
+            if binary is not None:
+                inc, counts = binary
+                shared = np.asarray(inc[rows + src_offset].multiply(inc[cols + tgt_offset]).sum(axis=1)).ravel()
+                put("share_src", shared / counts[rows + src_offset])
+                put("share_tgt", shared / counts[cols + tgt_offset])
             put("identical", np.array([norm_src[i] == norm_tgt[j] for i, j in zip(rows, cols)], dtype=np.float32))
         len_src = np.array([len(t) + 1 for t in src.sentences], dtype=np.float32)
         len_tgt = np.array([len(t) + 1 for t in tgt.sentences], dtype=np.float32)
