@@ -1,0 +1,147 @@
+"""Kill-and-resume: `align` killed with SIGKILL mid-run (twice), then `--resume`, must
+write exactly the bytes of an uninterrupted run; a torn last line is cut; resuming with
+other settings or another input is refused with a clear error."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from spacy_simalign.__main__ import main
+
+METHOD = ["--method", "tfidf", "--batch-size", "1"]
+
+
+def cli(*args):
+    return [sys.executable, "-m", "spacy_simalign", "align", *args]
+
+
+def write_input(path, deplain_pairs, n):
+    rows = []
+    for k in range(n):
+        row = json.loads(json.dumps(deplain_pairs[k % len(deplain_pairs)]))
+        row["id"] = f"{row['id']}#{k}"
+        rows.append(row)
+    # a line separator inside a sentence must not break the line-based resume
+    rows[1]["complex"]["paragraphs"][0][0] += "\u2028mit Trenner"
+    path.write_bytes(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8") for r in rows))
+    return [r["id"] for r in rows]
+
+
+def complete_lines(path):
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return 0
+    return data.count(b"\n")
+
+
+def run_and_kill(src, out, at_least, extra=()):
+    """Start align, SIGKILL it once OUTPUT.partial holds `at_least` more complete lines."""
+    partial = out.with_name(out.name + ".partial")
+    start_lines = complete_lines(partial)
+    proc = subprocess.Popen(cli(str(src), str(out), *METHOD, *extra), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while complete_lines(partial) < start_lines + at_least and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stderr.close()
+    assert running, "align finished before it could be killed: give it more pairs"
+    return partial
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory, deplain_pairs):
+    folder = tmp_path_factory.mktemp("whole")
+    src, out = folder / "in.jsonl", folder / "out.jsonl"
+    ids = write_input(src, deplain_pairs, 40)
+    result = subprocess.run(cli(str(src), str(out), *METHOD), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return src, out.read_bytes(), ids
+
+
+def test_sigkill_twice_then_resume_gives_the_uninterrupted_bytes(tmp_path, uninterrupted):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    partial = run_and_kill(src, out, at_least=3)
+    assert not out.exists(), "OUTPUT only appears when the run is complete"
+    assert 3 <= complete_lines(partial) < len(ids)
+    partial = run_and_kill(src, out, at_least=3, extra=["--resume"])
+    kept = complete_lines(partial)
+    assert 6 <= kept < len(ids)
+    assert expected.startswith(partial.read_bytes()[:partial.read_bytes().rfind(b"\n") + 1])
+    result = subprocess.run(cli(str(src), str(out), *METHOD, "--resume"), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes() == expected
+    assert [json.loads(line)["id"] for line in out.read_bytes().split(b"\n") if line] == ids
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+def test_a_torn_last_line_is_cut_and_redone(tmp_path, uninterrupted, capsys):
+    """What a kill in the middle of a write leaves: complete lines, then part of one."""
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    lines = expected.split(b"\n")
+    torn = b"\n".join(lines[:5]) + b"\n" + lines[5][: len(lines[5]) // 2]
+    partial = out.with_name(out.name + ".partial")
+    partial.write_bytes(torn)
+    meta = out.with_name(out.name + ".partial.json")
+    meta.write_text(json.dumps({"version": 1, "settings": {"method": "tfidf", "model": None, "batch_size": 1,
+                                                           "lang": None}}))
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0, capsys.readouterr().err
+    assert out.read_bytes() == expected
+    assert not partial.exists() and not meta.exists()
+
+
+def test_resume_refuses_other_settings_and_other_input(tmp_path, uninterrupted, deplain_pairs, capsys):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    partial = run_and_kill(src, out, at_least=2)
+    before = partial.read_bytes()
+    assert main(["align", str(src), str(out), "--method", "massalign", "--batch-size", "1", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot resume with other settings" in err and "method='tfidf'" in err
+    other = tmp_path / "other.jsonl"
+    rows = [json.loads(line) for line in src.read_text(encoding="utf-8").split("\n") if line][::-1]
+    other.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["align", str(other), str(out), *METHOD, "--resume"]) == 2
+    assert "is not from this input" in capsys.readouterr().err
+    assert partial.read_bytes() == before and not out.exists()
+
+
+def test_resume_without_a_partial_output_runs_everything(tmp_path, uninterrupted, capsys):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0, capsys.readouterr().err
+    assert out.read_bytes() == expected
+
+
+def test_a_run_without_resume_starts_over(tmp_path, uninterrupted, capsys):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    partial = out.with_name(out.name + ".partial")
+    partial.write_bytes(b'{"id": "stale"}\n')
+    assert main(["align", str(src), str(out), *METHOD]) == 0, capsys.readouterr().err
+    assert out.read_bytes() == expected and not partial.exists()
+
+
+def test_two_runs_cannot_write_the_same_output(tmp_path, uninterrupted, capsys):
+    import fcntl
+
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    partial = out.with_name(out.name + ".partial")
+    fd = os.open(partial, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert main(["align", str(src), str(out), *METHOD]) == 2
+        assert "another align run is writing this output" in capsys.readouterr().err
+    finally:
+        os.close(fd)
+    assert not out.exists()
