@@ -245,3 +245,23 @@ def test_bad_matcher_config_is_a_one_line_error(tmp_path, capsys, text, message)
     assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out), "--config", str(config)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {config}:") and message in err and "\n" not in err and not out.exists()
+
+
+def test_calibration_writes_thresholds_that_threshold_auto_reads(tmp_path, capsys):
+    config = tmp_path / "docmatch.cfg"
+    args = [str(XLING / "de.jsonl"), str(XLING / "fr.jsonl")]
+    assert main(["calibrate-docs", *args, str(XLING / "gold_docs.jsonl"), "--output-config", str(config),
+                 "--window-days", "3", "--strategy", "union"]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+    assert [row.split("|")[1].strip() for row in table] == list(STRATEGIES)
+    from spacy_simalign.docmatch.matcher import DocMatcher
+
+    matcher = DocMatcher.from_config(str(config))
+    assert set(matcher.thresholds) == set(STRATEGIES) and matcher.strategy == "union"
+    assert matcher.threshold == matcher.thresholds["union"] and matcher.window_days == 3
+    out = tmp_path / "m.jsonl"
+    assert main(["match-docs", *args, str(out), "--config", str(config), "--threshold", "auto"]) == 0
+    f1 = float(next(row for row in table if "union" in row).split("|")[5])
+    got = {(m["source"], m["target"]) for m in map(json.loads, out.read_text().splitlines())}
+    gold = {(g["source"], g["target"]) for g in map(json.loads, (XLING / "gold_docs.jsonl").read_text().splitlines())}
+    assert 2 * len(got & gold) / (len(got) + len(gold)) == pytest.approx(f1, abs=1e-3)
