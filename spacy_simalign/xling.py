@@ -8,7 +8,7 @@ aligner (spacy_simalign.crf) is the other selectable method. The filters do what
 are near-identical, or where one side is an error page."""
 import re
 from collections import Counter
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
