@@ -167,6 +167,10 @@ def atomic_output(path: str, mode: str = "w"):
     """Write to a temporary file beside `path` and move it into place only on success,
     so a failed run leaves no half-written output (and an existing file untouched)."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise InputError(f"output folder does not exist: {directory}", path)
+    if os.path.isdir(path):
+        raise InputError("output path is a folder, not a file", path)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
