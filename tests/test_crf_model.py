@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from spacy_simalign.crf.features import N_FEATURES, N_NULL_FEATURES, DirectionInput
-from spacy_simalign.crf.model import CRF, forward_logz, marginals, viterbi
+from spacy_simalign.crf.model import CRF, forward_logz, marginals, marginals_np, viterbi, viterbi_np
 
 
 def random_potentials(n, labels, seed):
@@ -38,6 +38,9 @@ def test_forward_viterbi_marginals_match_brute_force(n, labels, seed):
         for i, lab in enumerate(p):
             expected[i, lab] += pr
     assert torch.allclose(marginals(emit, start, trans), expected, atol=1e-5)
+    e, s, t = emit.double().numpy(), start.double().numpy(), trans.double().numpy()
+    assert tuple(viterbi_np(e, s, t).tolist()) == paths[int(scores.argmax())]
+    assert torch.allclose(torch.from_numpy(marginals_np(e, s, t)).float(), expected, atol=1e-5)
 
 
 def test_restricted_forward_sums_only_allowed_paths():
@@ -67,3 +70,16 @@ def test_crf_nll_on_candidate_lattice_matches_enumeration():
     top = paths[int(scores.argmax())]
     full = torch.cat([torch.full((3, 1), -1), cand], 1)
     assert best.tolist() == [int(full[i, lab]) for i, lab in enumerate(top)]
+
+
+def test_pair_tfidf_equals_scikit_learn(deplain_pairs):
+    """The aligner's own TF-IDF (fast on small documents) computes what TfidfVectorizer does."""
+    from spacy_simalign.crf.features import _tfidf
+    from spacy_simalign.similarity import TfidfSimilarity
+
+    record = deplain_pairs[3]
+    texts = [t for side in ("complex", "simple") for p in record[side]["paragraphs"] for t in p]
+    for analyzer, ngram in (("word", 1), ("char", 3)):
+        ours = _tfidf(texts, analyzer)
+        ref = TfidfSimilarity(analyzer, ngram).vectorizer().fit_transform(texts)
+        assert abs((ours @ ours.T).toarray() - (ref @ ref.T).toarray()).max() < 1e-9

@@ -32,7 +32,19 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     k = min(k, scores.shape[1])
     if k <= 0:
         return np.zeros((scores.shape[0], 0), dtype=np.int64)
-    return np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    return torch.topk(torch.from_numpy(np.ascontiguousarray(scores)), k, dim=1, sorted=False).indices.numpy()
+
+
+def pair_cosines(e_src: np.ndarray, e_tgt: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                 chunk: int = 16384) -> np.ndarray:
+    """e_src[rows[p]] . e_tgt[cols[p]] for each p, in chunks (never all candidate vectors at once)."""
+    out = np.zeros(len(rows), dtype=np.float32)
+    a, b = torch.from_numpy(np.ascontiguousarray(e_src)), torch.from_numpy(np.ascontiguousarray(e_tgt))
+    for start in range(0, len(rows), chunk):
+        r = torch.from_numpy(rows[start:start + chunk])
+        c = torch.from_numpy(cols[start:start + chunk])
+        out[start:start + chunk] = (a[r] * b[c]).sum(dim=1).numpy()
+    return out
 
 
 def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray, tfidf=None, src_offset: int = 0, tgt_offset: int = 0,

@@ -8,13 +8,14 @@ so the cost beyond the encoder grows linearly with the number of sentences."""
 import math
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Set, Tuple
+from collections import Counter
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 import torch
 
 from ..structures import Side
-from .candidates import candidate_sets, matmul_t
+from .candidates import candidate_sets, matmul_t, pair_cosines
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -77,18 +78,44 @@ class PairInput:
     n_simple: int
 
 
-def _tfidf(texts: Sequence[str], analyzer: str):
-    """L2-normalised TF-IDF rows (scipy CSR) fitted on the texts of this pair, or None."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
+_SPACES = re.compile(r"\s\s+")
 
-    if analyzer == "word":
-        vec = TfidfVectorizer(tokenizer=lambda t: _WORD.findall(t.lower()), lowercase=False, token_pattern=None)
-    else:
-        vec = TfidfVectorizer(analyzer="char", ngram_range=(3, 3), lowercase=True)
-    try:
-        return vec.fit_transform(list(texts)).tocsr()
-    except ValueError:  # empty vocabulary
+
+def _words(text: str) -> List[str]:
+    return _WORD.findall(text.lower())
+
+
+def _char3(text: str) -> List[str]:
+    text = _SPACES.sub(" ", text.lower())
+    return [text[i:i + 3] for i in range(len(text) - 2)]
+
+
+def _tfidf(texts: Sequence[str], analyzer: str):
+    """L2-normalised TF-IDF rows (scipy CSR) fitted on the texts of this pair, or None: raw
+    counts times smoothed IDF, as scikit-learn's TfidfVectorizer computes them, without its
+    per-call overhead (which matters on many small documents)."""
+    from scipy.sparse import csr_matrix
+
+    tokenize = _words if analyzer == "word" else _char3
+    vocab: Dict[str, int] = {}
+    indices: List[int] = []
+    data: List[int] = []
+    indptr = [0]
+    for text in texts:
+        for token, count in Counter(tokenize(text)).items():
+            indices.append(vocab.setdefault(token, len(vocab)))
+            data.append(count)
+        indptr.append(len(indices))
+    if not vocab:
         return None
+    idx = np.asarray(indices, dtype=np.int64)
+    df = np.bincount(idx, minlength=len(vocab))
+    idf = np.log((1.0 + len(texts)) / (1.0 + df)) + 1.0
+    values = np.asarray(data, dtype=np.float64) * idf[idx]
+    x = csr_matrix((values, idx, np.asarray(indptr, dtype=np.int64)), shape=(len(texts), len(vocab)))
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+    x.data /= np.repeat(np.maximum(norms, 1e-12), np.diff(x.indptr))
+    return x
 
 
 def _pair_dots(x, rows: np.ndarray, cols: np.ndarray, offset: int) -> np.ndarray:
@@ -188,7 +215,7 @@ class PairFeaturizer:
         valid = cand >= 0
         rows, ks = np.nonzero(valid)
         cols = cand[rows, ks]
-        cos = np.einsum("pd,pd->p", e_src[rows], e_tgt[cols]).astype(np.float32)
+        cos = pair_cosines(e_src, e_tgt, rows, cols)
         f = np.zeros((n, cand.shape[1], N_FEATURES), dtype=np.float32)
 
         def put(name, values):
