@@ -1,0 +1,182 @@
+"""Streaming `align`: fixed batches, results in input order with a bounded number of
+batches in flight (memory flat in the number of pairs), N local processes writing the
+same bytes as one, encoder batching across pairs, and a progress line only when asked."""
+import io
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from spacy_simalign.__main__ import main
+from spacy_simalign.engines import AlignJob, LocalEngine, batches
+from spacy_simalign.engines.multiprocess import ProcessEngine
+from spacy_simalign.engines.ordered import ordered_results
+from spacy_simalign.engines.work import align_records, prime_encoder
+from spacy_simalign.formats import parse_pair
+from spacy_simalign.progress import Progress, interactive
+
+
+def records(deplain_pairs, n):
+    out = []
+    for k in range(n):
+        obj = json.loads(json.dumps(deplain_pairs[k % len(deplain_pairs)]))
+        obj["id"] = f"{obj['id']}#{k}"
+        out.append(parse_pair(obj, "dev", k + 1))
+    return out
+
+
+class CountingStream:
+    """An input stream that counts how far the consumer has read."""
+
+    def __init__(self, items):
+        self.items, self.pulled = list(items), 0
+
+    def __iter__(self):
+        for item in self.items:
+            self.pulled += 1
+            yield item
+
+
+def test_batches_are_fixed_by_input_position():
+    got = list(batches(range(10), 4))
+    assert got == [(0, [0, 1, 2, 3]), (4, [4, 5, 6, 7]), (8, [8, 9])]
+    # resuming after 6 done restarts at the batch holding position 6, with the same boundaries
+    assert list(batches(range(10), 4, first=6)) == got[1:]
+    assert list(batches(range(10), 4, first=8)) == got[2:]
+    assert list(batches([], 4)) == []
+
+
+def test_ordered_results_keep_order_and_bound_the_work_in_flight():
+    stream = CountingStream(range(50))
+    seen = []
+    with ThreadPoolExecutor(4) as pool:
+        for k, value in enumerate(ordered_results(lambda x: pool.submit(lambda y: y * y, x), stream, window=3)):
+            assert stream.pulled <= k + 3
+            seen.append(value)
+    assert seen == [x * x for x in range(50)]
+
+
+def test_local_engine_reads_one_batch_ahead_at_most(deplain_pairs):
+    stream = CountingStream(records(deplain_pairs, 9))
+    job = AlignJob("tfidf", batch_size=2)
+    with LocalEngine() as engine:
+        for k, (start, lines) in enumerate(engine.map(job, batches(stream, 2))):
+            assert start == 2 * k
+            assert stream.pulled <= start + 2 + 1
+            assert [json.loads(line)["id"] for line in lines] == [r.id for r in stream.items[start:start + 2]]
+
+
+@pytest.mark.slow
+def test_two_processes_write_the_bytes_of_one(tmp_path, deplain_pairs):
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r.raw) + "\n" for r in records(deplain_pairs, 12)), encoding="utf-8")
+    outs = []
+    for n in (1, 2):
+        out = tmp_path / f"out{n}.jsonl"
+        result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method",
+                                 "tfidf", "--batch-size", "3", "--n-process", str(n)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == "", "no progress bar when stderr is not a terminal"
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+    assert [json.loads(line)["id"] for line in outs[0].decode("utf-8").split("\n") if line] == \
+        [json.loads(line)["id"] for line in src.read_text(encoding="utf-8").split("\n") if line]
+
+
+def test_process_engine_bounds_the_batches_in_flight(deplain_pairs):
+    stream = CountingStream(records(deplain_pairs, 16))
+    job = AlignJob("tfidf", batch_size=2)
+    with ProcessEngine(2) as engine:
+        window = 2 * engine.workers
+        starts = []
+        for start, lines in engine.map(job, batches(stream, 2)):
+            assert stream.pulled <= start + 2 * (window + 1)
+            starts.append(start)
+    assert starts == list(range(0, 16, 2))
+
+
+def test_align_records_matches_one_pair_at_a_time(deplain_pairs):
+    batch = records(deplain_pairs, 4)
+    job = AlignJob("massalign", batch_size=4)
+    together = align_records(batch, job)
+    alone = [align_records([r], job)[0] for r in batch]
+    assert together == alone
+
+
+class RecordingEncoder:
+    """Wraps the real USE encoder and records the calls it gets."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, []
+
+    def encode(self, texts, lang="de"):
+        self.calls.append((list(texts), lang))
+        return self.inner.encode(texts, lang)
+
+
+def test_the_encoder_is_called_once_per_batch_for_all_pairs(deplain_pairs):
+    from spacy_simalign.pair import pair_from_record, side_of
+    from spacy_simalign.pipeline import alignment_pipeline
+    from spacy_simalign.similarity import get_similarity
+
+    nlp = alignment_pipeline("de", "tfidf", None)
+    docs = [pair_from_record(nlp, r) for r in records(deplain_pairs, 2)]
+    encoder = RecordingEncoder(get_similarity("use"))
+    prime_encoder(encoder, docs)
+    assert len(encoder.calls) == 1
+    texts, lang = encoder.calls[0]
+    every = [s for d in docs for name in ("complex", "simple") for s in side_of(d, name).sentences]
+    assert lang == "de" and texts == list(dict.fromkeys(every))
+
+
+@pytest.mark.slow
+def test_crf_output_is_the_same_in_one_or_two_processes(tmp_path, deplain_pairs):
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r.raw) + "\n" for r in records(deplain_pairs, 6)), encoding="utf-8")
+    outs = []
+    for n, size in ((1, 2), (2, 2)):
+        out = tmp_path / f"out{n}.jsonl"
+        assert main(["align", str(src), str(out), "--method", "crf", "--batch-size", str(size),
+                     "--n-process", str(n)]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\n") == 6
+
+
+def test_progress_shows_rate_and_eta_only_when_enabled(monkeypatch):
+    stream = io.StringIO()
+    bar = Progress(10, stream=stream, enabled=True, interval=0)
+    for _ in range(4):
+        bar.update()
+    bar.close()
+    text = stream.getvalue()
+    assert "4/10 pairs" in text and "pairs/s" in text and "ETA" in text and text.endswith("\n")
+    quiet = io.StringIO()
+    bar = Progress(10, stream=quiet, enabled=False)
+    bar.update(10)
+    bar.close()
+    assert quiet.getvalue() == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("SPACY_SIMALIGN_NO_PROGRESS", raising=False)
+    assert interactive(Terminal()) and not interactive(io.StringIO())
+    monkeypatch.setenv("CI", "true")
+    assert not interactive(Terminal())
+
+
+def test_bad_engine_options_are_clear_errors(tmp_path, deplain_pairs, capsys):
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text(json.dumps(deplain_pairs[0]) + "\n", encoding="utf-8")
+    for extra, message in ((["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --engine dask"),
+                           (["--n-process", "0"], "--n-process must be at least 1"),
+                           (["--batch-size", "0"], "--batch-size must be at least 1"),
+                           (["--model", str(tmp_path / "none.pt")], "model not found")):
+        assert main(["align", str(src), str(out), "--method", "tfidf", *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -1,0 +1,57 @@
+"""The Dask engine on a 2-worker LocalCluster: the same bytes as the local run, in input
+order, and each worker builds its pipeline (the model) once, not once per pair."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from spacy_simalign.engines import AlignJob, batches  # noqa: E402
+from spacy_simalign.engines.dask_cluster import DaskEngine  # noqa: E402
+from spacy_simalign.engines.work import worker_stats  # noqa: E402
+from spacy_simalign.formats import read_pairs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def pairs_file(tmp_path_factory, deplain_pairs):
+    src = tmp_path_factory.mktemp("dask") / "in.jsonl"
+    rows = []
+    for k in range(14):
+        row = json.loads(json.dumps(deplain_pairs[k % len(deplain_pairs)]))
+        row["id"] = f"{row['id']}#{k}"
+        rows.append(row)
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return src
+
+
+def align_cli(src, out, *extra):
+    result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method", "tfidf",
+                             "--batch-size", "3", *extra], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return out.read_bytes()
+
+
+@pytest.mark.slow
+def test_dask_localcluster_writes_the_local_bytes(tmp_path, pairs_file):
+    local = align_cli(pairs_file, tmp_path / "local.jsonl")
+    dask = align_cli(pairs_file, tmp_path / "dask.jsonl", "--engine", "dask", "--n-process", "2")
+    assert dask == local
+    assert local.count(b"\n") == 14
+
+
+def test_each_worker_builds_the_model_once(pairs_file):
+    job = AlignJob("massalign", batch_size=2)
+    ids = [r.id for r in read_pairs(str(pairs_file))]
+    with DaskEngine(None, n_workers=2) as engine:
+        got = []
+        for start, lines in engine.map(job, batches(read_pairs(str(pairs_file)), job.batch_size)):
+            got.extend(json.loads(line)["id"] for line in lines)
+        stats = engine.run_on_workers(worker_stats)
+    assert got == ids
+    assert len(stats) == 2
+    assert sum(s["pairs"] for s in stats.values()) == len(ids)
+    for s in stats.values():
+        assert s["pipelines_built"] <= 1
+        assert s["pipelines_built"] == (1 if s["pairs"] else 0)
