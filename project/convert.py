@@ -17,11 +17,11 @@ from typing import Dict, List
 import spacy
 from spacy.tokens import DocBin
 
+from spacy_simalign import pair
 from spacy_simalign.deplain import read_plan
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats import atomic_output, parse_pair
 from spacy_simalign.readers import gold_doc, read_gold_docs
-from spacy_simalign import pair
 
 PARTS = ("train", "dev", "test")
 

@@ -125,8 +125,8 @@ def main(argv=None) -> int:
     timings["remove_venv"] = time.perf_counter() - cleanup
     report["check"] = result
     wanted = ("spacy", "torch", "spacy-simalign", package.replace("_", "-"))
-    report["installed"] = sorted(l for l in freeze.splitlines()
-                                 if l.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
+    report["installed"] = sorted(line for line in freeze.splitlines()
+                                 if line.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
     timings["total"] = time.perf_counter() - total
     report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
     ok = result["plugin"].startswith(str(tmp)) and result["beads"] > 0 and result["link_f"] >= args.min_link_f

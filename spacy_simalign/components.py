@@ -178,7 +178,7 @@ class SentenceAligner:
         the same documents every epoch; features do not depend on the weights)."""
         key = (tuple(complex_side.sentences), tuple(map(tuple, complex_side.paragraphs)), complex_side.lang,
                tuple(simple_side.sentences), tuple(map(tuple, simple_side.paragraphs)), simple_side.lang,
-               None if links is None else tuple((tuple(l.complex), tuple(l.simple)) for l in links),
+               None if links is None else tuple((tuple(p.complex), tuple(p.simple)) for p in links),
                None if gold is None else tuple(sorted(gold)))
         feats = self._features.get(key)
         if feats is None:
