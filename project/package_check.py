@@ -22,7 +22,27 @@ import spacy_simalign
 from spacy_simalign import pair
 from spacy_simalign.readers import read_gold_docs
 
-CHECK = r"""
+# A two-sentence text and its three-sentence simplification per language: the packages for
+# the other languages must segment them with their own rules and align the identical last sentence.
+SMOKE = {
+    "nl": ("De gemeente heeft nieuwe regels voor het parkeren in de binnenstad vastgesteld, die vanaf 1 januari "
+           "gelden. Bewoners kunnen een vergunning aanvragen.",
+           "De gemeente heeft nieuwe regels voor parkeren. De regels gelden vanaf 1 januari. "
+           "Bewoners kunnen een vergunning aanvragen."),
+    "fr": ("La ville a adopté de nouvelles règles de stationnement dans le centre, qui entrent en vigueur le "
+           "1er janvier. Les habitants peuvent demander une autorisation.",
+           "La ville a de nouvelles règles pour le stationnement. Les règles commencent le 1er janvier. "
+           "Les habitants peuvent demander une autorisation."),
+    "en": ("The city council adopted new parking rules for the centre, which take effect on 1 January. "
+           "Residents can apply for a permit.",
+           "The city has new parking rules. The rules start on 1 January. Residents can apply for a permit."),
+    "de": ("Die Stadt hat neue Regeln für das Parken in der Innenstadt beschlossen, die ab dem 1. Januar gelten. "
+           "Anwohner können eine Erlaubnis beantragen.",
+           "Die Stadt hat neue Regeln für das Parken. Die Regeln gelten ab dem 1. Januar. "
+           "Anwohner können eine Erlaubnis beantragen."),
+}
+
+CHECK = "SMOKE = " + repr(SMOKE) + r"""
 import json, sys, time
 t0 = time.perf_counter()
 import spacy
@@ -43,7 +63,14 @@ c = [s for p in record["complex"]["paragraphs"] for s in p]
 s = [x for p in record["simple"]["paragraphs"] for x in p]
 scorer = AlignmentScorer()
 scorer.add([Bead.from_json(b) for b in record["gold"]], doc._.beads, c, s)
-print(json.dumps({"plugin": spacy_simalign.__file__, "spacy": spacy.__version__, "pipeline": nlp.pipe_names,
+smoke = {}
+for lang in sys.argv[3:]:
+    other = spacy.load(f"{lang}_" + sys.argv[1].split("_", 1)[1])
+    complex_text, simple_text = SMOKE[lang]
+    d = other(make_pair(other, complex_text, simple_text))
+    smoke[lang] = {"sentences": [len(d._.complex_sents), len(d._.simple_sents)],
+                   "beads": [[list(b.complex), list(b.simple)] for b in d._.beads]}
+print(json.dumps({"smoke": smoke, "plugin": spacy_simalign.__file__, "spacy": spacy.__version__, "pipeline": nlp.pipe_names,
                   "id": record["id"], "beads": len(doc._.beads), "link_f": scorer.scores()["link"]["f"],
                   "load_s": round(t1 - t0, 2), "align_s": round(t2 - t1, 2)}))
 """
@@ -82,6 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--gold", required=True, help="pair JSONL with gold: a pair from it is aligned")
     ap.add_argument("--output", required=True, help="JSON report to write")
     ap.add_argument("--min-link-f", type=float, default=0.5)
+    ap.add_argument("--smoke-langs", default="nl,fr,en",
+                    help="also install these languages' packages (where built) and align a short pair in each")
     ap.add_argument("--plugin-source", default=str(Path(spacy_simalign.__file__).resolve().parent.parent),
                     help="source tree of spacy-simalign (setup.cfg inside) to build the wheel from")
     ap.add_argument("--constraints", default=None, help="pip constraints (default: constraints.txt of the source)")
@@ -93,6 +122,11 @@ def main(argv=None) -> int:
     wheels = sorted(dist.glob("*.whl")) or sorted(dist.glob("*.tar.gz"))
     if not wheels:
         raise SystemExit(f"no built package in {dist}: run spacy package first")
+    smoke = {}
+    for lang in [x.strip() for x in args.smoke_langs.split(",") if x.strip() and x.strip() != args.lang]:
+        found = sorted((Path(args.packages) / f"{lang}_{args.name}-{args.version}" / "dist").glob("*.whl"))
+        if found:
+            smoke[lang] = found[0]
     report = {"package": package, "version": args.version, "artifact": wheels[0].name, "timings_s": {}}
     timings = report["timings_s"]
     total = time.perf_counter()
@@ -110,10 +144,13 @@ def main(argv=None) -> int:
         timings["pip_install_torch"] = run(pip + ["torch==2.13.0"], env=env, cwd=tmp)
         timings["pip_install_package"] = run(pip + ["--find-links", str(tmp / "wheels"), str(wheels[0].resolve())],
                                              env=env, cwd=tmp)
+        if smoke:
+            timings["pip_install_other_languages"] = run(pip + ["--find-links", str(tmp / "wheels")] +
+                                                         [str(w.resolve()) for w in smoke.values()], env=env, cwd=tmp)
         (tmp / "pair.json").write_text(json.dumps(pick_pair(Path(args.gold))), encoding="utf-8")
         (tmp / "check.py").write_text(CHECK, encoding="utf-8")
         start = time.perf_counter()
-        proc = subprocess.run([str(py), "check.py", package, "pair.json"], cwd=tmp, env=env, text=True,
+        proc = subprocess.run([str(py), "check.py", package, "pair.json", *smoke], cwd=tmp, env=env, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         timings["load_and_align"] = time.perf_counter() - start
         if proc.returncode:
@@ -129,7 +166,10 @@ def main(argv=None) -> int:
                                  if line.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
     timings["total"] = time.perf_counter() - total
     report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
-    ok = result["plugin"].startswith(str(tmp)) and result["beads"] > 0 and result["link_f"] >= args.min_link_f
+    smoke_ok = all(out["sentences"] == [2, 3] and any(1 in c and 2 in s for c, s in out["beads"])
+                   for out in result["smoke"].values())
+    ok = (result["plugin"].startswith(str(tmp)) and result["beads"] > 0 and result["link_f"] >= args.min_link_f
+          and smoke_ok)
     report["ok"] = ok
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
