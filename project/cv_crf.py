@@ -56,9 +56,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    ap.add_argument("--predictions", default=None, help="write the held-out alignments (alignment JSONL) here")
     args = ap.parse_args(argv)
     config = json.loads(args.config) if args.config else {}
-    pairs = [GoldPair.from_record(json.loads(line)) for line in open(args.data, encoding="utf-8") if line.strip()]
+    records = [json.loads(line) for line in open(args.data, encoding="utf-8") if line.strip()]
+    pairs = [GoldPair.from_record(r) for r in records]
+    held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
     train_inputs = featurize_all(probe, pairs, with_gold=True)
@@ -74,6 +77,9 @@ def main(argv=None) -> int:
         for c in combos:
             preds = [aligner.align_input(test_inputs[i], combination=c) for i in test]
             per[c].append(score(tp, preds))
+            if c == aligner.config["combination"]:
+                for i, beads in zip(test, preds):
+                    held_out[i] = beads
         lf, bf = per[aligner.config["combination"]][-1]
         print(f"fold {f + 1}: {len(test)} docs  link F1 {lf:.3f}  bead-text F1 {bf:.3f}", flush=True)
         results["folds"].append({"docs": len(test), "link_f1": lf, "bead_text_f1": bf})
@@ -93,6 +99,19 @@ def main(argv=None) -> int:
         print(f"{name:34s} {lf:8.3f} {bf:13.3f}")
     for name, lf, bf in PUBLISHED:
         print(f"{name:34s} {lf:8.3f} {bf:13.3f}")
+    corpora = sorted({r.get("corpus", "?") for r in records})
+    if len(corpora) > 1:
+        print()
+        for corpus in corpora:
+            idx = [i for i, r in enumerate(records) if r.get("corpus", "?") == corpus]
+            lf, bf = score([pairs[i] for i in idx], [held_out[i] for i in idx])
+            print(f"{'  held out, ' + corpus:34s} {lf:8.3f} {bf:13.3f}  ({len(idx)} docs)")
+    if args.predictions:
+        from spacy_simalign.formats import alignment_record, atomic_output, dump_line
+
+        with atomic_output(args.predictions) as handle:
+            for p, beads in zip(pairs, held_out):
+                handle.write(dump_line(alignment_record(p.id, beads)))
     print(f"\n{len(pairs)} documents, {args.folds} folds by document, seed {args.seed}, {time.time() - t0:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
