@@ -42,7 +42,8 @@ class PartialOutput:
     def open(self, expected_ids: Iterable[str], resume: bool = False) -> int:
         """Open for writing; returns the number of input records already done (0 unless
         resuming). `expected_ids` are the input ids in order (read only when resuming)."""
-        if resume and os.path.exists(self.partial):
+        if resume and os.path.exists(self.partial) and (os.path.exists(self.meta) or os.path.getsize(self.partial)):
+            # (an empty partial file without settings: killed before its first write, start over)
             self._check_settings()
             self._lock(os.O_RDWR)
             self.kept = self.done = self._keep_valid_prefix(expected_ids)

@@ -180,3 +180,18 @@ def test_bad_engine_options_are_clear_errors(tmp_path, deplain_pairs, capsys):
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_pipelines_are_rebuilt_past_the_vocab_limit_with_the_same_output(deplain_pairs, monkeypatch):
+    """The blank pipeline's vocab grows with every new token; past MAX_VOCAB it is rebuilt,
+    which keeps memory flat over long runs and must not change the output."""
+    from spacy_simalign.engines import work
+
+    batch = records(deplain_pairs, 3)
+    job = AlignJob("massalign", batch_size=1)
+    expected = [align_records([r], job)[0] for r in batch]
+    built = work.STATS["pipelines_built"]
+    monkeypatch.setattr(work, "MAX_VOCAB", 10)
+    got = [align_records([r], job)[0] for r in batch]
+    assert got == expected
+    assert work.STATS["pipelines_built"] >= built + 2

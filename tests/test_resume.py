@@ -145,3 +145,12 @@ def test_two_runs_cannot_write_the_same_output(tmp_path, uninterrupted, capsys):
     finally:
         os.close(fd)
     assert not out.exists()
+
+
+def test_an_empty_partial_without_settings_starts_over(tmp_path, uninterrupted, capsys):
+    """Killed between creating OUTPUT.partial and writing its settings: nothing to keep."""
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    out.with_name(out.name + ".partial").write_bytes(b"")
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0, capsys.readouterr().err
+    assert out.read_bytes() == expected

@@ -113,6 +113,17 @@ def prime_encoder(encoder, docs) -> None:
             encoder.encode(list(texts), lang)
 
 
+def refresh_pipelines() -> None:
+    """Drop the cached pipelines (and the other languages' tokenizers of pair.py) so that
+    their vocabularies start empty again; the CRF weights stay cached in methods."""
+    alignment_pipeline.cache_clear()
+    from .. import pair
+
+    tokenizers = getattr(pair, "_tokenizer_for", None)
+    if hasattr(tokenizers, "cache_clear"):
+        tokenizers.cache_clear()
+
+
 def output_record(record: PairRecord, doc) -> Dict[str, Any]:
     """The alignment JSONL object of one aligned Doc pair (FORMATS.md): sentences are
     included for the sides given as raw text."""
@@ -151,7 +162,7 @@ def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str
         for encoder in encoders.values():
             clear_encoder_cache(encoder)
         if any(len(nlp.vocab) > MAX_VOCAB for nlp, _, _ in staged):
-            alignment_pipeline.cache_clear()
+            refresh_pipelines()
         STATS["batches"] += 1
         STATS["pairs"] += len(records)
         return out
