@@ -129,3 +129,12 @@ def test_bad_configuration_is_a_clear_error(tmp_path):
         CRFAligner({"emission": "magic"})
     with pytest.raises(InputError, match="config.json"):
         CRFAligner.load(tmp_path)
+
+
+def test_sides_without_paragraphs_are_one_paragraph(shipped, small_pairs):
+    pair = small_pairs[0]
+    flat_c = Side(list(pair.complex.sentences), [], "de")
+    flat_s = Side(list(pair.simple.sentences), [], "de")
+    beads = shipped.align(flat_c, flat_s)
+    check_beads(beads, pair)
+    assert link_f1([pair], [beads]) >= 0.8

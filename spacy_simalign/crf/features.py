@@ -127,10 +127,10 @@ def _pair_dots(x, rows: np.ndarray, cols: np.ndarray, offset: int) -> np.ndarray
 
 
 def _paragraph_embeddings(emb: np.ndarray, side: Side) -> np.ndarray:
-    if not len(side.paragraphs):
-        return np.zeros((0, emb.shape[1]), dtype=np.float32)
+    """Mean sentence embedding of each paragraph (a side without paragraphs is one paragraph)."""
+    paragraphs = side.paragraphs or [list(range(len(side)))]
     out = np.stack([emb[idx].mean(axis=0) if len(idx) else np.zeros(emb.shape[1], dtype=np.float32)
-                    for idx in side.paragraphs])
+                    for idx in paragraphs])
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
