@@ -154,3 +154,22 @@ def test_an_empty_partial_without_settings_starts_over(tmp_path, uninterrupted, 
     out.with_name(out.name + ".partial").write_bytes(b"")
     assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0, capsys.readouterr().err
     assert out.read_bytes() == expected
+
+
+@pytest.mark.slow
+def test_crf_resume_from_the_middle_of_a_batch_gives_the_same_bytes(tmp_path, deplain_pairs, capsys):
+    """The default aligner encodes a whole batch at once: a resume that starts inside a batch
+    re-encodes that batch as the first run did, so the lines after the cut are the same bytes."""
+    src = tmp_path / "in.jsonl"
+    write_input(src, deplain_pairs, 6)
+    whole = tmp_path / "whole.jsonl"
+    options = ["--method", "crf", "--batch-size", "4"]
+    assert main(["align", str(src), str(whole), *options]) == 0, capsys.readouterr().err
+    expected = whole.read_bytes()
+    out = tmp_path / "out.jsonl"
+    lines = expected.split(b"\n")
+    out.with_name(out.name + ".partial").write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:100])
+    out.with_name(out.name + ".partial.json").write_text(json.dumps(
+        {"version": 1, "settings": {"method": "crf", "model": None, "batch_size": 4, "lang": None}}))
+    assert main(["align", str(src), str(out), *options, "--resume"]) == 0, capsys.readouterr().err
+    assert out.read_bytes() == expected
