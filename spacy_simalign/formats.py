@@ -62,6 +62,8 @@ def parse_json_line(text: str, path: str, number: int) -> Dict[str, Any]:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"invalid JSON ({err.msg}, column {err.colno})", path, number) from None
+    except RecursionError:
+        raise InputError("invalid JSON (nested too deeply)", path, number) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", path, number)
     return obj

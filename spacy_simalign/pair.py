@@ -9,6 +9,7 @@ and `to_disk`, and a pair works with `nlp.pipe` and spaCy `Example`s (the gold
 alignment lives in the reference Doc's extensions). Rich views (the two sides as
 Spans, beads, each sentence's aligned sentences) are getters on top.
 """
+import bisect
 from functools import lru_cache
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -122,17 +123,18 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
         if offsets is not None:
             side_starts = [False] * len(side_doc)
             char_to_token = {t.idx: t.i for t in side_doc}
+            token_starts = [t.idx for t in side_doc]
             paras = []
             for para in offsets:
                 first = None
                 for start, end in para:
                     tok = char_to_token.get(start)
                     if tok is None:  # a sentence start inside a token: split at the nearest token start
-                        tok = min((t.i for t in side_doc if t.idx >= start), default=len(side_doc) - 1)
+                        tok = min(bisect.bisect_left(token_starts, start), len(side_doc) - 1)
                     side_starts[tok] = True
                     first = tok if first is None else first
                 last_end = para[-1][1]
-                end_tok = max((t.i + 1 for t in side_doc if t.idx < last_end), default=first + 1)
+                end_tok = bisect.bisect_left(token_starts, last_end) or first + 1
                 paras.append((base + first, base + end_tok))
             paragraph_tokens[name] = paras
         words.extend(t.text for t in side_doc)
@@ -211,8 +213,10 @@ def apply_segmentation(doc: Doc, name: str, paragraphs: Sequence[Sequence[Tuple[
         end_tok = token_at(offset + para[-1][1] - 1) + 1
         if end_tok > first:
             para_spans.append((first, end_tok))
+    sent_starts = doc.to_array(["SENT_START"]).astype("int64")
     for t in tokens:
-        t.is_sent_start = t.i in starts or t.i == span.start
+        sent_starts[t.i] = 1 if (t.i in starts or t.i == span.start) else -1
+    doc.from_array(["SENT_START"], sent_starts.astype("uint64"))
     doc.spans[f"{name}_paragraphs"] = [doc[s:e] for s, e in para_spans]
 
 
@@ -244,8 +248,10 @@ def side_of(doc: Doc, name: str) -> Side:
     bounds = sorted((p.start, p.end) for p in group)
     paragraphs: List[List[int]] = []
     current = -1
+    bound_starts = [s for s, _ in bounds]
     for i, sent in enumerate(sents):
-        k = next((n for n, (s, e) in enumerate(bounds) if s <= sent.start < e), None)
+        k = bisect.bisect_right(bound_starts, sent.start) - 1
+        k = k if k >= 0 and sent.start < bounds[k][1] else None
         if k is None or k != current or not paragraphs:
             paragraphs.append([])
             current = k

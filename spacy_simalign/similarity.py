@@ -135,6 +135,10 @@ class EmbeddingSimilarity(SimilarityBackend):
 
     dim = 512
 
+    def clear_cache(self) -> None:
+        """Forget the in-memory vectors (the engines do this per batch, so results never depend on earlier batches)."""
+        self._cache.clear()
+
     def matrix(self, a, b, lang_a="de", lang_b="de"):
         if not len(a) or not len(b):
             return np.zeros((len(a), len(b)), dtype=np.float32)

@@ -169,11 +169,11 @@ def test_a_sentence_of_100000_characters(tmp_path):
 
 @pytest.mark.slow
 def test_a_side_of_20000_sentences_within_the_memory_budget(tmp_path, deplain_pairs):
-    """20,000 complex sentences (one paragraph) against a real simple side, in a child process
+    """20,000 complex sentences (in 4,000 paragraphs) against a real simple side, in a child process
     whose peak resident memory must stay under the 2 GB budget."""
     sentences = [s for p in deplain_pairs for para in p["complex"]["paragraphs"] for s in para]
     side = [sentences[k % len(sentences)] + ("" if k < len(sentences) else f" ({k})") for k in range(20_000)]
-    row = pair_from(deplain_pairs[0], "huge", complex={"paragraphs": [side]})
+    row = pair_from(deplain_pairs[0], "huge", complex={"paragraphs": [side[i:i + 5] for i in range(0, 20_000, 5)]})
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_bytes(dump(row))
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
