@@ -13,13 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 from spacy_simalign import lexical, paragraphs
 from spacy_simalign.formats import read_pairs
 from spacy_simalign.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.similarity import TfidfSimilarity
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_PAIRS = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 

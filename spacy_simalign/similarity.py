@@ -9,7 +9,7 @@ import hashlib
 import os
 import re
 from collections import OrderedDict
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 import numpy as np
 

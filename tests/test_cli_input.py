@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import load_deplain
 
 GOOD = None

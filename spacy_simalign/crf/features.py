@@ -7,8 +7,8 @@ Each sentence is encoded once; lexical similarities are computed on candidate pa
 so the cost beyond the encoder grows linearly with the number of sentences."""
 import math
 import re
-from dataclasses import dataclass, field
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
