@@ -153,6 +153,8 @@ class SentenceAligner:
         return pair.side_of(doc, "complex"), pair.side_of(doc, "simple")
 
     def _paragraph_links(self, doc: Doc):
+        """The paragraph aligner's links, to align inside them; None (the whole document) when
+        use_paragraphs is off, no paragraph aligner ran, or it found no link at all."""
         return doc._.paragraph_alignment if (self.use_paragraphs and doc._.paragraph_alignment_data) else None
 
     def __call__(self, doc: Doc) -> Doc:
