@@ -13,7 +13,7 @@ $(STAMP): setup.cfg setup.py $(CONSTRAINTS) requirements-dev.txt
 	$(PIP) install -q --upgrade pip setuptools wheel
 	$(PIP) install -q -c $(CONSTRAINTS) torch==2.13.0
 	$(PIP) install -q -c $(CONSTRAINTS) -r requirements-dev.txt
-	$(PIP) install -q -c $(CONSTRAINTS) --no-build-isolation -e ".[transformers,docmatch,distributed,review,test]"
+	$(PIP) install -q -c $(CONSTRAINTS) --no-build-isolation -e ".[transformers,docmatch,distributed,review,datasets,test]"
 	touch $(STAMP)
 
 setup: $(STAMP)
