@@ -76,6 +76,9 @@ def _side_text(value: SideInput) -> Tuple[str, Optional[List[List[Tuple[int, int
     """Text of a side and, for pre-segmented input, the char offsets of each sentence per paragraph."""
     if isinstance(value, str):
         return value, None
+    value = list(value)
+    if value and all(isinstance(item, str) for item in value):
+        value = [value]  # a flat list of sentences (as bertalign takes them): one paragraph
     parts, offsets, pos = [], [], 0
     for k, para in enumerate(value):
         if k:
@@ -97,8 +100,9 @@ def _side_text(value: SideInput) -> Tuple[str, Optional[List[List[Tuple[int, int
 def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = None, lang_simple: str = None,
               id: str = None, gold: Iterable = None) -> Doc:
     """Build a Doc pair. A side is raw text (paragraphs separated by blank lines; the
-    segmenter splits it) or a list of paragraphs, each a list of sentences (boundaries kept
-    exactly). Each side is tokenized by its own language's tokenizer."""
+    segmenter splits it), a list of paragraphs, each a list of sentences, or a flat list of
+    sentences (one paragraph); given sentences keep their boundaries exactly. Each side is
+    tokenized by its own language's tokenizer."""
     install_extensions()
     lang = lang or nlp.lang
     lang_simple = lang_simple or lang

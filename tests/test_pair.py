@@ -60,3 +60,15 @@ def test_cross_lingual_pair_tokenizes_each_side_in_its_language():
     doc = pair.make_pair(nlp, "Der Hund bellt.", "L'homme dort.", lang_simple="fr")
     assert [t.text for t in doc._.simple_side] == ["L'", "homme", "dort", "."]
     assert doc._.pair_info["langs"] == ["de", "fr"]
+
+
+def test_a_flat_list_of_sentences_is_one_presegmented_paragraph(deplain_pairs):
+    nlp = spacy.blank("de")
+    record = deplain_pairs[3]
+    complex_sents = [s for p in record["complex"]["paragraphs"] for s in p]
+    simple_sents = [s for p in record["simple"]["paragraphs"] for s in p]
+    doc = pair.make_pair(nlp, complex_sents, simple_sents)
+    side = pair.side_of(doc, "complex")
+    assert side.sentences == [" ".join(s.split()) for s in complex_sents]
+    assert side.paragraphs == [list(range(len(complex_sents)))]
+    assert len(pair.side_of(doc, "simple")) == len(simple_sents)
