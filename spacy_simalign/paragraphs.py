@@ -261,6 +261,21 @@ JIANG_TAU4 = 0.5   # two consecutive complex paragraphs both holding a sentence 
 JIANG_TAU5 = 0.2   # ... and both within this relative distance are aligned to the simple one (1:2)
 
 
+def best_by_average(avg_max: np.ndarray, tau1: float, max_distance: Optional[float] = None
+                    ) -> Dict[Tuple[int, int], float]:
+    """Each simple paragraph paired with its best complex paragraph by avg-of-max similarity,
+    when that exceeds tau1 (and, given max_distance, lies within that relative distance)."""
+    n_c, n_s = avg_max.shape
+    pairs: Dict[Tuple[int, int], float] = {}
+    if not n_c:
+        return pairs
+    for s in range(n_s):
+        best = int(np.argmax(avg_max[:, s]))
+        if avg_max[best, s] > tau1 and (max_distance is None or relative_distance(best, n_c, s, n_s) < max_distance):
+            pairs[(best, s)] = float(avg_max[best, s])
+    return pairs
+
+
 def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float = JIANG_TAU1,
                               tau2: float = JIANG_TAU2, tau3: float = JIANG_TAU3, tau4: float = JIANG_TAU4,
                               tau5: float = JIANG_TAU5) -> List[ParagraphLink]:
@@ -271,13 +286,8 @@ def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: flo
     Pairs sharing a paragraph are then merged into n:m groups."""
     avg_max, max_sim = jiang_similarities(complex, simple, similarity)
     n_c, n_s = avg_max.shape
-    pairs: Dict[Tuple[int, int], float] = {}
+    pairs = best_by_average(avg_max, tau1, max_distance=tau2)
     for s in range(n_s):
-        if not n_c:
-            break
-        best = int(np.argmax(avg_max[:, s]))
-        if avg_max[best, s] > tau1 and relative_distance(best, n_c, s, n_s) < tau2:
-            pairs[(best, s)] = float(avg_max[best, s])
         for c in range(n_c):
             if max_sim[c, s] > tau3:
                 pairs[(c, s)] = float(max_sim[c, s])
@@ -310,16 +320,8 @@ def jiang_wiki_paragraph_alignment(complex: Side, simple: Side, similarity, tau1
     (symmetric) avg-of-max similarity if above tau1, wherever it is, plus every complex
     paragraph holding a sentence pair above tau2; then merged into n:m groups."""
     avg_max, max_sim = jiang_wiki_similarities(complex, simple, similarity)
-    n_c, n_s = avg_max.shape
-    pairs: Dict[Tuple[int, int], float] = {}
-    for s in range(n_s):
-        if not n_c:
-            break
-        best = int(np.argmax(avg_max[:, s]))
-        if avg_max[best, s] > tau1:
-            pairs[(best, s)] = float(avg_max[best, s])
-        for c in np.nonzero(max_sim[:, s] > tau2)[0]:
-            pairs[(int(c), s)] = float(max_sim[c, s])
+    pairs = best_by_average(avg_max, tau1)
+    pairs.update({(int(c), int(s)): float(max_sim[c, s]) for c, s in np.argwhere(max_sim > tau2)})
     return group_pairs(pairs, pairs)
 
 
