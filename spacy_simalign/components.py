@@ -165,7 +165,9 @@ class SentenceAligner:
         else:
             aligner = self.aligner
             if len(complex_side) and len(simple_side):
-                beads = aligner.align_input(self._featurize(complex_side, simple_side, links, None))
+                # no memo here: at inference each pair is seen once, and a memo would hold
+                # thousands of pairs' features on a corpus run
+                beads = aligner.align_input(aligner.featurize(complex_side, simple_side, links))
             else:
                 beads = []
         pair.set_beads(doc, beads)
@@ -176,8 +178,8 @@ class SentenceAligner:
             yield self(doc)
 
     def _featurize(self, complex_side: Side, simple_side: Side, links, gold):
-        """Features of a pair, memoised while the aligner stays the same (training re-reads
-        the same documents every epoch; features do not depend on the weights)."""
+        """Features of a training pair, memoised while the aligner stays the same (training
+        re-reads the same documents every epoch; features do not depend on the weights)."""
         key = (tuple(complex_side.sentences), tuple(map(tuple, complex_side.paragraphs)), complex_side.lang,
                tuple(simple_side.sentences), tuple(map(tuple, simple_side.paragraphs)), simple_side.lang,
                None if links is None else tuple((tuple(p.complex), tuple(p.simple)) for p in links),
