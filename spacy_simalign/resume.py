@@ -9,6 +9,7 @@ import os
 from typing import Any, Dict, Iterable, List, Optional
 
 from .errors import InputError
+from .formats import atomic_output
 
 
 def fsync_directory(path: str) -> None:
@@ -35,7 +36,6 @@ class PartialOutput:
         self.settings = settings
         self.fd: Optional[int] = None
         self.done = 0          # lines in the partial file (kept from before + written now)
-        self.kept = 0          # lines kept from an interrupted run
         self.created = False
 
     # -- opening ---------------------------------------------------------------------
@@ -46,7 +46,7 @@ class PartialOutput:
             # (an empty partial file without settings: killed before its first write, start over)
             self._check_settings()
             self._lock(os.O_RDWR)
-            self.kept = self.done = self._keep_valid_prefix(expected_ids)
+            self.done = self._keep_valid_prefix(expected_ids)
         else:
             self._lock(os.O_RDWR | os.O_CREAT)
             os.ftruncate(self.fd, 0)
@@ -67,12 +67,8 @@ class PartialOutput:
             raise InputError("another align run is writing this output", self.partial) from None
 
     def _write_meta(self) -> None:
-        tmp = self.meta + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
+        with atomic_output(self.meta) as handle:
             json.dump({"version": 1, "settings": self.settings}, handle, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.meta)
 
     def _check_settings(self) -> None:
         try:

@@ -14,7 +14,6 @@ import os
 import sys
 
 from ..engines import ENGINES, AlignJob, batches, make_engine
-from ..engines.work import align_records
 from ..errors import InputError
 from ..formats import read_pairs
 from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS
@@ -47,11 +46,6 @@ def add_arguments(parser):
                         help="continue an interrupted run from OUTPUT.partial (same options as the first run)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: only when stderr is a terminal and not in CI)")
-
-
-def align_record(record, method: str, model=None):
-    """Align one validated PairRecord and return its alignment JSONL object."""
-    return align_records([record], AlignJob(method, model, batch_size=1))[0]
 
 
 def validate(path: str, default_lang: str = None) -> int:
@@ -100,11 +94,14 @@ def run(args) -> int:
     model = os.path.abspath(args.model) if args.model else None
     job = AlignJob(args.method, model, args.batch_size, args.threads)
     output = PartialOutput(args.output, dict(job.settings(), lang=args.lang))
-    done = output.open((r.id for r in read_pairs(args.input, default_lang=args.lang)), resume=args.resume)
+    # ids were checked unique by validate(): later reads need not hold them all again
+    done = output.open((r.id for r in read_pairs(args.input, default_lang=args.lang, unique_ids=False)),
+                       resume=args.resume)
     progress = Progress(total, start=done, enabled=args.progress)
     try:
         with make_engine(args.engine, args.n_process, args.scheduler) as engine:
-            stream = batches(read_pairs(args.input, default_lang=args.lang), job.batch_size, first=done)
+            stream = batches(read_pairs(args.input, default_lang=args.lang, unique_ids=False), job.batch_size,
+                             first=done)
             for start, lines in engine.map(job, stream):
                 new = lines[max(0, done - start):]
                 output.write(new)
