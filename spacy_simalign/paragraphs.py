@@ -6,17 +6,14 @@ returns ParagraphLinks (groups of complex paragraphs aligned to groups of simple
 Also home of what the lexical sentence aligners share with the paragraph ones: the
 MASSAlign TF-IDF model and the vicinity-driven walk through a similarity matrix."""
 import math
-import re
 from collections import Counter
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .similarity import words
 from .structures import ParagraphLink, Side
-
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
 
 # ---------------------------------------------------------------------------------------
 # MASSAlign's TF-IDF model
@@ -38,7 +35,7 @@ class MassalignTfidf:
         self.idf = {t: math.log2(n / c) for t, c in df.items() if n / c > 1.0}
 
     def tokens(self, text: str) -> List[str]:
-        return [t for t in _TOKEN.findall(text.lower()) if t not in self.stop_words]
+        return [t for t in words(text) if t not in self.stop_words]
 
     def vector(self, text: str) -> Dict[str, float]:
         counts = Counter(self.tokens(text))

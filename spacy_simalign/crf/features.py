@@ -14,10 +14,9 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 import torch
 
+from ..similarity import words
 from ..structures import Side
 from .candidates import candidate_sets, matmul_t, pair_cosines
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 FEATURE_NAMES = (
     "cos", "cos_gap_row", "cos_gap_col", "cos_rank", "c3g", "c3g_gap_row", "word", "word_gap_row",
@@ -81,10 +80,6 @@ class PairInput:
 _SPACES = re.compile(r"\s\s+")
 
 
-def _words(text: str) -> List[str]:
-    return _WORD.findall(text.lower())
-
-
 def _char3(text: str) -> List[str]:
     text = _SPACES.sub(" ", text.lower())
     return [text[i:i + 3] for i in range(len(text) - 2)]
@@ -96,7 +91,7 @@ def _tfidf(texts: Sequence[str], analyzer: str):
     per-call overhead (which matters on many small documents)."""
     from scipy.sparse import csr_matrix
 
-    tokenize = _words if analyzer == "word" else _char3
+    tokenize = words if analyzer == "word" else _char3
     vocab: Dict[str, int] = {}
     indices: List[int] = []
     data: List[int] = []
