@@ -9,6 +9,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..lexical import TFIDF_THRESHOLD
+from ..paragraphs import TFIDF_PARAGRAPH_THRESHOLD
 from ..similarity import SimilarityBackend, TfidfSimilarity
 from ..structures import Side
 from .pairs import SentencePair
@@ -19,13 +21,13 @@ class CandidateSettings:
     """Thresholds of the two matching steps (cosine similarities in [0, 1]); the defaults
     are those of the plugin's `tfidf` aligner (lexical.py, paragraphs.py), not tuned here."""
 
-    paragraph_threshold: float = 0.2
-    sentence_threshold: float = 0.3
+    paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD
+    sentence_threshold: float = TFIDF_THRESHOLD
     both_directions: bool = True
 
 
 def align_paragraphs(complex_side: Side, simple_side: Side, similarity: SimilarityBackend,
-                     threshold: float = 0.2, both_directions: bool = True) -> List[Tuple[int, int, float]]:
+                     threshold: float = TFIDF_PARAGRAPH_THRESHOLD, both_directions: bool = True) -> List[Tuple[int, int, float]]:
     """(complex paragraph, simple paragraph, score): each simple paragraph's best complex
     paragraph, and (with `both_directions`) each complex paragraph's best simple one."""
     sims = similarity.matrix(complex_side.paragraph_texts(), simple_side.paragraph_texts(),

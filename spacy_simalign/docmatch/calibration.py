@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..formats import read_jsonl
+from ..scoring import PRF
 from .strategies import STRATEGIES, strategy_mask
 
 THRESHOLDS = np.round(np.arange(0.0, 100.0 + 1e-9, 0.5), 1)
@@ -40,9 +41,8 @@ def read_gold_pairs(path: str, source_ids: Set[str], target_ids: Set[str]) -> Se
 
 
 def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
-    p = tp / predicted if predicted else 0.0
-    r = tp / gold if gold else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+    scores = PRF(tp, predicted, gold)
+    return scores.p, scores.r, scores.f
 
 
 def sweep(strategy: str, src: np.ndarray, tgt: np.ndarray, sim: np.ndarray, correct: np.ndarray,
