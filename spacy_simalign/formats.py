@@ -35,9 +35,13 @@ class PairRecord:
         return "paragraphs" in (self.complex if name == "complex" else self.simple)
 
     def side(self, name: str) -> Side:
-        """The side as a Side; raw text is split into paragraphs only (one sentence each
-        paragraph is NOT assumed: callers segment raw text with the segmenter)."""
+        """The side as a Side: given paragraphs as they are, raw text segmented by the
+        project's rules (paragraphs at blank lines, sentences as the segmenter splits them)."""
         lang = self.lang if name == "complex" else self.lang_simple
+        if not self.is_presegmented(name):
+            from .xling import side_from_text
+
+            return side_from_text(self.side_input(name), lang)
         return Side.from_paragraphs(self.side_input(name), lang)
 
 

@@ -53,18 +53,13 @@ def pairs_from_matches(args):
 
 
 def pairs_from_pair_file(path):
-    from ..xling import side_from_text
-
     out = []
     for record in read_pairs(path):
         sides, texts = [], []
-        for name, lang in (("complex", record.lang), ("simple", record.lang_simple)):
-            if record.is_presegmented(name):
-                side = record.side(name)
-                texts.append("\n\n".join(" ".join(side.sentences[i] for i in p) for p in side.paragraphs))
-            else:
-                texts.append(record.side_input(name))
-                side = side_from_text(texts[-1], lang)
+        for name in ("complex", "simple"):
+            side = record.side(name)
+            presegmented = record.is_presegmented(name)
+            texts.append("\n\n".join(side.paragraph_texts()) if presegmented else record.side_input(name))
             sides.append(side)
         extra = {k: v for k, v in record.raw.items() if k not in ("id", "complex", "simple", "gold")}
         out.append((record.id, sides[0], sides[1], texts[0], texts[1], extra))
