@@ -215,3 +215,18 @@ def test_amsterdam_command_bad_input(tmp_path, capsys):
     assert main(["amsterdam", str(source), str(out)]) == 2
     assert "bad.jsonl:1:" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("index", [-1, 10_000])
+def test_amsterdam_command_refuses_alignment_indices_out_of_range(tmp_path, deplain_records, index):
+    from spacy_simalign.__main__ import main
+    from spacy_simalign.formats import dump_line
+
+    record = deplain_records[0]
+    pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "aligned.jsonl"
+    pairs.write_text(dump_line(record.raw), encoding="utf-8")
+    alignments.write_text(dump_line({"id": record.id, "alignments": [{"complex": [index], "simple": [0]}]}),
+                          encoding="utf-8")
+    out = tmp_path / "corpus"
+    assert main(["amsterdam", str(pairs), str(out), "--alignments", str(alignments)]) == 2
+    assert not out.exists()

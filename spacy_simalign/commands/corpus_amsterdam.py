@@ -3,10 +3,9 @@ municipal corpus was built (candidates by paragraph-then-sentence best match, or
 aligner's output, then the four post-processing rules), print the counts, export it."""
 from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
 from ..corpus.candidates import CandidateSettings
-from ..corpus.export import FORMATS, CardInfo, export_corpus
+from ..corpus.export import FORMATS, CardInfo, export_corpus, rows_from_alignment_file
 from ..errors import InputError
-from ..formats import read_jsonl, read_pairs
-from ..structures import Bead
+from ..formats import read_pairs
 
 NAME = "amsterdam"
 HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."
@@ -36,36 +35,26 @@ def add_arguments(parser):
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
 
 
-def read_alignments(path: str):
-    out = {}
-    for number, obj in read_jsonl(path):
-        if not isinstance(obj.get("id"), str) or not isinstance(obj.get("alignments"), list):
-            raise InputError("an alignment line needs 'id' and a list 'alignments'", path, number)
-        try:
-            out[obj["id"]] = [Bead.from_json(b) for b in obj["alignments"]]
-        except (KeyError, TypeError, IndexError, ValueError):
-            raise InputError("'alignments' must hold beads {complex: [...], simple: [...], score}",
-                             path, number) from None
-    return out
-
-
 def run(args) -> int:
     from ..similarity import get_similarity
 
     records = list(read_pairs(args.input, default_lang=args.lang))
-    alignments = read_alignments(args.alignments) if args.alignments else None
+    # an alignment file is checked against its pairs (indices in range, the aligner's own
+    # sentences when it wrote them) by the same reader that `export` uses
+    candidates = rows_from_alignment_file(args.input, args.alignments, split_simple=True) if args.alignments else None
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     settings = CandidateSettings(args.paragraph_threshold, args.sentence_threshold)
     try:
         similarity = get_similarity(args.similarity)
     except Exception as err:  # registry lookup of an unknown name
         raise InputError(f"unknown similarity '{args.similarity}': {err}") from None
-    rows, report = build_corpus(records, similarity, settings, args.skip, args.trivial_mode, alignments, args.method)
+    rows, report = build_corpus(records, similarity, settings, args.skip, args.trivial_mode, None, args.method,
+                                 candidates)
     if args.anonymise:
         from ..corpus.anonymise import anonymise_rows
 
         rows = anonymise_rows(rows, records[0].lang if records else "nl")
-    how = ("candidates from " + (f"the alignments in {args.alignments}" if alignments is not None else
+    how = ("candidates from " + (f"the alignments in {args.alignments}" if args.alignments else
                                  f"the plugin's '{args.method}' aligner" if args.method else
                                  f"{args.similarity} best match inside aligned paragraphs (paragraph threshold "
                                  f"{args.paragraph_threshold}, sentence threshold {args.sentence_threshold})")

@@ -175,12 +175,15 @@ class BuildReport:
 
 def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = (), trivial_mode: str = "combined",
                  alignments: Optional[Dict[str, Sequence]] = None,
-                 method: Optional[str] = None) -> Tuple[List[SentencePair], BuildReport]:
+                 method: Optional[str] = None, candidates: Optional[Sequence[SentencePair]] = None
+                 ) -> Tuple[List[SentencePair], BuildReport]:
     """The whole Amsterdam path for pair records (formats.PairRecord): candidate rows, then
     the post-processing rules. Candidates come from, in order of precedence: `alignments`
     (a pair id -> an aligner's beads, e.g. read from `align` output), `method` (a sentence
     method of this plugin: tfidf, massalign, cats-c3g, crf, ...), or by default the
-    Amsterdam paragraph-then-sentence best match in both directions (candidates.py)."""
+    Amsterdam paragraph-then-sentence best match in both directions (candidates.py).
+    `candidates`, when given, are ready rows (e.g. export.rows_from_alignment_file, which
+    checks an alignment file against its pairs) and take precedence over all three."""
     from .candidates import CandidateSettings, candidate_pairs, side_of
     from .pairs import pairs_from_beads
 
@@ -190,10 +193,12 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
         from ..methods import sentence_method
 
         aligner = sentence_method(method)
-    rows: List[SentencePair] = []
+    rows: List[SentencePair] = list(candidates or ())
     documents = paragraph_pairs = 0
     for record in records:
         documents += 1
+        if candidates is not None:
+            continue
         complex_side, simple_side = side_of(record, "complex"), side_of(record, "simple")
         if alignments is not None or aligner is not None:
             if alignments is not None:
