@@ -124,7 +124,7 @@ def test_the_encoder_is_called_once_per_batch_for_all_pairs(deplain_pairs):
     nlp = alignment_pipeline("de", "tfidf", None)
     docs = [pair_from_record(nlp, r) for r in records(deplain_pairs, 2)]
     encoder = RecordingEncoder(get_similarity("use"))
-    prime_encoder(encoder, docs)
+    prime_encoder(encoder, [side_of(d, name) for d in docs for name in ("complex", "simple")])
     assert len(encoder.calls) == 1
     texts, lang = encoder.calls[0]
     every = [s for d in docs for name in ("complex", "simple") for s in side_of(d, name).sentences]

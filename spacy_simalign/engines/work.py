@@ -84,12 +84,7 @@ def sentence_encoder(component, job: AlignJob):
     """The sentence encoder the aligner uses, if it has one (an EmbeddingSimilarity)."""
     encoder = getattr(component, "encoder", None)
     if encoder is None and job.method == "crf":
-        aligner = getattr(component, "aligner", None)
-        encoder = getattr(aligner, "encoder", None)
-        if encoder is None and job.model is None:
-            from ..similarity import get_similarity
-
-            encoder = get_similarity("use")  # the shared instance the default CRF uses
+        encoder = getattr(getattr(component, "aligner", None), "encoder", None)
     return encoder if hasattr(encoder, "encode") else None
 
 
@@ -97,17 +92,13 @@ def clear_encoder_cache(encoder) -> None:
     clear = getattr(encoder, "clear_cache", None)
     if clear is not None:
         clear()
-    elif isinstance(getattr(encoder, "_cache", None), dict):
-        encoder._cache.clear()
 
 
-def prime_encoder(encoder, docs) -> None:
-    """Encode every sentence of the batch in one call per language (first-seen order)."""
+def prime_encoder(encoder, sides) -> None:
+    """Encode every sentence of the batch's sides in one call per language (first-seen order)."""
     by_lang: Dict[str, Dict[str, None]] = {}
-    for doc in docs:
-        for name in ("complex", "simple"):
-            side = side_of(doc, name)
-            by_lang.setdefault(side.lang, {}).update(dict.fromkeys(side.sentences))
+    for side in sides:
+        by_lang.setdefault(side.lang, {}).update(dict.fromkeys(side.sentences))
     for lang, texts in by_lang.items():
         if texts:
             encoder.encode(list(texts), lang)
@@ -115,7 +106,7 @@ def prime_encoder(encoder, docs) -> None:
 
 def refresh_pipelines() -> None:
     """Drop the cached pipelines (and the other languages' tokenizers of pair.py) so that
-    their vocabularies start empty again; the CRF weights stay cached in methods."""
+    their vocabularies start empty again (the rebuilt aligners read their weights again)."""
     alignment_pipeline.cache_clear()
     from .. import pair
 
@@ -124,10 +115,10 @@ def refresh_pipelines() -> None:
         tokenizers.cache_clear()
 
 
-def output_record(record: PairRecord, doc) -> Dict[str, Any]:
-    """The alignment JSONL object of one aligned Doc pair (FORMATS.md): sentences are
-    included for the sides given as raw text."""
-    sentences = {name: side_of(doc, name).sentences for name in ("complex", "simple")
+def output_record(record: PairRecord, doc, sides) -> Dict[str, Any]:
+    """The alignment JSONL object of one aligned Doc pair (FORMATS.md), its (complex, simple)
+    sides as segmented: sentences are included for the sides given as raw text."""
+    sentences = {name: side.sentences for name, side in zip(("complex", "simple"), sides)
                  if not record.is_presegmented(name)}
     return alignment_record(record.id, doc._.beads, sentences.get("complex"), sentences.get("simple"))
 
@@ -144,24 +135,25 @@ def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str
             doc = pair_from_record(nlp, record)
             for _, proc in nlp.pipeline[:cut]:
                 doc = proc(doc)
-            staged.append((nlp, cut, doc))
+            # segmented once here: the aligner after `cut` sets beads, not sentences
+            staged.append((nlp, cut, doc, (side_of(doc, "complex"), side_of(doc, "simple"))))
         encoders = {}
-        for nlp, cut, _ in staged:
+        for nlp, cut, _, _ in staged:
             if cut < len(nlp.pipeline):
                 encoder = sentence_encoder(nlp.pipeline[cut][1], job)
                 if encoder is not None:
                     encoders[id(encoder)] = encoder
         for encoder in encoders.values():
             clear_encoder_cache(encoder)
-            prime_encoder(encoder, [doc for _, _, doc in staged])
+            prime_encoder(encoder, [side for *_, sides in staged for side in sides])
         out = []
-        for record, (nlp, cut, doc) in zip(records, staged):
+        for record, (nlp, cut, doc, sides) in zip(records, staged):
             for _, proc in nlp.pipeline[cut:]:
                 doc = proc(doc)
-            out.append(output_record(record, doc))
+            out.append(output_record(record, doc, sides))
         for encoder in encoders.values():
             clear_encoder_cache(encoder)
-        if any(len(nlp.vocab) > MAX_VOCAB for nlp, _, _ in staged):
+        if any(len(nlp.vocab) > MAX_VOCAB for nlp, *_ in staged):
             refresh_pipelines()
         STATS["batches"] += 1
         STATS["pairs"] += len(records)
