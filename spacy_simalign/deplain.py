@@ -164,9 +164,10 @@ def _read_rows(path: str) -> List[Tuple[int, Dict[str, str]]]:
 
 def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> Dict:
     """One plan CSV as a pair dict (FORMATS.md): both sides pre-segmented in paragraphs
-    (ordered by the plan's paragraph and sentence numbers, titles first) and the gold beads
-    (the connected components of the rows' links, so a sentence shared by two rows gives
-    one n:m bead). Extra fields: corpus, license (from the first row)."""
+    (ordered by the plan's paragraph and sentence numbers, titles first) and the gold beads:
+    one bead per aligned row (identical rows once), so a sentence that several rows share
+    stays in several beads, as in DEplain's own pairs.jsonl. Extra fields: corpus, license
+    (from the first row)."""
     rows = _read_rows(path)
     pair_id = rows[0][1]["pair_id"].strip()
     texts: List[Dict[Tuple[int, int], str]] = [{}, {}]  # per side: id key -> sentence text

@@ -35,9 +35,6 @@ class Article:
     def sentences(self) -> List[str]:
         return [s for p in self.paragraphs for s in p]
 
-    def text(self) -> str:
-        return "\n\n".join("\n".join(p) for p in self.paragraphs)
-
 
 def parse_article(text: str, title: str = "", path: str = "<input>") -> Article:
     """Parse one article file's text: blank lines end paragraphs, `==` lines are headings."""

@@ -62,7 +62,7 @@ def sweep(strategy: str, src: np.ndarray, tgt: np.ndarray, sim: np.ndarray, corr
     return out
 
 
-def best_threshold(table: np.ndarray, thresholds: np.ndarray = THRESHOLDS) -> int:
+def best_threshold(table: np.ndarray) -> int:
     """Row of best F1; among ties, the middle of the tied thresholds."""
     f1 = np.round(table[:, 2], 10)
     rows = np.flatnonzero(f1 == f1.max())
