@@ -8,6 +8,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 import torch
 
+from ..formats import parse_pair
 from ..structures import Bead, Side
 from .aligner import CRFAligner, torch_threads
 from .combine import fit_combination
@@ -29,11 +30,9 @@ class GoldPair:
 
     @classmethod
     def from_record(cls, obj: Dict) -> "GoldPair":
-        """From a pair-JSONL dict whose two sides are pre-segmented paragraphs."""
-        lang = obj.get("lang", "de")
-        c = Side.from_paragraphs(obj["complex"]["paragraphs"], lang)
-        s = Side.from_paragraphs(obj["simple"]["paragraphs"], obj.get("lang_simple", lang))
-        return cls(str(obj.get("id")), c, s, [Bead.from_json(b) for b in obj.get("gold") or []])
+        """From a pair-JSONL dict (validated as formats.parse_pair does; language "de" when absent)."""
+        record = parse_pair(obj, default_lang="de")
+        return cls(record.id, record.side("complex"), record.side("simple"), record.gold or [])
 
 
 def set_seed(seed: int) -> None:
