@@ -74,7 +74,7 @@ def test_crf_nll_on_candidate_lattice_matches_enumeration():
 
 def test_pair_tfidf_equals_scikit_learn(deplain_pairs):
     """The aligner's own TF-IDF (fast on small documents) computes what TfidfVectorizer does."""
-    from spacy_simalign.crf.features import _tfidf
+    from spacy_simalign.crf.tfidf import _tfidf
     from spacy_simalign.similarity import TfidfSimilarity
 
     record = deplain_pairs[3]

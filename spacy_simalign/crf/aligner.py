@@ -6,7 +6,6 @@ with no training and no download."""
 import copy
 import json
 import os
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -18,6 +17,7 @@ from ..structures import Bead, Side
 from .combine import COMBINATIONS, combine, direction_output
 from .features import PairFeaturizer, PairInput
 from .model import CRF
+from .threads import torch_threads
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "crf"
 
@@ -33,20 +33,8 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "combination": "learned",    # "union", "intersection" or "learned"
     "threshold": 0.5,            # link probability kept by the learned combination
     "combination_weights": None,
-    "torch_threads": 1,          # the CRF's tensors are small: one thread is fastest
+    "torch_threads": 1,          # torch threads for training and the cross-encoder (inference is numpy)
 }
-
-
-@contextmanager
-def torch_threads(n: int):
-    old = torch.get_num_threads()
-    if n and n != old:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        if n and n != old:
-            torch.set_num_threads(old)
 
 
 def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]]]:
@@ -111,9 +99,8 @@ class CRFAligner:
         if not len(complex_side) or not len(simple_side):
             return []
         embeddings = (self.featurizer.embed(complex_side), self.featurizer.embed(simple_side))
-        with torch_threads(self.config["torch_threads"]):
-            pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
-            return self.align_input(pair)
+        pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
+        return self.align_input(pair)
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation)."""
@@ -125,12 +112,13 @@ class CRFAligner:
         return combine(s2c, c2s, method, None if weights is None else np.asarray(weights), self.config["threshold"])
 
     def decode(self, pair: PairInput):
-        with torch_threads(self.config["torch_threads"]):
-            outs = []
-            for x in (pair.s2c, pair.c2s):
-                best, marg = self.model.decode(x)
-                outs.append(direction_output(best, marg, x.cand, x.src_is_complex))
-        return outs[0], outs[1]
+        # the feature network decodes in numpy; torch (and its thread setting) serves the cross-encoder
+        threads = self.config["torch_threads"] if self.config["emission"] != "features" else 0
+        with torch_threads(threads):
+            decoded = self.model.decode_many([pair.s2c, pair.c2s])
+        s2c, c2s = (direction_output(best, marg, x.cand.numpy(), x.src_is_complex)
+                    for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s)))
+        return s2c, c2s
 
     # persistence ---------------------------------------------------------------------------
     def save(self, folder: Union[str, Path]) -> None:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
 import numpy as np
-import torch
 
 from ..structures import Bead, beads_from_links
 
@@ -22,18 +21,21 @@ class DirectionOutput:
     probs: Dict[Link, float]
 
 
-def direction_output(best: torch.Tensor, marg: torch.Tensor, cand: torch.Tensor,
-                     src_is_complex: bool) -> DirectionOutput:
+def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_is_complex: bool) -> DirectionOutput:
+    """Links and link probabilities (above 0.01) of one direction from its decoded arrays:
+    best target per source sentence (-1 = none), marginals [n, K+1], candidates [n, K]."""
     def orient(i, j):
         return (i, j) if src_is_complex else (j, i)
 
-    links = [orient(i, int(j)) for i, j in enumerate(best.tolist()) if j >= 0]
+    links = [orient(i, j) for i, j in enumerate(np.asarray(best).tolist()) if j >= 0]
     probs: Dict[Link, float] = {}
-    if cand.numel():
-        rows, ks = torch.nonzero(cand >= 0, as_tuple=True)
-        for i, k, p in zip(rows.tolist(), ks.tolist(), marg[rows, ks + 1].tolist()):
-            if p > 0.01:
-                probs[orient(i, int(cand[i, k]))] = p
+    if cand.size:
+        rows, ks = np.nonzero(cand >= 0)
+        p = np.asarray(marg)[rows, ks + 1]
+        keep = p > 0.01
+        rows, ks = rows[keep], ks[keep]
+        for i, j, q in zip(rows.tolist(), cand[rows, ks].tolist(), p[keep].tolist()):
+            probs[orient(i, j)] = q
     return DirectionOutput(links, probs)
 
 

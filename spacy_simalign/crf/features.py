@@ -5,18 +5,15 @@ languages), length ratio, relative position, paragraph agreement and exact ident
 
 Each sentence is encoded once; lexical similarities are computed on candidate pairs only,
 so the cost beyond the encoder grows linearly with the number of sentences."""
-import math
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 import torch
 
-from ..similarity import words
 from ..structures import Side
-from .candidates import candidate_sets, matmul_t, pair_cosines
+from .candidates import candidate_sets, matmul_t
+from .tfidf import PairProducts, _tfidf_cells, cosines
 
 FEATURE_NAMES = (
     "cos", "cos_gap_row", "cos_gap_col", "cos_rank", "c3g", "c3g_gap_row", "word", "word_gap_row",
@@ -27,6 +24,7 @@ NULL_FEATURE_NAMES = (
     "best_cos", "second_gap", "best_c3g", "best_word", "log_len", "direction", "cross_lingual", "bias",
 )
 N_FEATURES = len(FEATURE_NAMES)
+FEATURE_INDEX = {name: k for k, name in enumerate(FEATURE_NAMES)}
 N_NULL_FEATURES = len(NULL_FEATURE_NAMES)
 LEXICAL = [FEATURE_NAMES.index(n) for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical",
                                             "share_src", "share_tgt")]
@@ -77,60 +75,59 @@ class PairInput:
     n_simple: int
 
 
-_SPACES = re.compile(r"\s\s+")
-
-
-def _char3(text: str) -> List[str]:
-    text = _SPACES.sub(" ", text.lower())
-    return [text[i:i + 3] for i in range(len(text) - 2)]
-
-
-def _tfidf(texts: Sequence[str], analyzer: str):
-    """L2-normalised TF-IDF rows (scipy CSR) fitted on the texts of this pair, or None: raw
-    counts times smoothed IDF, as scikit-learn's TfidfVectorizer computes them, without its
-    per-call overhead (which matters on many small documents)."""
-    from scipy.sparse import csr_matrix
-
-    tokenize = words if analyzer == "word" else _char3
-    vocab: Dict[str, int] = {}
-    indices: List[int] = []
-    data: List[int] = []
-    indptr = [0]
-    for text in texts:
-        for token, count in Counter(tokenize(text)).items():
-            indices.append(vocab.setdefault(token, len(vocab)))
-            data.append(count)
-        indptr.append(len(indices))
-    if not vocab:
-        return None
-    idx = np.asarray(indices, dtype=np.int64)
-    df = np.bincount(idx, minlength=len(vocab))
-    idf = np.log((1.0 + len(texts)) / (1.0 + df)) + 1.0
-    values = np.asarray(data, dtype=np.float64) * idf[idx]
-    x = csr_matrix((values, idx, np.asarray(indptr, dtype=np.int64)), shape=(len(texts), len(vocab)))
-    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
-    x.data /= np.repeat(np.maximum(norms, 1e-12), np.diff(x.indptr))
-    return x
-
-
-def _pair_dots(x, rows: np.ndarray, cols: np.ndarray, offset: int) -> np.ndarray:
-    """Cosines of row `rows[p]` and row `offset + cols[p]` of a normalised sparse matrix, for each p."""
-    if x is None or not len(rows):
-        return np.zeros(len(rows), dtype=np.float32)
-    out = np.asarray(x[rows].multiply(x[cols + offset]).sum(axis=1)).ravel()
-    return np.clip(out, 0.0, 1.0).astype(np.float32)
-
-
-def _paragraph_embeddings(emb: np.ndarray, side: Side) -> np.ndarray:
-    """Mean sentence embedding of each paragraph (a side without paragraphs is one paragraph)."""
-    paragraphs = side.paragraphs or [list(range(len(side)))]
-    out = np.stack([emb[idx].mean(axis=0) if len(idx) else np.zeros(emb.shape[1], dtype=np.float32)
-                    for idx in paragraphs])
+def _paragraph_embeddings(emb: np.ndarray, paragraph: np.ndarray, count: int) -> np.ndarray:
+    """Normalised mean sentence embedding of each of `count` paragraphs (`paragraph`: each
+    sentence's; a paragraph without sentences is zero): a product with the paragraph x sentence
+    membership matrix while that is small, else sums group by group (memory stays linear)."""
+    if count * len(paragraph) <= 65536:
+        member = np.zeros((count, len(paragraph)), dtype=np.float32)
+        member[paragraph, np.arange(len(paragraph))] = 1.0
+        out = member @ emb
+    else:
+        out = np.zeros((count, emb.shape[1]), dtype=np.float32)
+        order = np.argsort(paragraph, kind="stable")
+        grouped = paragraph[order]
+        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+        out[grouped[starts]] = np.add.reduceat(emb[order], starts, axis=0)
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
+@dataclass
+class _Lexical:
+    """A pair's lexical products (same-language pairs only)."""
+
+    word: PairProducts
+    c3g: PairProducts
+    incidence: PairProducts
+    word_counts: Optional[np.ndarray]  # words per sentence, complex then simple; None without words
+
+
+@dataclass
+class _SideData:
+    """What both directions need of one side, computed once: embeddings, paragraph of each
+    sentence, an id per normalised text (equal ids: identical sentences), lengths."""
+
+    side: Side
+    emb: np.ndarray
+    paragraph: np.ndarray
+    n_paragraphs: int
+    text_id: np.ndarray
+    length: np.ndarray  # characters + 1
+
+    @classmethod
+    def of(cls, side: Side, emb: np.ndarray, ids: Dict[str, int]) -> "_SideData":
+        paragraph = np.zeros(len(side), dtype=np.int64)
+        paragraphs = side.paragraphs or [range(len(side))]
+        for k, idx in enumerate(paragraphs):
+            paragraph[list(idx)] = k
+        normalised = [" ".join(t.split()).lower() for t in side.sentences]
+        ids.update(zip(dict.fromkeys(k for k in normalised if k not in ids), range(len(ids), len(ids) + len(side))))
+        text_id = np.fromiter(map(ids.__getitem__, normalised), dtype=np.int64, count=len(side))
+        length = np.fromiter((len(t) + 1 for t in side.sentences), dtype=np.float32, count=len(side))
+        return cls(side, emb, paragraph, len(paragraphs), text_id, length)
+
+    def __len__(self) -> int:
+        return len(self.length)
 
 
 class PairFeaturizer:
@@ -151,15 +148,26 @@ class PairFeaturizer:
                  paragraph_links: Optional[Sequence[Tuple[Sequence[int], Sequence[int]]]] = None,
                  gold_links: Optional[Set[Tuple[int, int]]] = None,
                  embeddings: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> PairInput:
+        """Both directions' inputs (numpy throughout: no torch thread pool to wake for small products)."""
         ec, es = embeddings if embeddings is not None else (self.embed(complex_side), self.embed(simple_side))
+        return self._pair(ec, es, complex_side, simple_side, paragraph_links, gold_links)
+
+    def _pair(self, ec, es, complex_side: Side, simple_side: Side, paragraph_links, gold_links) -> PairInput:
         cross = complex_side.lang != simple_side.lang
         nc, ns = len(complex_side), len(simple_side)
+        ids: Dict[str, int] = {}
+        cdata, sdata = _SideData.of(complex_side, ec, ids), _SideData.of(simple_side, es, ids)
         texts = list(complex_side.sentences) + list(simple_side.sentences)
-        word = c3g = None
-        if not cross and texts:
-            word, c3g = _tfidf(texts, "word"), _tfidf(texts, "char")
+        lexical = None
+        if not cross and texts:  # word and 3-gram TF-IDF products; word incidence counts the words two share
+            word_cells = _tfidf_cells(texts, "word")
+            incidence = PairProducts(word_cells, nc, len(texts), binary=True)
+            lexical = _Lexical(PairProducts(word_cells, nc, len(texts)),
+                               PairProducts(_tfidf_cells(texts, "char"), nc, len(texts)),
+                               incidence, None if word_cells is None else np.maximum(incidence.row_sums, 1.0))
         # paragraph agreement: own cheap paragraph similarity, or the links given by the caller
-        pc, ps = _paragraph_embeddings(ec, complex_side), _paragraph_embeddings(es, simple_side)
+        pc = _paragraph_embeddings(ec, cdata.paragraph, cdata.n_paragraphs)
+        ps = _paragraph_embeddings(es, sdata.paragraph, sdata.n_paragraphs)
         para_sim = matmul_t(ps, pc)
         linked = np.zeros_like(para_sim, dtype=bool)
         if paragraph_links is not None:
@@ -171,50 +179,43 @@ class PairFeaturizer:
         elif para_sim.size:
             linked[np.arange(len(ps)), para_sim.argmax(axis=1)] = True
             linked[para_sim.argmax(axis=0), np.arange(len(pc))] = True
-        para_c, para_s = complex_side.paragraph_of(), simple_side.paragraph_of()
-        norm_c = [_norm(t) for t in complex_side.sentences]
-        norm_s = [_norm(t) for t in simple_side.sentences]
-        common = dict(cross=cross, word=word, c3g=c3g, nc=nc)
-        if word is not None:  # word incidence, for the share of words the two sentences have in common
-            binary = word.copy()
-            binary.data[:] = 1.0
-            common["binary"] = (binary, np.maximum(np.asarray(binary.sum(axis=1)).ravel(), 1.0))
         force_s2c = force_c2s = None
         if gold_links is not None:  # training: the gold labels must be reachable
             force_s2c, force_c2s = {}, {}
             for c, s in gold_links:
                 force_s2c.setdefault(s, set()).add(c)
                 force_c2s.setdefault(c, set()).add(s)
-        s2c = self._direction(es, ec, simple_side, complex_side, para_s, para_c, para_sim, linked, norm_s, norm_c,
-                              src_offset=nc, tgt_offset=0, direction=0.0, force=force_s2c, **common)
-        c2s = self._direction(ec, es, complex_side, simple_side, para_c, para_s, para_sim.T, linked.T, norm_c, norm_s,
-                              src_offset=0, tgt_offset=nc, direction=1.0, force=force_c2s, **common)
+        s2c = self._direction(sdata, cdata, para_sim, linked, False, cross, lexical, force_s2c)
+        c2s = self._direction(cdata, sdata, para_sim.T, linked.T, True, cross, lexical, force_c2s)
         if gold_links is not None:
             s2c.gold = gold_mask(s2c.cand, [(s, c) for c, s in gold_links])
             c2s.gold = gold_mask(c2s.cand, list(gold_links))
         return PairInput(s2c, c2s, nc, ns)
 
-    def _direction(self, e_src, e_tgt, src: Side, tgt: Side, para_src, para_tgt, para_sim, linked, norm_src, norm_tgt,
-                   src_offset, tgt_offset, direction, cross, word, c3g, nc, force=None, binary=None) -> DirectionInput:
+    def _direction(self, src: _SideData, tgt: _SideData, para_sim, linked, src_is_complex: bool, cross: bool,
+                   lexical: Optional["_Lexical"], force=None) -> DirectionInput:
         n, m = len(src), len(tgt)
+        direction = float(src_is_complex)
+        texts = (list(src.side.sentences), list(tgt.side.sentences))
         if n == 0 or m == 0:
             zeros = np.zeros(n, dtype=np.float32)
-            null = self._null(n, zeros, zeros, zeros, zeros, src, direction, cross)
+            null = self._null(src, zeros, zeros, zeros, zeros, direction, cross)
             return DirectionInput(torch.full((n, 0), -1, dtype=torch.long), torch.zeros(n, 0, N_FEATURES), null,
-                                  m, list(src.sentences), list(tgt.sentences), direction == 1.0)
-        cands = candidate_sets(e_src, e_tgt, None if cross else word, src_offset, tgt_offset,
-                               top_k=self.top_k, top_k_lexical=self.top_k_lexical, band=self.band,
-                               neighbours=self.neighbours, chunk=self.chunk,
-                               force=force)
+                                  m, *texts, src_is_complex)
+        word_rows = None
+        if lexical is not None and lexical.word.has_rows:
+            def word_rows(start, stop):
+                return lexical.word.matrix(start, stop, src_is_complex)
+        cands = candidate_sets(src.emb, tgt.emb, word_rows, top_k=self.top_k, top_k_lexical=self.top_k_lexical,
+                               band=self.band, neighbours=self.neighbours, chunk=self.chunk, force=force)
         cand, row_max, row_second, col_max = cands.cand, cands.row_max, cands.row_second, cands.col_max
-        valid = cand >= 0
-        rows, ks = np.nonzero(valid)
+        rows, ks = np.nonzero(cand >= 0)
         cols = cand[rows, ks]
-        cos = pair_cosines(e_src, e_tgt, rows, cols)
+        cos = cands.cos[rows, ks]
         f = np.zeros((n, cand.shape[1], N_FEATURES), dtype=np.float32)
 
         def put(name, values):
-            f[rows, ks, FEATURE_NAMES.index(name)] = values
+            f[rows, ks, FEATURE_INDEX[name]] = values
 
         def row_gap(values):
             best = np.full(n, -np.inf, dtype=np.float32)
@@ -231,44 +232,42 @@ class PairFeaturizer:
         np.put_along_axis(rank, order, np.arange(cand.shape[1])[None, :].repeat(n, 0), axis=1)
         put("cos_rank", 1.0 / (1.0 + rank[rows, ks]))
         best_c3g = best_word = np.zeros(n, dtype=np.float32)
-        if not cross:
-            sc = _pair_dots(c3g, rows + src_offset, cols, tgt_offset)
-            sw = _pair_dots(word, rows + src_offset, cols, tgt_offset)
+        if lexical is not None:
+            sc = cosines(lexical.c3g.pairs(rows, cols, src_is_complex))
+            sw = cosines(lexical.word.pairs(rows, cols, src_is_complex))
             gap_c, best_c3g = row_gap(sc)
             gap_w, best_word = row_gap(sw)
             put("c3g", sc)
             put("c3g_gap_row", gap_c)
             put("word", sw)
             put("word_gap_row", gap_w)
-            if binary is not None:
-                inc, counts = binary
-                shared = np.asarray(inc[rows + src_offset].multiply(inc[cols + tgt_offset]).sum(axis=1)).ravel()
-                put("share_src", shared / counts[rows + src_offset])
-                put("share_tgt", shared / counts[cols + tgt_offset])
-            put("identical", np.array([norm_src[i] == norm_tgt[j] for i, j in zip(rows, cols)], dtype=np.float32))
-        len_src = np.array([len(t) + 1 for t in src.sentences], dtype=np.float32)
-        len_tgt = np.array([len(t) + 1 for t in tgt.sentences], dtype=np.float32)
-        put("log_len_ratio", np.clip(np.log(len_src[rows] / len_tgt[cols]), -3, 3))
+            if lexical.word_counts is not None:
+                common_words = lexical.incidence.pairs(rows, cols, src_is_complex)
+                nc = len(src) if src_is_complex else len(tgt)
+                src_counts = lexical.word_counts[rows + (0 if src_is_complex else nc)]
+                tgt_counts = lexical.word_counts[cols + (nc if src_is_complex else 0)]
+                put("share_src", common_words / src_counts)
+                put("share_tgt", common_words / tgt_counts)
+            put("identical", (src.text_id[rows] == tgt.text_id[cols]).astype(np.float32))
+        put("log_len_ratio", np.clip(np.log(src.length[rows] / tgt.length[cols]), -3, 3))
         pos_src = (np.arange(n) + 0.5) / n
         pos_tgt = (np.arange(m) + 0.5) / m
         put("pos_diff", np.abs(pos_src[rows] - pos_tgt[cols]))
-        psrc, ptgt = np.asarray(para_src), np.asarray(para_tgt)
-        put("para_cos", para_sim[psrc[rows], ptgt[cols]])
-        put("para_link", linked[psrc[rows], ptgt[cols]].astype(np.float32))
+        put("para_cos", para_sim[src.paragraph[rows], tgt.paragraph[cols]])
+        put("para_link", linked[src.paragraph[rows], tgt.paragraph[cols]].astype(np.float32))
         put("direction", direction)
         put("cross_lingual", float(cross))
-        null = self._null(n, row_max, row_second, best_c3g, best_word, src, direction, cross)
-        return DirectionInput(torch.from_numpy(cand).long(), torch.from_numpy(f), null, m,
-                              list(src.sentences), list(tgt.sentences), direction == 1.0)
+        null = self._null(src, row_max, row_second, best_c3g, best_word, direction, cross)
+        return DirectionInput(torch.from_numpy(cand).long(), torch.from_numpy(f), null, m, *texts, src_is_complex)
 
     @staticmethod
-    def _null(n, row_max, row_second, best_c3g, best_word, src: Side, direction, cross) -> torch.Tensor:
-        g = np.zeros((n, N_NULL_FEATURES), dtype=np.float32)
+    def _null(src: _SideData, row_max, row_second, best_c3g, best_word, direction, cross) -> torch.Tensor:
+        g = np.zeros((len(src), N_NULL_FEATURES), dtype=np.float32)
         g[:, 0] = row_max
         g[:, 1] = row_max - row_second
         g[:, 2] = best_c3g
         g[:, 3] = best_word
-        g[:, 4] = [math.log(len(t) + 1) / 5.0 for t in src.sentences]
+        g[:, 4] = np.log(src.length) / 5.0
         g[:, 5] = direction
         g[:, 6] = float(cross)
         g[:, 7] = 1.0
