@@ -1,0 +1,68 @@
+"""Orientation checks of the shipped CRF weights outside their German same-language setting
+(in-sample or silver, not a held-out evaluation):
+1. Dutch: the Amsterdam municipal pairs as silver documents (per Document ID: the distinct
+   Complex rows and the distinct Simple rows in order, one row = one unit, the CSV's row pairs
+   as gold links);
+2. cross-lingual mode: the DEplain-web dev pairs with the simple side declared English, so that
+   the lexical features are masked (the weights were trained on these documents).
+
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_transfer.py
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from spacy_simalign.corpus.pairs import read_amsterdam_csv  # noqa: E402
+from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.crf.train import GoldPair  # noqa: E402
+from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
+from spacy_simalign.structures import Side, beads_from_links  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+
+
+def amsterdam_documents(path: Path):
+    """(complex Side, simple Side, gold beads) per Document ID of the Amsterdam CSV."""
+    by_doc = {}
+    for row in read_amsterdam_csv(str(path)):
+        by_doc.setdefault(row.doc_id, []).append(row)
+    for rows in by_doc.values():
+        complex_ids = {t: k for k, t in enumerate(dict.fromkeys(r.complex for r in rows))}
+        simple_ids = {t: k for k, t in enumerate(dict.fromkeys(r.simple for r in rows))}
+        links = sorted({(complex_ids[r.complex], simple_ids[r.simple]) for r in rows})
+        yield (Side.from_paragraphs([list(complex_ids)], "nl"), Side.from_paragraphs([list(simple_ids)], "nl"),
+               beads_from_links(links))
+
+
+def scores(aligner, documents):
+    scorer = AlignmentScorer()
+    for complex_side, simple_side, gold in documents:
+        scorer.add(gold, aligner.align(complex_side, simple_side), complex_side.sentences, simple_side.sentences)
+    s = scorer.scores()
+    return s["link"]["f"], s["bead_text"]["f"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(DATA))
+    args = ap.parse_args(argv)
+    data = Path(args.data)
+    aligner = CRFAligner.default()
+    dutch = list(amsterdam_documents(data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
+    dev = [GoldPair.from_record(json.loads(line))
+           for line in open(data / "deplain-web-dev" / "pairs.jsonl", encoding="utf-8") if line.strip()]
+    crossed = [(p.complex, Side(p.simple.sentences, p.simple.paragraphs, "en"), p.gold) for p in dev]
+    print(f"{'check':58s} {'docs':>5s} {'link F1':>8s} {'bead-text F1':>13s}")
+    for name, docs in (("Amsterdam nl silver, shipped weights", dutch),
+                       ("DEplain-web dev, simple side declared en (in-sample)", crossed)):
+        lf, bf = scores(aligner, docs)
+        print(f"{name:58s} {len(docs):5d} {lf:8.3f} {bf:13.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
