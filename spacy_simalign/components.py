@@ -203,8 +203,7 @@ class SentenceAligner:
         import torch
 
         from .crf.aligner import CRFAligner
-        from .crf.combine import fit_combination
-        from .crf.train import fit_crf, set_seed
+        from .crf.train import holdout_combination, holdout_split, set_seed
 
         self._rng = random.Random(self.seed)
         if self.weights is not None:
@@ -216,21 +215,13 @@ class SentenceAligner:
         examples = list(get_examples())
         if (aligner.config["combination"] == "learned" and self.combination_epochs > 0 and len(examples) >= 5
                 and self.combination_holdout > 0):
-            order = list(range(len(examples)))
-            random.Random(self.seed + 1).shuffle(order)
-            cut = max(1, int(round(len(order) * self.combination_holdout)))
-            held, rest = order[:cut], order[cut:]
-            first = CRFAligner(self.crf_config, encoder=aligner.encoder)
-            first.model = CRFAligner.build_model(first.config)
-            inputs = [self._featurize(*self._training_input(examples[i])) for i in rest]
-            fit_crf(first, inputs, self.combination_epochs, lr=self.learn_rate,
-                    cross_lingual_rate=self.cross_lingual_rate, seed=self.seed)
-            fitted = []
-            for i in held:
-                c, s, links, gold = self._training_input(examples[i])
-                s2c, c2s = first.decode(self._featurize(c, s, links, None))
-                fitted.append((s2c, c2s, gold))
-            aligner.config["combination_weights"] = [float(w) for w in fit_combination(fitted, self.seed)]
+            held, rest = holdout_split(len(examples), self.combination_holdout, self.seed)
+            held_inputs = [self._training_input(examples[i]) for i in held]
+            aligner.config["combination_weights"] = holdout_combination(
+                self.crf_config, aligner.encoder, [self._featurize(*self._training_input(examples[i])) for i in rest],
+                [self._featurize(c, s, links, None) for c, s, links, _ in held_inputs],
+                [gold for *_, gold in held_inputs], self.combination_epochs, self.seed, lr=self.learn_rate,
+                cross_lingual_rate=self.cross_lingual_rate)
         set_seed(self.seed)
         aligner.model = CRFAligner.build_model(aligner.config)
         aligner.model.eval()
@@ -255,6 +246,7 @@ class SentenceAligner:
         import torch
 
         from .crf.aligner import torch_threads
+        from .crf.train import pair_loss
 
         if self._aligner is None and self.weights is None:
             raise ValueError(f"[{self.name}] update() before initialize(): call nlp.initialize(get_examples) first")
@@ -270,14 +262,9 @@ class SentenceAligner:
                 c, s, links, gold = self._training_input(eg)
                 if not len(c) or not len(s):
                     continue
-                feats = self._featurize(c, s, links, gold)
-                dirs = [feats.s2c, feats.c2s]
-                if self._rng.random() < self.cross_lingual_rate:
-                    dirs = [d.without_lexical() for d in dirs]
-                n = sum(len(d) for d in dirs)
-                if not n:
+                loss, _ = pair_loss(model, self._featurize(c, s, links, gold), self._rng, self.cross_lingual_rate)
+                if loss is None:
                     continue
-                loss = sum(model.nll(d) for d in dirs) / n
                 total = loss if total is None else total + loss
                 docs += 1
             if total is not None:

@@ -45,11 +45,23 @@ def featurize_all(aligner: CRFAligner, pairs: Sequence[GoldPair], with_gold: boo
     return [aligner.featurize(p.complex, p.simple, gold_links=p.links if with_gold else None) for p in pairs]
 
 
+def pair_loss(model, pair: PairInput, rng: random.Random, cross_lingual_rate: float) -> Tuple[Optional[torch.Tensor], int]:
+    """(NLL of both directions per sentence, sentence count) of one training document, or
+    (None, 0) for an empty one; with probability `cross_lingual_rate` the document is shown
+    without its lexical features, as a cross-lingual pair would be."""
+    dirs = [pair.s2c, pair.c2s]
+    if rng.random() < cross_lingual_rate:
+        dirs = [d.without_lexical() for d in dirs]
+    n = sum(len(d) for d in dirs)
+    if not n:
+        return None, 0
+    return sum(model.nll(d) for d in dirs) / n, n
+
+
 def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30, lr: float = 0.01,
             cross_lingual_rate: float = 0.25, seed: int = 0, log: Optional[Callable[[str], None]] = None,
             encoder_lr: float = 3e-5) -> None:
-    """Adam on the summed NLL of both directions, one document per step; a share of the
-    documents is shown without lexical features, as a cross-lingual pair would be."""
+    """Adam on the summed NLL of both directions, one document per step (see pair_loss)."""
     set_seed(seed)
     model = aligner.model
     named = [(k, p) for k, p in model.named_parameters() if p.requires_grad]
@@ -66,14 +78,9 @@ def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30, 
             rng.shuffle(order)
             total, count = 0.0, 0
             for idx in order:
-                pair = inputs[idx]
-                dirs = [pair.s2c, pair.c2s]
-                if rng.random() < cross_lingual_rate:
-                    dirs = [d.without_lexical() for d in dirs]
-                n = sum(len(d) for d in dirs)
-                if not n:
+                loss, n = pair_loss(model, inputs[idx], rng, cross_lingual_rate)
+                if loss is None:
                     continue
-                loss = sum(model.nll(d) for d in dirs) / n
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -82,6 +89,27 @@ def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30, 
             if log:
                 log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
     model.eval()
+
+
+def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[int]]:
+    """(held-out, rest) document indices for fitting the learned combination."""
+    order = list(range(n))
+    random.Random(seed + 1).shuffle(order)
+    cut = max(1, int(round(n * holdout)))
+    return order[:cut], order[cut:]
+
+
+def holdout_combination(config: Dict, encoder, rest: Sequence[PairInput], held: Sequence[PairInput],
+                        held_gold: Sequence[Set[Tuple[int, int]]], epochs: int, seed: int = 0, lr: float = 0.01,
+                        cross_lingual_rate: float = 0.25, log: Optional[Callable[[str], None]] = None) -> List[float]:
+    """Weights of the learned combination of directions: a first CRF trained on the `rest`
+    documents decodes the `held` ones (features without gold), and a logistic model is fitted
+    on its outputs against their gold links."""
+    set_seed(seed)
+    first = CRFAligner(config, encoder=encoder)
+    fit_crf(first, rest, epochs, lr=lr, cross_lingual_rate=cross_lingual_rate, seed=seed, log=log)
+    examples = [first.decode(x) + (gold,) for x, gold in zip(held, held_gold)]
+    return [float(w) for w in fit_combination(examples, seed)]
 
 
 def train_aligner(pairs: Sequence[GoldPair], config: Optional[Dict] = None, epochs: int = 30, seed: int = 0,
@@ -96,21 +124,13 @@ def train_aligner(pairs: Sequence[GoldPair], config: Optional[Dict] = None, epoc
     if inputs is None:
         inputs = featurize_all(aligner, pairs)
     if aligner.config["combination"] == "learned" and len(pairs) >= 5 and holdout > 0:
-        order = list(range(len(pairs)))
-        random.Random(seed + 1).shuffle(order)
-        cut = max(1, int(round(len(order) * holdout)))
-        held, rest = order[:cut], order[cut:]
-        set_seed(seed)
-        first = CRFAligner(config, encoder=aligner.encoder)
-        fit_crf(first, [inputs[i] for i in rest], epochs, seed=seed, log=log)
-        examples = []
-        for i in held:
-            plain = first.featurize(pairs[i].complex, pairs[i].simple)
-            s2c, c2s = first.decode(plain)
-            examples.append((s2c, c2s, pairs[i].links))
-        aligner.config["combination_weights"] = [float(w) for w in fit_combination(examples, seed)]
+        held, rest = holdout_split(len(pairs), holdout, seed)
+        plain = [aligner.featurize(pairs[i].complex, pairs[i].simple) for i in held]
+        weights = holdout_combination(config, aligner.encoder, [inputs[i] for i in rest], plain,
+                                      [pairs[i].links for i in held], epochs, seed, log=log)
+        aligner.config["combination_weights"] = weights
         if log:
-            log(f"combination weights: {np.round(aligner.config['combination_weights'], 3).tolist()}")
+            log(f"combination weights: {np.round(weights, 3).tolist()}")
     set_seed(seed)
     aligner.model = CRFAligner.build_model(aligner.config)
     fit_crf(aligner, inputs, epochs, seed=seed, log=log)
