@@ -112,17 +112,24 @@ def _check_lang(value, key: str, path: str, number: int) -> str:
     return value
 
 
-def _check_beads(beads, sizes, key: str, path: str, number: int) -> List[Bead]:
+def parse_beads(beads, sizes: Tuple[int, int], key: str, path: str, number: int) -> List[Bead]:
+    """Beads from JSON, each [[complex indices], [simple indices]] or {"complex": [...],
+    "simple": [...], "score": x}: every index an integer (not a bool) naming a sentence of its
+    side (`sizes`: the sides' sentence counts, -1 where unknown), the score a number."""
     if not isinstance(beads, list):
         raise InputError(f"'{key}' must be a list of beads [[complex indices], [simple indices]]", path, number)
     out = []
     for b, bead in enumerate(beads):
         if isinstance(bead, dict):
             parts = [bead.get("complex"), bead.get("simple")]
+            score = bead.get("score", 1.0)
+            if isinstance(score, bool) or not isinstance(score, (int, float)):
+                raise InputError(f"'{key}[{b}]' score must be a number", path, number)
         elif isinstance(bead, list) and len(bead) == 2:
             parts = bead
         else:
-            raise InputError(f"'{key}[{b}]' must be [[complex indices], [simple indices]]", path, number)
+            raise InputError(f"'{key}[{b}]' must be [[complex indices], [simple indices]] or "
+                             "{\"complex\": [...], \"simple\": [...], \"score\": x}", path, number)
         for side_name, idx, size in zip(SIDES, parts, sizes):
             if not isinstance(idx, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in idx):
                 raise InputError(f"'{key}[{b}]' {side_name} indices must be a list of integers", path, number)
@@ -146,7 +153,7 @@ def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, defa
     sizes = [_check_side(obj, name, path, number) for name in SIDES]
     gold = None
     if obj.get("gold") is not None:
-        gold = _check_beads(obj["gold"], sizes, "gold", path, number)
+        gold = parse_beads(obj["gold"], sizes, "gold", path, number)
     return PairRecord(obj["id"], lang, lang_simple, obj["complex"], obj["simple"], gold, obj, number)
 
 

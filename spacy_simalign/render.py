@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .errors import InputError
-from .formats import SIDES, PairRecord, parse_pair, read_jsonl, read_pairs
+from .formats import SIDES, PairRecord, parse_beads, parse_pair, read_jsonl, read_pairs
 from .structures import Bead, Side
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -84,22 +84,8 @@ def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str, p
 
 
 def _beads_of_record(obj: Dict[str, Any], path: str, line: int) -> List[Bead]:
-    beads = obj.get("alignments")
-    if not isinstance(beads, list):
-        raise InputError("'alignments' must be a list of {\"complex\": [...], \"simple\": [...], \"score\": x}",
-                         path, line)
-    out = []
-    for b, bead in enumerate(beads):
-        try:
-            parsed = Bead.from_json(bead)
-            ok = all(isinstance(i, int) and not isinstance(i, bool) for i in parsed.complex + parsed.simple)
-        except (KeyError, TypeError, ValueError, IndexError):
-            ok = False
-        if not ok:
-            raise InputError(f"'alignments[{b}]' must be {{\"complex\": [ints], \"simple\": [ints], \"score\": x}}",
-                             path, line)
-        out.append(parsed)
-    return out
+    """The record's beads, checked for shape here and for range once its sides are known."""
+    return parse_beads(obj.get("alignments"), (-1, -1), "alignments", path, line)
 
 
 def load_alignments(path: str) -> Dict[str, Tuple[int, Dict[str, Any]]]:

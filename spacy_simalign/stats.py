@@ -87,22 +87,15 @@ def corpus_correlations(stats: Sequence[PairStats]) -> Dict[str, Dict[str, float
 def read_aligned(path: str, similarity_field: str = "doc_score") -> List[PairStats]:
     """Pair statistics of every line of an alignment JSONL file that carries both sides'
     sentences (`complex_sentences`, `simple_sentences`, as align-xling writes them)."""
-    from .formats import read_jsonl
+    from .formats import parse_beads, read_jsonl
 
     out = []
     for number, obj in read_jsonl(path):
         for key in ("complex_sentences", "simple_sentences", "alignments"):
             if not isinstance(obj.get(key), list):
                 raise InputError(f"alignment line needs list '{key}' (write it with align-xling)", path, number)
-        try:
-            beads = [Bead.from_json(a) for a in obj["alignments"]]
-        except (KeyError, TypeError, ValueError, IndexError):
-            raise InputError("malformed 'alignments' (beads {complex: [...], simple: [...]})", path, number) from None
-        n_s, n_t = len(obj["complex_sentences"]), len(obj["simple_sentences"])
-        for b in beads:
-            if any(not isinstance(i, int) or not 0 <= i < n_s for i in b.complex) or \
-                    any(not isinstance(j, int) or not 0 <= j < n_t for j in b.simple):
-                raise InputError("bead index out of range of the sentences", path, number)
+        sizes = (len(obj["complex_sentences"]), len(obj["simple_sentences"]))
+        beads = parse_beads(obj["alignments"], sizes, "alignments", path, number)
         sim = obj.get(similarity_field)
         if sim is not None and not isinstance(sim, (int, float)):
             raise InputError(f"'{similarity_field}' must be a number", path, number)

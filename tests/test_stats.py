@@ -78,6 +78,10 @@ def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys):
      "out of range"),
     ('{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], "doc_score": "high"}',
      "must be a number"),
+    ('{"id": "x", "alignments": [{"complex": [true], "simple": [0]}], "complex_sentences": ["a"], '
+     '"simple_sentences": ["b"]}', "list of integers"),
+    ('{"id": "x", "alignments": [{"complex": [0], "simple": [0], "score": "0.5"}], "complex_sentences": ["a"], '
+     '"simple_sentences": ["b"]}', "score must be a number"),
 ])
 def test_bad_alignment_files_are_located_errors(tmp_path, capsys, line, message):
     path = tmp_path / "bad.jsonl"

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
-from ..formats import atomic_output, dump_line, read_jsonl, read_pairs
-from ..structures import Bead
+from ..formats import atomic_output, dump_line, parse_beads, read_jsonl, read_pairs
 from .candidates import side_of
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 
@@ -188,22 +187,8 @@ def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple
         record = records[rid]
         complex_sents = obj.get("complex_sentences") or side_of(record, "complex").sentences
         simple_sents = obj.get("simple_sentences") or side_of(record, "simple").sentences
-        beads = []
-        for k, bead in enumerate(obj["alignments"]):
-            try:
-                bead = Bead.from_json(bead)
-                for side, idx, sents in (("complex", bead.complex, complex_sents),
-                                         ("simple", bead.simple, simple_sents)):
-                    for i in idx:
-                        if not isinstance(i, int) or not 0 <= i < len(sents):
-                            raise InputError(f"alignments[{k}] {side} index {i} out of range ({len(sents)} sentences)",
-                                             alignments_path, number)
-            except (KeyError, TypeError, IndexError, ValueError) as err:
-                if isinstance(err, InputError):
-                    raise
-                raise InputError(f"alignments[{k}] is not a bead {{complex, simple, score}}",
-                                 alignments_path, number) from None
-            beads.append(bead)
+        beads = parse_beads(obj["alignments"], (len(complex_sents), len(simple_sents)), "alignments",
+                            alignments_path, number)
         rows.extend(pairs_from_beads(rid, complex_sents, simple_sents, beads, split_simple))
     return rows
 
