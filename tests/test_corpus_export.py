@@ -105,3 +105,24 @@ def test_export_command(tmp_path, deplain_pairs, capsys):
     assert "manual (DEplain gold)" in (out / "README.md").read_text(encoding="utf-8")
     assert main(["export", str(tmp_path / "x")]) == 2
     assert "--rows" in capsys.readouterr().err
+
+
+def test_raw_text_pairs_are_segmented_as_the_aligner_segments_them(tmp_path):
+    """Alignment files without their sentences index the aligner's own segmentation (our rules:
+    "usw." ends a sentence, "Kap. 4" does not); export must read the same sentences back."""
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({
+        "id": "raw-1", "lang": "de",
+        "complex": {"text": "Es gibt Äpfel, Birnen usw. Das ist gut. Siehe Kap. 4 im Anhang."},
+        "simple": {"text": "Es gibt Äpfel und Birnen. Das ist gut. Lesen Sie Kapitel 4."}}) + "\n", encoding="utf-8")
+    aligned = tmp_path / "aligned.jsonl"
+    assert main(["align", str(pairs), str(aligned), "--method", "tfidf"]) == 0
+    record = json.loads(aligned.read_text(encoding="utf-8"))
+    expected = [(" ".join(record["complex_sentences"][i] for i in b["complex"]),
+                 " ".join(record["simple_sentences"][j] for j in b["simple"]))
+                for b in record["alignments"] if b["complex"] and b["simple"]]
+    assert len(record["complex_sentences"]) == 3 and expected
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(json.dumps({"id": record["id"], "alignments": record["alignments"]}) + "\n", encoding="utf-8")
+    rows = rows_from_alignment_file(str(pairs), str(bare))
+    assert [(r.complex, r.simple) for r in rows] == expected

@@ -184,7 +184,7 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
     Amsterdam paragraph-then-sentence best match in both directions (candidates.py).
     `candidates`, when given, are ready rows (e.g. export.rows_from_alignment_file, which
     checks an alignment file against its pairs) and take precedence over all three."""
-    from .candidates import CandidateSettings, candidate_pairs, side_of
+    from .candidates import CandidateSettings, candidate_pairs
     from .pairs import pairs_from_beads
 
     settings = settings or CandidateSettings()
@@ -199,7 +199,7 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
         documents += 1
         if candidates is not None:
             continue
-        complex_side, simple_side = side_of(record, "complex"), side_of(record, "simple")
+        complex_side, simple_side = record.side("complex"), record.side("simple")
         if alignments is not None or aligner is not None:
             if alignments is not None:
                 beads = alignments.get(record.id, ())

@@ -3,7 +3,6 @@ match sentences inside each aligned paragraph pair by best match in both directi
 
 The result deliberately keeps duplicates and several simple versions per complex
 sentence: the post-processing rules in `amsterdam.py` decide what stays."""
-import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -71,36 +70,3 @@ def candidate_pairs(doc_id: str, complex_side: Side, simple_side: Side, similari
             rows.append(SentencePair(doc_id, complex_side.sentences[ci], simple_side.sentences[sj], score,
                                      (ci,), (sj,)))
     return rows, len(para_links)
-
-
-def segment_text(text: str, lang: str) -> Side:
-    """A raw-text side split into paragraphs (blank lines) and sentences (spaCy's rule-based
-    sentencizer), for inputs that are not pre-segmented."""
-    nlp = _sentencizer(lang)
-    paragraphs = []
-    for block in re.split(r"\n\s*\n", text):
-        if block.strip():
-            sents = [s.text.strip() for s in nlp(block.strip()).sents if s.text.strip()]
-            paragraphs.append(sents)
-    return Side.from_paragraphs(paragraphs, lang)
-
-
-_NLP = {}
-
-
-def _sentencizer(lang: str):
-    if lang not in _NLP:
-        import spacy
-
-        nlp = spacy.blank(lang)
-        nlp.add_pipe("sentencizer")
-        _NLP[lang] = nlp
-    return _NLP[lang]
-
-
-def side_of(record, name: str) -> Side:
-    """A PairRecord's side as a Side, segmenting raw text when needed."""
-    lang = record.lang if name == "complex" else record.lang_simple
-    if record.is_presegmented(name):
-        return Side.from_paragraphs(record.side_input(name), lang)
-    return segment_text(record.side_input(name), lang)

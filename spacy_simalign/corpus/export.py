@@ -13,7 +13,6 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
 from ..formats import atomic_output, dump_line, parse_beads, read_jsonl, read_pairs
-from .candidates import side_of
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 
 FORMATS = ("jsonl", "csv", "tsv", "hf")
@@ -185,8 +184,8 @@ def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple
         if not isinstance(obj.get("alignments"), list):
             raise InputError("missing list 'alignments'", alignments_path, number)
         record = records[rid]
-        complex_sents = obj.get("complex_sentences") or side_of(record, "complex").sentences
-        simple_sents = obj.get("simple_sentences") or side_of(record, "simple").sentences
+        complex_sents = obj.get("complex_sentences") or record.side("complex").sentences
+        simple_sents = obj.get("simple_sentences") or record.side("simple").sentences
         beads = parse_beads(obj["alignments"], (len(complex_sents), len(simple_sents)), "alignments",
                             alignments_path, number)
         rows.extend(pairs_from_beads(rid, complex_sents, simple_sents, beads, split_simple))
