@@ -36,6 +36,13 @@ def pairs_from_matches(args):
 
     source = {d.id: d for d in read_documents(args.source, args.allow_mixed_languages)}
     target = {d.id: d for d in read_documents(args.target, args.allow_mixed_languages)}
+    sides = {}  # a document matched several times (union, best-source) is segmented once
+
+    def side(role, doc):
+        if (role, doc.id) not in sides:
+            sides[role, doc.id] = side_from_text(doc.text, doc.lang)
+        return sides[role, doc.id]
+
     out = []
     for number, obj in read_jsonl(args.input):
         for key, docs in (("source", source), ("target", target)):
@@ -47,8 +54,7 @@ def pairs_from_matches(args):
         extra = {"source": s.id, "target": t.id, "lang": s.lang, "lang_simple": t.lang}
         if isinstance(obj.get("score"), (int, float)):
             extra["doc_score"] = float(obj["score"])
-        out.append((f"{s.id}|{t.id}", side_from_text(s.text, s.lang), side_from_text(t.text, t.lang),
-                    s.text, t.text, extra))
+        out.append((f"{s.id}|{t.id}", side("source", s), side("target", t), s.text, t.text, extra))
     return out
 
 
