@@ -265,3 +265,22 @@ def test_calibration_writes_thresholds_that_threshold_auto_reads(tmp_path, capsy
     got = {(m["source"], m["target"]) for m in map(json.loads, out.read_text().splitlines())}
     gold = {(g["source"], g["target"]) for g in map(json.loads, (XLING / "gold_docs.jsonl").read_text().splitlines())}
     assert 2 * len(got & gold) / (len(got) + len(gold)) == pytest.approx(f1, abs=1e-3)
+
+
+def test_held_out_calibration_embeds_each_document_once(tmp_path):
+    """--folds reuses one embedding per document across folds, and scores every strategy."""
+    from spacy_simalign.commands.calibrate_docs import held_out
+    from spacy_simalign.docmatch.calibration import read_gold_pairs
+    from spacy_simalign.docmatch.documents import read_documents
+    from spacy_simalign.docmatch.matcher import DocMatcher
+
+    matcher = DocMatcher.from_config(None, {"docmatch.window_days": 3})
+    encoded = []
+    encode = matcher.embedder.encode
+    matcher.embedder.encode = lambda texts, lang: encoded.extend(texts) or encode(texts, lang)
+    source, target = read_documents(str(XLING / "de.jsonl")), read_documents(str(XLING / "fr.jsonl"))
+    gold = read_gold_pairs(str(XLING / "gold_docs.jsonl"), {d.id for d in source}, {d.id for d in target})
+    results = held_out(matcher, source, target, gold, folds=2)
+    assert sorted(r.strategy for r in results) == sorted(STRATEGIES)
+    assert len(encoded) == len(source) + len(target)
+    assert all(0.0 <= r.f1 <= 1.0 for r in results)

@@ -1,6 +1,7 @@
 """`calibrate-docs`: sweep the document-matching threshold (0..100, step 0.5) on gold pairs,
 print each strategy's best F1 and threshold, and write them into the matcher config
 ([docmatch.thresholds]; default ./docmatch.cfg) for `match-docs --threshold auto`."""
+import dataclasses
 import random
 import sys
 
@@ -29,6 +30,9 @@ def held_out(matcher, source, target, gold, folds: int, seed: int = 0):
     """Cross-validation by document pair: thresholds from the other folds, scored on this one."""
     from ..docmatch.calibration import StrategyResult, calibrate, evaluate_at
 
+    # embed every document once; the folds reuse the vectors
+    source = [dataclasses.replace(d, embedding=v) for d, v in zip(source, matcher.embed(source))]
+    target = [dataclasses.replace(d, embedding=v) for d, v in zip(target, matcher.embed(target))]
     pairs = sorted(gold)
     random.Random(seed).shuffle(pairs)
     parts = [pairs[k::folds] for k in range(folds)]
