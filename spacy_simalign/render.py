@@ -127,9 +127,12 @@ def view_from_record(record: PairRecord, alignment: Optional[Dict[str, Any]] = N
     return PairView(record.id, sides["complex"], sides["simple"], beads, source, raw)
 
 
-def load_views(pairs_path: str, alignments_path: str = None) -> List[PairView]:
-    """One PairView per line of a pair JSONL file, with the aligner's beads where given."""
-    alignments = load_alignments(alignments_path) if alignments_path else {}
+def load_views(pairs_path: str, alignments_path: str = None,
+               alignments: Optional[Dict[str, Tuple[int, Dict[str, Any]]]] = None) -> List[PairView]:
+    """One PairView per line of a pair JSONL file, with the aligner's beads where given
+    (`alignments`: what load_alignments(alignments_path) returned, if the caller has it)."""
+    if alignments is None:
+        alignments = load_alignments(alignments_path) if alignments_path else {}
     views, seen = [], set()
     for record in read_pairs(pairs_path):
         line, obj = alignments.get(record.id, (None, None))

@@ -58,8 +58,8 @@ class PairStore:
         self.alignments_path = alignments_path
         self._lock = threading.Lock()
         # validate everything once at start, so a bad file fails with a located one-line error
-        views = load_views(pairs_path, alignments_path)
         self.alignments = load_alignments(alignments_path) if alignments_path else {}
+        views = load_views(pairs_path, alignments_path, self.alignments)
         self.ids = [v.id for v in views]
 
     # -------------------------------------------------------------- reading
