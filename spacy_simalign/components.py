@@ -245,7 +245,7 @@ class SentenceAligner:
             return losses
         import torch
 
-        from .crf.aligner import torch_threads
+        from .crf.threads import torch_threads
         from .crf.train import pair_loss
 
         if self._aligner is None and self.weights is None:

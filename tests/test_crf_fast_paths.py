@@ -111,7 +111,7 @@ def test_joined_tokenisation_handles_nul_empty_and_final_sigma():
     texts = ["Ein  Test\x00mit NUL", "", "ΟΔΟΣ Σ und ΣΑΣ", "ab", "Über \t alles!", "x", "ΟΔΟΣ"]
     clean = [t.replace("\x00", " ") for t in texts]
     for analyzer, ngram in (("word", 1), ("char", 3)):
-        ours = tfidf._tfidf(texts, analyzer)
+        ours = tfidf._csr(tfidf._tfidf_cells(texts, analyzer), len(texts))
         ref = TfidfSimilarity(analyzer, ngram).vectorizer().fit_transform(clean)
         assert abs((ours @ ours.T).toarray() - (ref @ ref.T).toarray()).max() < 1e-9
 

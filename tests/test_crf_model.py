@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from spacy_simalign.crf.features import N_FEATURES, N_NULL_FEATURES, DirectionInput
-from spacy_simalign.crf.model import CRF, forward_logz, marginals, marginals_np, viterbi, viterbi_np
+from spacy_simalign.crf.model import CRF, forward_logz, marginals, marginals_batch, viterbi, viterbi_batch
 
 
 def random_potentials(n, labels, seed):
@@ -39,8 +39,8 @@ def test_forward_viterbi_marginals_match_brute_force(n, labels, seed):
             expected[i, lab] += pr
     assert torch.allclose(marginals(emit, start, trans), expected, atol=1e-5)
     e, s, t = emit.double().numpy(), start.double().numpy(), trans.double().numpy()
-    assert tuple(viterbi_np(e, s, t).tolist()) == paths[int(scores.argmax())]
-    assert torch.allclose(torch.from_numpy(marginals_np(e, s, t)).float(), expected, atol=1e-5)
+    assert tuple(viterbi_batch(e[None], s[None], t[None])[0].tolist()) == paths[int(scores.argmax())]
+    assert torch.allclose(torch.from_numpy(marginals_batch(e[None], s[None], t[None])[0]).float(), expected, atol=1e-5)
 
 
 def test_restricted_forward_sums_only_allowed_paths():
@@ -65,7 +65,7 @@ def test_crf_nll_on_candidate_lattice_matches_enumeration():
     gold_path = (1, 2, 0)
     expected = torch.logsumexp(scores, 0) - path_score(gold_path, emit, start, trans)
     assert torch.allclose(crf.nll(x), expected, atol=1e-4)
-    best, marg = crf.decode(x)
+    best, marg = (torch.from_numpy(a) for a in crf.decode_many([x])[0])
     assert torch.allclose(marg.sum(1), torch.ones(3), atol=1e-5)
     top = paths[int(scores.argmax())]
     full = torch.cat([torch.full((3, 1), -1), cand], 1)
@@ -74,12 +74,12 @@ def test_crf_nll_on_candidate_lattice_matches_enumeration():
 
 def test_pair_tfidf_equals_scikit_learn(deplain_pairs):
     """The aligner's own TF-IDF (fast on small documents) computes what TfidfVectorizer does."""
-    from spacy_simalign.crf.tfidf import _tfidf
+    from spacy_simalign.crf.tfidf import _csr, _tfidf_cells
     from spacy_simalign.similarity import TfidfSimilarity
 
     record = deplain_pairs[3]
     texts = [t for side in ("complex", "simple") for p in record[side]["paragraphs"] for t in p]
     for analyzer, ngram in (("word", 1), ("char", 3)):
-        ours = _tfidf(texts, analyzer)
+        ours = _csr(_tfidf_cells(texts, analyzer), len(texts))
         ref = TfidfSimilarity(analyzer, ngram).vectorizer().fit_transform(texts)
         assert abs((ours @ ours.T).toarray() - (ref @ ref.T).toarray()).max() < 1e-9

@@ -17,7 +17,6 @@ from ..structures import Bead, Side
 from .combine import COMBINATIONS, combine, direction_output
 from .features import PairFeaturizer, PairInput
 from .model import CRF
-from .threads import torch_threads
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "crf"
 
@@ -112,10 +111,7 @@ class CRFAligner:
         return combine(s2c, c2s, method, None if weights is None else np.asarray(weights), self.config["threshold"])
 
     def decode(self, pair: PairInput):
-        # the feature network decodes in numpy; torch (and its thread setting) serves the cross-encoder
-        threads = self.config["torch_threads"] if self.config["emission"] != "features" else 0
-        with torch_threads(threads):
-            decoded = self.model.decode_many([pair.s2c, pair.c2s])
+        decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
         s2c, c2s = (direction_output(best, marg, x.cand.numpy(), x.src_is_complex)
                     for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s)))
         return s2c, c2s

@@ -98,8 +98,7 @@ class _Lexical:
 
     word: PairProducts
     c3g: PairProducts
-    incidence: PairProducts
-    word_counts: Optional[np.ndarray]  # words per sentence, complex then simple; None without words
+    incidence: PairProducts  # word incidence: products count shared words, row sums count words
 
 
 @dataclass
@@ -116,15 +115,11 @@ class _SideData:
 
     @classmethod
     def of(cls, side: Side, emb: np.ndarray, ids: Dict[str, int]) -> "_SideData":
-        paragraph = np.zeros(len(side), dtype=np.int64)
-        paragraphs = side.paragraphs or [range(len(side))]
-        for k, idx in enumerate(paragraphs):
-            paragraph[list(idx)] = k
-        normalised = [" ".join(t.split()).lower() for t in side.sentences]
-        ids.update(zip(dict.fromkeys(k for k in normalised if k not in ids), range(len(ids), len(ids) + len(side))))
-        text_id = np.fromiter(map(ids.__getitem__, normalised), dtype=np.int64, count=len(side))
+        paragraph = np.asarray(side.paragraph_of(), dtype=np.int64)
+        text_id = np.fromiter((ids.setdefault(" ".join(t.split()).lower(), len(ids)) for t in side.sentences),
+                              dtype=np.int64, count=len(side))
         length = np.fromiter((len(t) + 1 for t in side.sentences), dtype=np.float32, count=len(side))
-        return cls(side, emb, paragraph, len(paragraphs), text_id, length)
+        return cls(side, emb, paragraph, len(side.paragraphs) or 1, text_id, length)
 
     def __len__(self) -> int:
         return len(self.length)
@@ -159,12 +154,11 @@ class PairFeaturizer:
         cdata, sdata = _SideData.of(complex_side, ec, ids), _SideData.of(simple_side, es, ids)
         texts = list(complex_side.sentences) + list(simple_side.sentences)
         lexical = None
-        if not cross and texts:  # word and 3-gram TF-IDF products; word incidence counts the words two share
+        if not cross and texts:  # word and 3-gram TF-IDF products, and word incidence
             word_cells = _tfidf_cells(texts, "word")
-            incidence = PairProducts(word_cells, nc, len(texts), binary=True)
             lexical = _Lexical(PairProducts(word_cells, nc, len(texts)),
                                PairProducts(_tfidf_cells(texts, "char"), nc, len(texts)),
-                               incidence, None if word_cells is None else np.maximum(incidence.row_sums, 1.0))
+                               PairProducts(word_cells, nc, len(texts), binary=True))
         # paragraph agreement: own cheap paragraph similarity, or the links given by the caller
         pc = _paragraph_embeddings(ec, cdata.paragraph, cdata.n_paragraphs)
         ps = _paragraph_embeddings(es, sdata.paragraph, sdata.n_paragraphs)
@@ -241,13 +235,10 @@ class PairFeaturizer:
             put("c3g_gap_row", gap_c)
             put("word", sw)
             put("word_gap_row", gap_w)
-            if lexical.word_counts is not None:
-                common_words = lexical.incidence.pairs(rows, cols, src_is_complex)
-                nc = len(src) if src_is_complex else len(tgt)
-                src_counts = lexical.word_counts[rows + (0 if src_is_complex else nc)]
-                tgt_counts = lexical.word_counts[cols + (nc if src_is_complex else 0)]
-                put("share_src", common_words / src_counts)
-                put("share_tgt", common_words / tgt_counts)
+            common_words = lexical.incidence.pairs(rows, cols, src_is_complex)
+            src_words, tgt_words = (np.maximum(v, 1.0) for v in lexical.incidence.side_sums(src_is_complex))
+            put("share_src", common_words / src_words[rows])
+            put("share_tgt", common_words / tgt_words[cols])
             put("identical", (src.text_id[rows] == tgt.text_id[cols]).astype(np.float32))
         put("log_len_ratio", np.clip(np.log(src.length[rows] / tgt.length[cols]), -3, 3))
         pos_src = (np.arange(n) + 0.5) / n

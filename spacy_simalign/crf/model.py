@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from .features import N_FEATURES, N_NULL_FEATURES, DirectionInput
+from .threads import torch_threads
 
 NEG = -1e4  # score of an impossible label: finite, so that 0 * NEG stays 0 in gradients
 
@@ -163,16 +164,6 @@ def marginals(emit: torch.Tensor, start: torch.Tensor, trans: torch.Tensor) -> t
     return grad
 
 
-def viterbi_np(emit: np.ndarray, start: np.ndarray, trans: np.ndarray) -> np.ndarray:
-    """Viterbi in numpy for one sequence: the best label slot per position [n]."""
-    return viterbi_batch(emit[None], start[None], trans[None])[0]
-
-
-def marginals_np(emit: np.ndarray, start: np.ndarray, trans: np.ndarray) -> np.ndarray:
-    """Forward-backward posteriors in numpy for one sequence, [n, L]."""
-    return marginals_batch(emit[None], start[None], trans[None])[0]
-
-
 def viterbi_batch(emit: np.ndarray, start: np.ndarray, trans: np.ndarray) -> np.ndarray:
     """Viterbi over a batch [B, n, L] / [B, L] / [B, n-1, L, L] in numpy: one small array
     operation a step for the whole batch instead of torch's per-operation overhead."""
@@ -252,27 +243,22 @@ class CRF(nn.Module):
         emit, start, trans = self.potentials(x)
         return forward_logz(emit, start, trans) - forward_logz(emit, start, trans, x.gold)
 
-    def numpy_potentials(self, x: DirectionInput) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(emit, start, trans) as float64 arrays, without autograd or torch's per-op overhead
-        when the emission is the feature network."""
+    def numpy_potentials(self, x: DirectionInput, threads: int = 0) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(emit, start, trans) as float64 arrays: the feature network's in numpy (no autograd, no
+        torch per-op overhead), any other emission's through torch on `threads` threads."""
         if isinstance(self.emission, EmissionNet):
             return (self.emission.forward_np(x),) + self.transition.forward_np(x.cand)
-        with torch.no_grad():
+        with torch.no_grad(), torch_threads(threads):
             return tuple(t.double().numpy() for t in self.potentials(x))
 
-    def decode(self, x: DirectionInput) -> Tuple[torch.Tensor, torch.Tensor]:
-        """(Viterbi target per source sentence, -1 = unaligned, [n]; marginals [n, K+1])."""
-        best, marg = self.decode_many([x])[0]
-        return torch.from_numpy(best), torch.from_numpy(marg)
-
-    def decode_many(self, xs) -> list:
-        """(Viterbi target per source sentence [n] int64, marginals [n, K+1] float32) of each
-        input, decoded as one padded batch."""
+    def decode_many(self, xs, threads: int = 0) -> list:
+        """(Viterbi target per source sentence [n] int64, -1 = unaligned; marginals [n, K+1]
+        float32) of each input, decoded as one padded batch (`threads`: see numpy_potentials)."""
         out = [(np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.float32))] * len(xs)
         live = [k for k, x in enumerate(xs) if len(x)]
         if not live:
             return out
-        emit, start, trans = pad_potentials([self.numpy_potentials(xs[k]) for k in live])
+        emit, start, trans = pad_potentials([self.numpy_potentials(xs[k], threads) for k in live])
         paths, margs = viterbi_batch(emit, start, trans), marginals_batch(emit, start, trans)
         for b, k in enumerate(live):
             cand = xs[k].cand.numpy()

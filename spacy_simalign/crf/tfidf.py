@@ -79,12 +79,6 @@ def _csr(cells, n_rows: int) -> csr_matrix:
     return csr_matrix((values[order], cols[order], indptr), shape=(n_rows, size))
 
 
-def _tfidf(texts: Sequence[str], analyzer: str) -> Optional[csr_matrix]:
-    """The pair's TF-IDF rows as a scipy CSR matrix, or None (see _tfidf_cells)."""
-    cells = _tfidf_cells(texts, analyzer)
-    return None if cells is None else _csr(cells, len(texts))
-
-
 def _pair_dots(x, rows: np.ndarray, cols: np.ndarray, offset: int) -> np.ndarray:
     """Products of row `rows[p]` and row `offset + cols[p]` of a sparse matrix, for each p."""
     if not len(rows):
@@ -99,6 +93,7 @@ class PairProducts:
 
     def __init__(self, cells, n_complex: int, n_texts: int, binary: bool = False):
         self.nc, self.x, self.full = n_complex, None, None
+        self.row_sums = np.zeros(n_texts)
         if cells is None:
             return
         rows, cols, values, size = cells
@@ -111,6 +106,11 @@ class PairProducts:
             self.full = dense[:n_complex] @ dense[n_complex:].T
         else:
             self.x = _csr((rows, cols, values, size), n_texts)
+
+    def side_sums(self, src_is_complex: bool) -> Tuple[np.ndarray, np.ndarray]:
+        """Row sums of the source sentences and of the target sentences."""
+        complex_sums, simple_sums = self.row_sums[:self.nc], self.row_sums[self.nc:]
+        return (complex_sums, simple_sums) if src_is_complex else (simple_sums, complex_sums)
 
     @property
     def has_rows(self) -> bool:

@@ -10,9 +10,10 @@ import torch
 
 from ..formats import parse_pair
 from ..structures import Bead, Side
-from .aligner import CRFAligner, torch_threads
+from .aligner import CRFAligner
 from .combine import fit_combination
 from .features import PairInput
+from .threads import torch_threads
 
 
 @dataclass
