@@ -83,11 +83,6 @@ def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str, p
                                      path, line)
 
 
-def _beads_of_record(obj: Dict[str, Any], path: str, line: int) -> List[Bead]:
-    """The record's beads, checked for shape here and for range once its sides are known."""
-    return parse_beads(obj.get("alignments"), (-1, -1), "alignments", path, line)
-
-
 def load_alignments(path: str) -> Dict[str, Tuple[int, Dict[str, Any]]]:
     """Alignment JSONL (output of `align`) by pair id: (line number, record)."""
     out: Dict[str, Tuple[int, Dict[str, Any]]] = {}
@@ -96,7 +91,7 @@ def load_alignments(path: str) -> Dict[str, Tuple[int, Dict[str, Any]]]:
             raise InputError("missing or non-string field 'id'", path, number)
         if obj["id"] in out:
             raise InputError(f"duplicate id '{obj['id']}'", path, number)
-        _beads_of_record(obj, path, number)
+        parse_beads(obj.get("alignments"), (-1, -1), "alignments", path, number)  # shape now, range per view
         out[obj["id"]] = (number, obj)
     return out
 
@@ -118,8 +113,8 @@ def view_from_record(record: PairRecord, alignment: Optional[Dict[str, Any]] = N
                              f"`align`, whose '{name}_sentences' say how it was split", path, line)
         sides[name] = side_from_text(record.side_input(name), sentences, lang)
     if alignment is not None:
-        beads, source = _beads_of_record(alignment, path, line), "alignments"
-        check_beads(beads, sides["complex"], sides["simple"], "alignments", path, line)
+        sizes = (len(sides["complex"]), len(sides["simple"]))
+        beads, source = parse_beads(alignment.get("alignments"), sizes, "alignments", path, line), "alignments"
     elif record.gold is not None:
         beads, source = list(record.gold), "gold"
     else:
@@ -175,8 +170,12 @@ def _as_view(item, alignment) -> PairView:
     if hasattr(item, "_") and hasattr(item, "vocab"):
         view = view_from_doc(item)
         if alignment is not None:
-            beads = _beads_of_record(alignment, None, None) if isinstance(alignment, dict) else list(alignment)
-            check_beads(beads, view.complex, view.simple, "alignments")
+            if isinstance(alignment, dict):
+                beads = parse_beads(alignment.get("alignments"), (len(view.complex), len(view.simple)),
+                                    "alignments", None, None)
+            else:
+                beads = list(alignment)
+                check_beads(beads, view.complex, view.simple, "alignments")
             view.beads, view.source = beads, "alignments"
         return view
     raise TypeError(f"render() takes pair records (dicts or PairRecord), Doc pairs or (Side, Side[, beads]) "
