@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from ..scoring import PRF
 from ..similarity import words
 
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")
@@ -279,13 +280,9 @@ def rouge_f1(candidate: str, reference: str) -> Dict[str, float]:
     out = {}
     for n in (1, 2):
         c, r = _ngrams(cand, n), _ngrams(ref, n)
-        overlap = sum((c & r).values())
-        p = overlap / max(sum(c.values()), 1)
-        rec = overlap / max(sum(r.values()), 1)
-        out[f"rouge{n}"] = 2 * p * rec / (p + rec) if p + rec else 0.0
+        out[f"rouge{n}"] = PRF(sum((c & r).values()), sum(c.values()), sum(r.values())).f
     lcs = LCSseq.similarity(cand, ref) if cand and ref else 0
-    p, rec = lcs / max(len(cand), 1), lcs / max(len(ref), 1)
-    out["rougeL"] = 2 * p * rec / (p + rec) if p + rec else 0.0
+    out["rougeL"] = PRF(lcs, len(cand), len(ref)).f
     return out
 
 
