@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 CONSTRAINTS := constraints.txt
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast bench lint clean
+.PHONY: setup demo test test-fast bench bench-peers lint clean
 
 $(STAMP): setup.cfg setup.py $(CONSTRAINTS) requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,8 +33,26 @@ bench: $(STAMP)
 	$(PY) project/bench_align_scale.py --method crf --pairs 1000 --big 5000
 	$(PY) project/bench_docmatch.py
 
+# bertalign against our aligners on the same USE encoder (project/bench_peers.py). Not part of
+# `make test`: it builds its own venv, .venv-peers, with Python 3.12 (bertalign 2.0.1 needs it),
+# and runs without the embedding cache so that the whole times include encoding.
+PEERS_VENV := .venv-peers
+PEERS_STAMP := $(PEERS_VENV)/.installed
+PYTHON312 ?= $(shell python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || \
+	{ v=$$(pyenv versions --bare 2>/dev/null | grep '^3\.12' | tail -1); test -n "$$v" && \
+	PYENV_VERSION=$$v python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null; })
+
+$(PEERS_STAMP): project/requirements-peers.txt
+	@test -n "$(PYTHON312)" || { echo "error: python3.12 not found: make bench-peers PYTHON312=/path/to/python3.12"; exit 2; }
+	test -x $(PEERS_VENV)/bin/python || $(PYTHON312) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/python -m pip install -q --no-deps -r project/requirements-peers.txt
+	touch $(PEERS_STAMP)
+
+bench-peers: $(STAMP) $(PEERS_STAMP)
+	env -u SPACY_SIMALIGN_CACHE $(PY) project/bench_peers.py
+
 lint: $(STAMP)
 	$(PY) -m ruff check spacy_simalign project tests
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(PEERS_VENV) build dist *.egg-info
