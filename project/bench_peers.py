@@ -66,7 +66,7 @@ def ours_env() -> Dict[str, str]:
 
 
 def ours_load(path: Path) -> List[Doc]:
-    from spacy_simalign.formats import read_pairs
+    from spacy_simalign.formats.pairs import read_pairs
 
     docs = []
     for record in read_pairs(str(path)):
@@ -138,14 +138,15 @@ class EncoderClock:
 def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[str, Beads], float]:
     """The CLI's code path in this process, after a warm-up on the first pair (pipeline, weights,
     encoder loaded): ({id: beads}, seconds outside the encoder). method: crf | intersection."""
-    from spacy_simalign.formats import read_pairs
+    from spacy_simalign.formats.pairs import read_pairs
+    from spacy_simalign.methods import build_aligner, method_config
 
     records = list(read_pairs(str(path)))
     if method == "crf":
         from spacy_simalign.commands.align import DEFAULT_BATCH_SIZE
         from spacy_simalign.engines.work import AlignJob, align_records
 
-        job = AlignJob("crf", model, DEFAULT_BATCH_SIZE, 0)
+        job = AlignJob(method_config("crf").to_str(), model, DEFAULT_BATCH_SIZE, 0)
         align_records(records[:1], job)
 
         def run():
@@ -154,16 +155,15 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
                 out += align_records(records[i:i + job.batch_size], job)
             return {o["id"]: [(tuple(a["complex"]), tuple(a["simple"])) for a in o["alignments"]] for o in out}
     else:
-        from spacy_simalign.commands.align_xling import pairs_from_pair_file
-        from spacy_simalign.xling import XlingAligner
+        from spacy_simalign.xling_corpus import pairs_from_pair_file
 
-        aligner = XlingAligner(method)
+        aligner = build_aligner(method_config(method))
         pairs = pairs_from_pair_file(str(path))
-        aligner.align(pairs[0][1], pairs[0][2])
+        aligner.align(pairs[0].source, pairs[0].target)
 
         def run():
-            return {pid: [(tuple(b.complex), tuple(b.simple)) for b in aligner.align(src, tgt)]
-                    for pid, src, tgt, *_ in pairs}
+            return {p.id: [(tuple(b.complex), tuple(b.simple)) for b in aligner.align(p.source, p.target)]
+                    for p in pairs}
     with EncoderClock() as clock:
         t0 = time.perf_counter()
         preds = run()
@@ -178,17 +178,18 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
     from cv_crf import folds_of
 
     from spacy_simalign.crf.aligner import CRFAligner
-    from spacy_simalign.crf.train import GoldPair, featurize_all, train_aligner
+    from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner
+    from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()
-    records = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
-    pairs = [GoldPair.from_record(r) for r in records]
+    pairs = read_training_pairs(str(path))
     probe = CRFAligner({})
     inputs = featurize_all(probe, pairs, with_gold=True)
     splits = folds_of(len(pairs), folds, seed)
     for f, test in enumerate(splits):
         train = [i for i in range(len(pairs)) if i not in set(test)]
-        aligner = train_aligner([pairs[i] for i in train], {}, epochs=epochs, seed=seed, encoder=probe.encoder,
+        aligner = train_aligner([pairs[i] for i in train], {}, epochs=epochs,
+                                settings=TrainingSettings(seed=seed, combination_epochs=epochs), encoder=probe.encoder,
                                 inputs=[inputs[i] for i in train])
         aligner.save(outdir / f"fold{f}")
         print(f"  fold {f + 1}/{folds} trained ({len(train)} documents)", file=sys.stderr, flush=True)

@@ -20,7 +20,8 @@ from spacy.tokens import DocBin
 from spacy_simalign import pair
 from spacy_simalign.deplain import read_plan
 from spacy_simalign.errors import InputError
-from spacy_simalign.formats import atomic_output, parse_pair
+from spacy_simalign.formats.jsonl import atomic_output
+from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.readers import gold_doc, read_gold_docs
 
 PARTS = ("train", "dev", "test")

@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.train import GoldPair, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
 from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
-from spacy_simalign.structures import beads_from_links  # noqa: E402
+from spacy_simalign.structures import TrainingPair, beads_from_links  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 PUBLISHED = [("MASSAlign (published)", 0.822, 0.864), ("CATS C3G closest (published)", 0.817, 0.696),
@@ -32,7 +33,7 @@ def folds_of(n: int, k: int, seed: int):
     return [sorted(order[f::k]) for f in range(k)]
 
 
-def lexical_baseline(pair: GoldPair, backend, threshold: float):
+def lexical_baseline(pair: TrainingPair, backend, threshold: float):
     """Each simple sentence to its most similar complex sentence if above threshold (CATS-style closest)."""
     sims = backend.matrix(pair.simple.sentences, pair.complex.sentences)
     links = [(int(sims[i].argmax()), i) for i in range(len(pair.simple))
@@ -60,7 +61,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     config = json.loads(args.config) if args.config else {}
     records = [json.loads(line) for line in open(args.data, encoding="utf-8") if line.strip()]
-    pairs = [GoldPair.from_record(r) for r in records]
+    pairs = [parse_pair(r, default_lang="de").training_pair() for r in records]
     held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
@@ -71,7 +72,8 @@ def main(argv=None) -> int:
     per = {c: [] for c in combos}
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
         train = [i for i in range(len(pairs)) if i not in set(test)]
-        aligner = train_aligner([pairs[i] for i in train], config, epochs=args.epochs, seed=args.seed,
+        settings = TrainingSettings(seed=args.seed, combination_epochs=args.epochs)
+        aligner = train_aligner([pairs[i] for i in train], config, epochs=args.epochs, settings=settings,
                                 encoder=probe.encoder, inputs=[train_inputs[i] for i in train])
         tp = [pairs[i] for i in test]
         for c in combos:
@@ -107,7 +109,8 @@ def main(argv=None) -> int:
             lf, bf = score([pairs[i] for i in idx], [held_out[i] for i in idx])
             print(f"{'  held out, ' + corpus:34s} {lf:8.3f} {bf:13.3f}  ({len(idx)} docs)")
     if args.predictions:
-        from spacy_simalign.formats import alignment_record, atomic_output, dump_line
+        from spacy_simalign.formats.alignments import alignment_record
+        from spacy_simalign.formats.jsonl import atomic_output, dump_line
 
         with atomic_output(args.predictions) as handle:
             for p, beads in zip(pairs, held_out):

@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from spacy_simalign.corpus.pairs import read_amsterdam_csv  # noqa: E402
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.train import GoldPair  # noqa: E402
+from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
 from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Side, beads_from_links  # noqa: E402
 
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
     data = Path(args.data)
     aligner = CRFAligner.default()
     dutch = list(amsterdam_documents(data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
-    dev = [GoldPair.from_record(json.loads(line))
+    dev = [parse_pair(json.loads(line), default_lang="de").training_pair()
            for line in open(data / "deplain-web-dev" / "pairs.jsonl", encoding="utf-8") if line.strip()]
     crossed = [(p.complex, Side(p.simple.sentences, p.simple.paragraphs, "en"), p.gold) for p in dev]
     print(f"{'check':58s} {'docs':>5s} {'link F1':>8s} {'bead-text F1':>13s}")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from spacy_simalign import lexical, paragraphs
-from spacy_simalign.formats import read_pairs
+from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.similarity import TfidfSimilarity
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import spacy
 from spacy.training import Example
 
-from spacy_simalign.components import score_examples
+from spacy_simalign.components.scorer import score_examples
 from spacy_simalign.errors import InputError
-from spacy_simalign.formats import atomic_output
+from spacy_simalign.formats.jsonl import atomic_output
+from spacy_simalign.methods import method_config
 from spacy_simalign.pipeline import alignment_pipeline
 from spacy_simalign.readers import PairCorpus
 
@@ -48,7 +49,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.method:
-            nlp = alignment_pipeline(args.lang, args.method)
+            nlp = alignment_pipeline(args.lang, method_config(args.method).to_str())
         else:
             if not Path(args.model).exists() and not spacy.util.is_package(args.model):
                 raise InputError("no such pipeline folder or package", args.model)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from spacy_simalign.corpus.amsterdam import RULE_NAMES, build_corpus, format_counts  # noqa: E402
 from spacy_simalign.corpus.candidates import CandidateSettings  # noqa: E402
 from spacy_simalign.corpus.export import CardInfo, export_corpus  # noqa: E402
-from spacy_simalign.formats import read_pairs  # noqa: E402
+from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
 
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
 

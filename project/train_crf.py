@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spacy_simalign.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
-from spacy_simalign.crf.train import GoldPair, train_aligner  # noqa: E402
+from spacy_simalign.crf.train import TrainingSettings, train_aligner  # noqa: E402
+from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 
@@ -26,10 +27,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     args = ap.parse_args(argv)
-    pairs = [GoldPair.from_record(json.loads(line)) for line in open(args.data, encoding="utf-8") if line.strip()]
+    pairs = read_training_pairs(args.data)
     t0 = time.time()
+    # the combination is fitted on a first CRF trained as long as the final one
+    settings = TrainingSettings(seed=args.seed, combination_epochs=args.epochs)
     aligner = train_aligner(pairs, json.loads(args.config) if args.config else {}, epochs=args.epochs,
-                            seed=args.seed, log=lambda m: print(m, flush=True))
+                            settings=settings, log=lambda m: print(m, flush=True))
     aligner.save(args.output)
     print(f"trained on {len(pairs)} documents in {time.time() - t0:.0f} s; saved to {args.output}")
     return 0

@@ -8,15 +8,17 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .aligner_protocol import SentenceAlignerBase
 from .paragraphs import (
     MASSALIGN_PARAGRAPH_ALPHA,
     MASSALIGN_SLACK,
-    MassalignTfidf,
-    massalign_model,
+    TFIDF_PARAGRAPH_THRESHOLD,
     tfidf_paragraph_alignment,
     vicinity_paragraph_alignment,
     vicinity_path,
 )
+from .registry import aligner_registry
+from .similarity import MassalignTfidf, massalign_model
 from .structures import Bead, ParagraphLink, Side
 
 Block = Tuple[List[int], List[int]]
@@ -144,7 +146,8 @@ TFIDF_THRESHOLD = 0.3  # not published with the corpus: a moderate cosine, not t
 
 
 def tfidf_align(complex: Side, simple: Side, similarity=None, threshold: float = TFIDF_THRESHOLD,
-                paragraph_links: Optional[Sequence[ParagraphLink]] = None, use_paragraphs: bool = True) -> List[Bead]:
+                paragraph_links: Optional[Sequence[ParagraphLink]] = None, use_paragraphs: bool = True,
+                paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> List[Bead]:
     """Each simple sentence to its most similar complex sentence (word TF-IDF cosine, IDF
     fitted on the pair) if the cosine reaches `threshold`, inside aligned paragraphs: the
     given links, else those of the TF-IDF paragraph aligner (unless use_paragraphs is False).
@@ -156,7 +159,7 @@ def tfidf_align(complex: Side, simple: Side, similarity=None, threshold: float =
     if not len(complex) or not len(simple):
         return []
     if paragraph_links is None and use_paragraphs:
-        paragraph_links = tfidf_paragraph_alignment(complex, simple, similarity)
+        paragraph_links = tfidf_paragraph_alignment(complex, simple, similarity, paragraph_threshold)
     sim = np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang))
     links = {}
     for cs, ss in blocks(complex, simple, paragraph_links):
@@ -230,10 +233,55 @@ def massalign_align(complex: Side, simple: Side, paragraph_links: Optional[Seque
     return disjoint(beads)
 
 
-# name -> (complex, simple, paragraph links or None) -> beads
-SENTENCE_METHODS = {
-    "massalign": lambda complex, simple, links=None: massalign_align(complex, simple, links),
-    "cats-c3g": lambda complex, simple, links=None: cats_align(complex, simple, None, "closest", links),
-    "cats-c3g-seq": lambda complex, simple, links=None: cats_align(complex, simple, None, "closest-seq", links),
-    "tfidf": lambda complex, simple, links=None: tfidf_align(complex, simple, None, TFIDF_THRESHOLD, links),
-}
+# ---------------------------------------------------------------------------------------
+# Registered aligners (registry.py): the functions above with their settings, for the
+# components and `align --method/--config`.
+
+
+class LexicalAligner(SentenceAlignerBase):
+    """One of the functions above with its settings; `similarity` is primed per batch when it
+    is a sentence encoder (a config may give any backend)."""
+
+    def __init__(self, function, similarity=None, **settings):
+        self.function, self.similarity, self.settings = function, similarity, settings
+
+    def encoders(self) -> List:
+        return [self.similarity] if self.similarity is not None else []
+
+    def align(self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
+              ) -> List[Bead]:
+        return self.function(complex, simple, similarity=self.similarity, paragraph_links=paragraph_links,
+                             **self.settings)
+
+
+def _massalign(complex, simple, similarity=None, paragraph_links=None, **settings):
+    return massalign_align(complex, simple, paragraph_links,
+                           similarity.for_pair(complex, simple) if similarity is not None else None, **settings)
+
+
+@aligner_registry("spacy-simalign.MASSAlign.v1")
+def make_massalign(similarity=None, acceptable_similarity: float = MASSALIGN_SENTENCE_ALPHA,
+                   slack: float = MASSALIGN_SLACK, paragraph_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
+                   use_paragraphs: bool = True) -> LexicalAligner:
+    """MASSAlign (Paetzold et al., 2017): vicinity-driven paragraph then sentence alignment;
+    `similarity` default: MASSAlign's TF-IDF model of each pair."""
+    return LexicalAligner(_massalign, similarity, acceptable_similarity=acceptable_similarity, slack=slack,
+                          paragraph_similarity=paragraph_similarity, use_paragraphs=use_paragraphs)
+
+
+@aligner_registry("spacy-simalign.CATS.v1")
+def make_cats(similarity=None, strategy: str = "closest", group: bool = True) -> LexicalAligner:
+    """CATS (Štajner et al., 2018): "closest" or "closest-seq" (keeping sequence); default
+    similarity C3G; group=false keeps each simple sentence its own 1:1 bead."""
+    if strategy not in ("closest", "closest-seq"):
+        raise ValueError(f"unknown CATS strategy '{strategy}' (closest, closest-seq)")
+    return LexicalAligner(cats_align, similarity, strategy=strategy, group=group)
+
+
+@aligner_registry("spacy-simalign.Tfidf.v1")
+def make_tfidf_aligner(similarity=None, threshold: float = TFIDF_THRESHOLD, use_paragraphs: bool = True,
+                       paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> LexicalAligner:
+    """Each simple sentence to its most similar complex sentence if the cosine reaches
+    `threshold`, inside paragraphs linked by the same similarity (>= paragraph_threshold)."""
+    return LexicalAligner(tfidf_align, similarity, threshold=threshold, use_paragraphs=use_paragraphs,
+                          paragraph_threshold=paragraph_threshold)

@@ -1,72 +1,150 @@
-"""The alignment methods by name, as plain functions over Sides: what the components and
-the `align` command dispatch to. Each sentence method takes (complex, simple, paragraph
-links or None) and returns beads; each paragraph method returns ParagraphLinks."""
-from typing import Callable, Dict, List, Optional
+"""Named aligner configs: `align --method NAME`, `demo --method`, `align-xling --method` and
+the components' defaults map a short name to a registered aligner with its default settings
+(a config section [aligner] that `align --config FILE` can replace with any other). Print
+one with `python -m spacy_simalign init-config NAME`, edit it, pass it with --config."""
+from typing import Dict, Optional
 
-from .structures import Bead, ParagraphLink, Side
+from thinc.api import Config
 
-SentenceMethod = Callable[[Side, Side, Optional[List[ParagraphLink]]], List[Bead]]
-ParagraphMethod = Callable[[Side, Side], List[ParagraphLink]]
+from .configs import read_config, resolve_section
+from .errors import InputError
 
 DEFAULT_SENTENCE_METHOD = "crf"
+DEFAULT_PARAGRAPH_METHOD = "jiang"
 
+SENTENCE_METHODS: Dict[str, str] = {
+    "crf": """
+[aligner]
+@simalign_aligners = "spacy-simalign.CRFAligner.v1"
+weights = "shipped"
 
-_CRF_CACHE: Dict[str, object] = {}
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+""",
+    "massalign": """
+[aligner]
+@simalign_aligners = "spacy-simalign.MASSAlign.v1"
+acceptable_similarity = 0.2
+slack = 0.05
+paragraph_similarity = 0.3
+use_paragraphs = true
 
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.MassalignSimilarity.v1"
+stop_words = true
+""",
+    "cats-c3g": """
+[aligner]
+@simalign_aligners = "spacy-simalign.CATS.v1"
+strategy = "closest"
+group = true
 
-def crf_aligner(weights: Optional[str] = None):
-    """The CRF aligner with the shipped weights, or with those of a folder; loaded once per process."""
-    key = weights or "<default>"
-    if key not in _CRF_CACHE:
-        from .crf.aligner import CRFAligner
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.CharNgramSimilarity.v1"
+n = 3
+""",
+    "cats-c3g-seq": """
+[aligner]
+@simalign_aligners = "spacy-simalign.CATS.v1"
+strategy = "closest-seq"
+group = true
 
-        _CRF_CACHE[key] = CRFAligner.load(weights) if weights else CRFAligner.default()
-    return _CRF_CACHE[key]
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.CharNgramSimilarity.v1"
+n = 3
+""",
+    "tfidf": """
+[aligner]
+@simalign_aligners = "spacy-simalign.Tfidf.v1"
+threshold = 0.3
+use_paragraphs = true
+paragraph_threshold = 0.2
 
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
+analyzer = "word"
+ngram = 1
+""",
+    "intersection": """
+[aligner]
+@simalign_aligners = "spacy-simalign.XlingIntersection.v1"
+threshold = 40.0
 
-def _crf(weights: Optional[str] = None) -> SentenceMethod:
-    aligner = crf_aligner(weights)
-    return lambda c, s, links=None: aligner.align(c, s, paragraph_links=links)
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+""",
+}
 
+PARAGRAPH_METHODS: Dict[str, str] = {
+    "jiang": """
+[aligner]
+@simalign_aligners = "spacy-simalign.JiangParagraphs.v1"
+tau1 = 0.1
+tau2 = 0.35
+tau3 = 0.9
+tau4 = 0.5
+tau5 = 0.2
 
-def _lexical(name: str) -> Callable[..., SentenceMethod]:
-    def build(weights: Optional[str] = None) -> SentenceMethod:
-        from . import lexical
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
+analyzer = "word"
+ngram = 1
+""",
+    "jiang-wiki": """
+[aligner]
+@simalign_aligners = "spacy-simalign.JiangWikiParagraphs.v1"
+tau1 = 0.1
+tau2 = 0.8
 
-        return lexical.SENTENCE_METHODS[name]
-    return build
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
+analyzer = "word"
+ngram = 1
+""",
+    "massalign": """
+[aligner]
+@simalign_aligners = "spacy-simalign.MASSAlignParagraphs.v1"
+acceptable_similarity = 0.3
+slack = 0.05
 
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.MassalignSimilarity.v1"
+stop_words = true
+""",
+    "tfidf": """
+[aligner]
+@simalign_aligners = "spacy-simalign.TfidfParagraphs.v1"
+threshold = 0.2
 
-SENTENCE_METHODS: Dict[str, Callable[..., SentenceMethod]] = {
-    "crf": _crf,
-    "massalign": _lexical("massalign"),
-    "cats-c3g": _lexical("cats-c3g"),
-    "cats-c3g-seq": _lexical("cats-c3g-seq"),
-    "tfidf": _lexical("tfidf"),
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
+analyzer = "word"
+ngram = 1
+""",
 }
 
 
-def _paragraph(name: str) -> Callable[[], ParagraphMethod]:
-    def build() -> ParagraphMethod:
-        from . import paragraphs
-
-        return paragraphs.PARAGRAPH_METHODS[name]
-    return build
-
-
-PARAGRAPH_METHODS: Dict[str, Callable[[], ParagraphMethod]] = {
-    name: _paragraph(name) for name in ("jiang", "jiang-wiki", "massalign", "tfidf")
-}
+def method_config(name: str, paragraph: bool = False) -> Config:
+    """The [aligner] config of a named method."""
+    table = PARAGRAPH_METHODS if paragraph else SENTENCE_METHODS
+    if name not in table:
+        kind = "paragraph" if paragraph else "alignment"
+        raise InputError(f"unknown {kind} method '{name}' (known: {', '.join(table)})")
+    return Config().from_str(table[name])
 
 
-def sentence_method(name: str, weights: Optional[str] = None) -> SentenceMethod:
-    """The method's function; `weights` is a trained CRF folder (method crf only)."""
-    if name not in SENTENCE_METHODS:
-        raise KeyError(f"unknown alignment method '{name}' (known: {', '.join(SENTENCE_METHODS)})")
-    return SENTENCE_METHODS[name](weights)
+def load_aligner_config(path: str) -> Config:
+    """An [aligner] config from a file; located one-line errors for a missing file, bad syntax
+    or a missing section."""
+    return read_config(path, "aligner", "aligner", " (see `python -m spacy_simalign init-config crf`)")
 
 
-def paragraph_method(name: str) -> ParagraphMethod:
-    if name not in PARAGRAPH_METHODS:
-        raise KeyError(f"unknown paragraph method '{name}' (known: {', '.join(PARAGRAPH_METHODS)})")
-    return PARAGRAPH_METHODS[name]()
+def build_aligner(config: Config, path: Optional[str] = None, kind: str = "sentence"):
+    """The aligner of an [aligner] config, resolved through the registry (third-party names
+    included, by entry point); bad names or settings are one-line errors."""
+    aligner = resolve_section(config, "aligner", path)
+    wanted = "align_paragraphs" if kind == "paragraph" else "align"
+    if not hasattr(aligner, wanted):
+        raise InputError(f"[aligner] is not a {kind} aligner (it has no {wanted}() method)", path)
+    return aligner
+

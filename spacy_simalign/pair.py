@@ -10,13 +10,13 @@ alignment lives in the reference Doc's extensions). Rich views (the two sides as
 Spans, beads, each sentence's aligned sentences) are getters on top.
 """
 import bisect
-from functools import lru_cache
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from . import caches
 from .errors import InputError
 from .structures import SUPPORTED_LANGS, Bead, ParagraphLink, Side
 
@@ -67,13 +67,14 @@ def install_extensions() -> None:
             Span.set_extension(name, getter=getter)
 
 
-@lru_cache(maxsize=8)
 def _tokenizer_for(lang: str):
-    return spacy.blank(lang).tokenizer
+    """The tokenizer of another language than the pipeline's (the simple side of a cross-lingual pair)."""
+    return caches.shared("tokenizer", lang, lambda: spacy.blank(lang).tokenizer)
 
 
 def _side_text(value: SideInput) -> Tuple[str, Optional[List[List[Tuple[int, int]]]]]:
-    """Text of a side and, for pre-segmented input, the char offsets of each sentence per paragraph."""
+    """Text of a side and, for pre-segmented input, the char offsets of each sentence per
+    paragraph: sentences joined by a space, paragraphs by a blank line, each kept exactly."""
     if isinstance(value, str):
         return value, None
     value = list(value)
@@ -89,7 +90,6 @@ def _side_text(value: SideInput) -> Tuple[str, Optional[List[List[Tuple[int, int
             if j:
                 parts.append(" ")
                 pos += 1
-            sent = " ".join(sent.split())
             parts.append(sent)
             para_offsets.append((pos, pos + len(sent)))
             pos += len(sent)
@@ -112,7 +112,8 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
     words: List[str] = []
     spaces: List[bool] = []
     starts: List[Optional[bool]] = []
-    info: Dict = {"id": id, "langs": [lang, lang_simple], "presegmented": [], "split": 0, "n_tokens": [0, 0]}
+    info: Dict = {"id": id, "langs": [lang, lang_simple], "presegmented": [], "split": 0, "n_tokens": [0, 0],
+                  "offsets": [None, None]}
     paragraph_tokens: Dict[str, List[Tuple[int, int]]] = {}
     for name, value, code in (("complex", complex, lang), ("simple", simple, lang_simple)):
         text, offsets = _side_text(value)
@@ -146,6 +147,8 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
         starts.extend(side_starts)
         info["presegmented"].append(offsets is not None)
         info["n_tokens"][SIDE_NAMES.index(name)] = len(side_doc)
+        if offsets is not None:
+            info["offsets"][SIDE_NAMES.index(name)] = [[list(o) for o in para] for para in offsets]
     if info["split"] < len(words):
         starts[info["split"]] = True
     if words:
@@ -196,7 +199,6 @@ def apply_segmentation(doc: Doc, name: str, paragraphs: Sequence[Sequence[Tuple[
     starts = set()
     para_spans = []
     idx_list = [t.idx for t in tokens]
-    import bisect
 
     def token_at(char: int) -> int:
         k = bisect.bisect_right(idx_list, char) - 1
@@ -206,6 +208,9 @@ def apply_segmentation(doc: Doc, name: str, paragraphs: Sequence[Sequence[Tuple[
         k = bisect.bisect_left(idx_list, char)
         return tokens[min(k, len(tokens) - 1)].i
 
+    if doc._.pair_info is not None:  # the exact sentences side_of reads (a plain Doc has only its Spans)
+        doc._.pair_info.setdefault("offsets", [None, None])[SIDE_NAMES.index(name)] = [
+            [[int(s), int(e)] for s, e in para] for para in paragraphs if para]
     for para in paragraphs:
         if not para:
             continue
@@ -242,11 +247,18 @@ def side_sents(doc: Doc, name: str) -> List[Span]:
 
 
 def side_of(doc: Doc, name: str) -> Side:
-    """A side as plain data (sentences grouped by the paragraph span group), for the aligners."""
+    """A side as plain data, for the aligners: the exact text between the sentence offsets that
+    the segmenter (or the given sentences) set, by paragraph; a side whose sentences another
+    component set (a parser, spaCy's senter) falls back to its sentence Spans."""
     info = _info(doc)
-    sents = side_sents(doc, name)
     lang = info["langs"][SIDE_NAMES.index(name)]
-    group = doc.spans.get(f"{name}_paragraphs") if f"{name}_paragraphs" in doc.spans else None
+    offsets = info.get("offsets", [None, None])[SIDE_NAMES.index(name)]
+    if offsets is not None:
+        from .segmentation.sides import side_from_offsets
+
+        return side_from_offsets(side_span(doc, name).text, offsets, lang)
+    sents = side_sents(doc, name)
+    group = doc.spans[f"{name}_paragraphs"] if f"{name}_paragraphs" in doc.spans else None
     if not group or not len(group):
         return Side([s.text for s in sents], [list(range(len(sents)))] if sents else [], lang)
     bounds = sorted((p.start, p.end) for p in group)

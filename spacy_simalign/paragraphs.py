@@ -4,89 +4,15 @@
 returns ParagraphLinks (groups of complex paragraphs aligned to groups of simple ones).
 
 Also home of what the lexical sentence aligners share with the paragraph ones: the
-MASSAlign TF-IDF model and the vicinity-driven walk through a similarity matrix."""
-import math
-from collections import Counter
-from functools import lru_cache
+vicinity-driven walk through a similarity matrix (MASSAlign's TF-IDF model is a similarity
+backend: similarity.MassalignTfidf)."""
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .similarity import words
+from .registry import aligner_registry
+from .similarity import massalign_model
 from .structures import ParagraphLink, Side
-
-# ---------------------------------------------------------------------------------------
-# MASSAlign's TF-IDF model
-
-
-class MassalignTfidf:
-    """MASSAlign's TFIDFModel: a gensim-style TF-IDF (raw term counts, idf = log2(N / df),
-    L2-normalised) with IDF counted over the sentences of both documents; lower-cased word
-    tokens, optionally without stop words. Any text (a sentence, merged sentences, a
-    paragraph) can then be compared by cosine, as MASSAlign's aligners do."""
-
-    def __init__(self, documents: Iterable[str], stop_words: Optional[set] = None):
-        self.stop_words = stop_words or set()
-        df: Counter = Counter()
-        n = 0
-        for text in documents:
-            n += 1
-            df.update(set(self.tokens(text)))
-        self.idf = {t: math.log2(n / c) for t, c in df.items() if n / c > 1.0}
-
-    def tokens(self, text: str) -> List[str]:
-        return [t for t in words(text) if t not in self.stop_words]
-
-    def vector(self, text: str) -> Dict[str, float]:
-        counts = Counter(self.tokens(text))
-        vec = {t: c * self.idf[t] for t, c in counts.items() if t in self.idf}
-        norm = math.sqrt(sum(v * v for v in vec.values()))
-        return {t: v / norm for t, v in vec.items()} if norm else {}
-
-    def similarity(self, a: str, b: str) -> float:
-        va, vb = self.vector(a), self.vector(b)
-        if len(va) > len(vb):
-            va, vb = vb, va
-        return float(sum(v * vb.get(t, 0.0) for t, v in va.items()))
-
-    def sparse(self, texts: Sequence[str], index: Dict[str, int]):
-        """CSR parts (data, columns, row pointers) of the texts' vectors; grows `index`."""
-        data, cols, indptr = [], [], [0]
-        for text in texts:
-            for term, value in self.vector(text).items():
-                cols.append(index.setdefault(term, len(index)))
-                data.append(value)
-            indptr.append(len(cols))
-        return data, cols, indptr
-
-    def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
-        """Cosine similarities of every text of `a` with every text of `b` (sparse product)."""
-        from scipy.sparse import csr_matrix
-
-        if not len(a) or not len(b):
-            return np.zeros((len(a), len(b)))
-        index: Dict[str, int] = {}
-        parts = [self.sparse(texts, index) for texts in (a, b)]
-        xa, xb = (csr_matrix((d, c, p), shape=(len(p) - 1, max(len(index), 1))) for d, c, p in parts)
-        return np.asarray((xa @ xb.T).todense(), dtype=np.float64)
-
-
-@lru_cache(maxsize=8)
-def stop_words(lang: str) -> frozenset:
-    """spaCy's stop-word list for the language (MASSAlign is run with a stop list)."""
-    try:
-        from spacy.util import get_lang_class
-
-        return frozenset(get_lang_class(lang).Defaults.stop_words)
-    except (ImportError, KeyError, AttributeError):  # an unknown language: no stop words
-        return frozenset()
-
-
-def massalign_model(complex: Side, simple: Side, use_stop_words: bool = True) -> MassalignTfidf:
-    """The TF-IDF model MASSAlign builds from the two documents of a pair."""
-    stops = stop_words(complex.lang) if use_stop_words else None
-    return MassalignTfidf(list(complex.sentences) + list(simple.sentences), stops)
-
 
 # ---------------------------------------------------------------------------------------
 # The vicinity-driven walk (MASSAlign)
@@ -374,22 +300,54 @@ def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity=None,
     return group_pairs(pairs, pairs)
 
 
-def _jiang(complex: Side, simple: Side) -> List[ParagraphLink]:
+# ---------------------------------------------------------------------------------------
+# Registered paragraph aligners (registry.py), for simalign_paragraph_aligner
+
+
+class ParagraphAligner:
+    """One of the paragraph functions above with its similarity and thresholds."""
+
+    def __init__(self, function, similarity=None, **settings):
+        self.function, self.similarity, self.settings = function, similarity, settings
+
+    def align_paragraphs(self, complex: Side, simple: Side) -> List[ParagraphLink]:
+        similarity = self.similarity.for_pair(complex, simple) if self.similarity is not None else None
+        return self.function(complex, simple, similarity, **self.settings)
+
+
+def _word_tfidf(similarity):
+    if similarity is not None:
+        return similarity
     from .similarity import TfidfSimilarity
 
-    return jiang_paragraph_alignment(complex, simple, TfidfSimilarity("word", 1))
+    return TfidfSimilarity("word", 1)
 
 
-def _jiang_wiki(complex: Side, simple: Side) -> List[ParagraphLink]:
-    from .similarity import TfidfSimilarity
+@aligner_registry("spacy-simalign.JiangParagraphs.v1")
+def make_jiang_paragraphs(similarity=None, tau1: float = JIANG_TAU1, tau2: float = JIANG_TAU2,
+                          tau3: float = JIANG_TAU3, tau4: float = JIANG_TAU4,
+                          tau5: float = JIANG_TAU5) -> ParagraphAligner:
+    """Jiang et al. (2020) Algorithms 1+2 (Newsela); default similarity word TF-IDF."""
+    return ParagraphAligner(jiang_paragraph_alignment, _word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3,
+                            tau4=tau4, tau5=tau5)
 
-    return jiang_wiki_paragraph_alignment(complex, simple, TfidfSimilarity("word", 1))
+
+@aligner_registry("spacy-simalign.JiangWikiParagraphs.v1")
+def make_jiang_wiki_paragraphs(similarity=None, tau1: float = JIANG_WIKI_TAU1,
+                               tau2: float = JIANG_WIKI_TAU2) -> ParagraphAligner:
+    """Jiang et al. (2020) Algorithms 3+4 (Wikipedia); default similarity word TF-IDF."""
+    return ParagraphAligner(jiang_wiki_paragraph_alignment, _word_tfidf(similarity), tau1=tau1, tau2=tau2)
 
 
-# name -> (complex, simple) -> paragraph links; lexical similarity, no model to load.
-PARAGRAPH_METHODS = {
-    "jiang": _jiang,
-    "jiang-wiki": _jiang_wiki,
-    "massalign": lambda complex, simple: vicinity_paragraph_alignment(complex, simple),
-    "tfidf": lambda complex, simple: tfidf_paragraph_alignment(complex, simple),
-}
+@aligner_registry("spacy-simalign.MASSAlignParagraphs.v1")
+def make_massalign_paragraphs(similarity=None, acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
+                              slack: float = MASSALIGN_SLACK) -> ParagraphAligner:
+    """MASSAlign's vicinity-driven paragraph aligner; default similarity its TF-IDF model of the pair."""
+    return ParagraphAligner(vicinity_paragraph_alignment, similarity, acceptable_similarity=acceptable_similarity,
+                            slack=slack)
+
+
+@aligner_registry("spacy-simalign.TfidfParagraphs.v1")
+def make_tfidf_paragraphs(similarity=None, threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> ParagraphAligner:
+    """Each simple paragraph to its most similar complex paragraph (>= threshold); default word TF-IDF."""
+    return ParagraphAligner(tfidf_paragraph_alignment, _word_tfidf(similarity), threshold=threshold)

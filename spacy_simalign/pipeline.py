@@ -1,30 +1,50 @@
-"""Building the alignment pipelines that the command line and `demo` use: a blank
-pipeline for the language with our segmenter and the sentence aligner, or a trained
-pipeline folder (`--model`)."""
+"""Building the alignment pipelines that the command line, the engines and `demo` use: a
+blank pipeline for the language with our segmenter and the sentence aligner with a given
+[aligner] config, or a trained pipeline folder (`--model`). Built once per process and
+language (caches)."""
 import os
-from functools import lru_cache
 from typing import Optional
 
-import spacy
-from spacy.language import Language
+from thinc.api import Config
 
-from . import pair
+from . import caches, pair
+from .configs import config_error
 from .errors import InputError
+from .methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS
 
 
-@lru_cache(maxsize=16)
-def alignment_pipeline(lang: str, method: str = "crf", model: Optional[str] = None) -> Language:
-    """spacy.blank(lang) + simalign_segmenter + simalign_sentence_aligner(method); `model` may
-    be a spaCy pipeline folder (config.cfg inside) or a CRF weights file for method crf."""
+def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None):
+    """spacy.blank(lang) + simalign_segmenter + simalign_sentence_aligner with the [aligner]
+    config text `aligner` (default: the CRF); `model` may be a spaCy pipeline folder
+    (config.cfg inside, used as it is) or a CRF weights folder (for the CRF aligner)."""
+    aligner = aligner or SENTENCE_METHODS[DEFAULT_SENTENCE_METHOD]
+    return caches.shared("pipeline", (lang, aligner, model), lambda: _build(lang, aligner, model))
+
+
+def _build(lang: str, aligner: str, model: Optional[str]):
+    import spacy
+    from catalogue import RegistryError
+    from confection import ConfigValidationError
+
     pair.install_extensions()
     if model and os.path.isdir(model) and os.path.exists(os.path.join(model, "config.cfg")):
         return spacy.load(model)
     if model and not os.path.exists(model):
         raise InputError(f"model not found: {model}")
+    config = Config().from_str(aligner)
+    if model:
+        config["aligner"]["weights"] = model
     nlp = spacy.blank(lang)
     nlp.add_pipe("simalign_segmenter")
-    config = {"method": method}
-    if model:
-        config["weights"] = model
-    nlp.add_pipe("simalign_sentence_aligner", config=config)
+    try:
+        nlp.add_pipe("simalign_sentence_aligner", config={"aligner": config["aligner"]})
+    except (ConfigValidationError, RegistryError) as err:
+        raise InputError(f"invalid [aligner] config: {config_error(err)}") from None
     return nlp
+
+
+def refresh_pipelines() -> None:
+    """Drop the cached pipelines and the other languages' tokenizers, so that their
+    vocabularies start empty again (the rebuilt aligners read their weights again)."""
+    caches.drop("pipeline")
+    caches.drop("tokenizer")

@@ -12,7 +12,7 @@ from spacy.util import registry
 
 from . import pair
 from .errors import InputError
-from .formats import PairRecord, read_pairs
+from .formats.pairs import PairRecord, read_pairs
 
 
 def gold_doc(nlp: Language, record: PairRecord, path: str = "<input>") -> Doc:

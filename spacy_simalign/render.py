@@ -7,10 +7,13 @@ import html
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 from .errors import InputError
-from .formats import SIDES, PairRecord, parse_beads, parse_pair, read_jsonl, read_pairs
+from .formats.alignments import AlignmentLine, load_alignments, parse_alignment
+from .formats.beads import SIDES
+from .formats.pairs import PairRecord, parse_pair, read_pairs
+from .segmentation.sides import side_from_sentences
 from .structures import Bead, Side
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -51,70 +54,30 @@ def asset(name: str) -> str:
 # ---------------------------------------------------------------- reading inputs
 
 
-def side_from_text(text: str, sentences: Sequence[str], lang: str) -> Side:
-    """A raw-text side whose sentences come from the aligner's output: paragraphs are the
-    blank-line blocks of the text, and each sentence goes to the block it is found in."""
-    blocks = [(m.start(), m.end()) for m in re.finditer(r"\S(?:.*?\S)?(?=\s*\n\s*\n|\s*$)", text, re.S)]
-    squeeze = [(" ".join(text[s:e].split())) for s, e in blocks]
-    paragraphs: List[List[int]] = []
-    block, cursor = 0, 0
-    for i, sent in enumerate(sentences):
-        needle = " ".join(sent.split())
-        for k in range(block, len(squeeze)):
-            pos = squeeze[k].find(needle, cursor if k == block else 0)
-            if pos >= 0:
-                block, cursor = k, pos + len(needle)
-                break
-        if not paragraphs or len(paragraphs) <= block:
-            while len(paragraphs) <= block:
-                paragraphs.append([])
-        paragraphs[min(block, len(paragraphs) - 1)].append(i)
-    return Side(list(sentences), [p for p in paragraphs if p], lang)
-
-
-def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str, path: str = None,
-                line: int = None) -> None:
-    """Every bead index must name a sentence of its side."""
+def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str) -> None:
+    """Beads handed over in Python (not read from a file) must name sentences of the sides."""
     for b, bead in enumerate(beads):
         for name, idx, side in (("complex", bead.complex, complex), ("simple", bead.simple, simple)):
             for i in idx:
                 if not 0 <= i < len(side):
-                    raise InputError(f"{what}[{b}] {name} index {i} is out of range (side has {len(side)} sentences)",
-                                     path, line)
+                    raise InputError(f"{what}[{b}] {name} index {i} is out of range (side has {len(side)} sentences)")
 
 
-def load_alignments(path: str) -> Dict[str, Tuple[int, Dict[str, Any]]]:
-    """Alignment JSONL (output of `align`) by pair id: (line number, record)."""
-    out: Dict[str, Tuple[int, Dict[str, Any]]] = {}
-    for number, obj in read_jsonl(path):
-        if not isinstance(obj.get("id"), str):
-            raise InputError("missing or non-string field 'id'", path, number)
-        if obj["id"] in out:
-            raise InputError(f"duplicate id '{obj['id']}'", path, number)
-        parse_beads(obj.get("alignments"), (-1, -1), "alignments", path, number)  # shape now, range per view
-        out[obj["id"]] = (number, obj)
-    return out
-
-
-def view_from_record(record: PairRecord, alignment: Optional[Dict[str, Any]] = None, path: str = None,
-                     line: int = None) -> PairView:
-    """A PairView of a pair record; beads from `alignment` (an alignment JSONL record) when
-    given, else from the record's gold. Raw-text sides take their sentences from the alignment."""
+def view_from_record(record: PairRecord, alignment: Optional[AlignmentLine] = None) -> PairView:
+    """A PairView of a pair record; beads from `alignment` (a checked alignment line) when
+    given, else from the record's gold. A raw-text side has the sentences the alignment
+    carries, or without one those of our segmenter."""
     sides, raw = {}, []
     for name in SIDES:
-        lang = record.lang if name == "complex" else record.lang_simple
-        if record.is_presegmented(name):
+        sentences = alignment.sentences(name) if alignment is not None else None
+        if not record.is_presegmented(name):
+            raw.append(name)
+        if record.is_presegmented(name) or sentences is None:
             sides[name] = record.side(name)
-            continue
-        raw.append(name)
-        sentences = (alignment or {}).get(f"{name}_sentences")
-        if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
-            raise InputError(f"pair '{record.id}': side '{name}' is raw text; give the alignment JSONL written by "
-                             f"`align`, whose '{name}_sentences' say how it was split", path, line)
-        sides[name] = side_from_text(record.side_input(name), sentences, lang)
+        else:
+            sides[name] = side_from_sentences(record.side_input(name), sentences, record.side_lang(name))
     if alignment is not None:
-        sizes = (len(sides["complex"]), len(sides["simple"]))
-        beads, source = parse_beads(alignment.get("alignments"), sizes, "alignments", path, line), "alignments"
+        beads, source = alignment.check_sizes((len(sides["complex"]), len(sides["simple"]))).beads, "alignments"
     elif record.gold is not None:
         beads, source = list(record.gold), "gold"
     else:
@@ -123,20 +86,18 @@ def view_from_record(record: PairRecord, alignment: Optional[Dict[str, Any]] = N
 
 
 def load_views(pairs_path: str, alignments_path: str = None,
-               alignments: Optional[Dict[str, Tuple[int, Dict[str, Any]]]] = None) -> List[PairView]:
+               alignments: Optional[Dict[str, AlignmentLine]] = None) -> List[PairView]:
     """One PairView per line of a pair JSONL file, with the aligner's beads where given
     (`alignments`: what load_alignments(alignments_path) returned, if the caller has it)."""
     if alignments is None:
         alignments = load_alignments(alignments_path) if alignments_path else {}
     views, seen = [], set()
     for record in read_pairs(pairs_path):
-        line, obj = alignments.get(record.id, (None, None))
-        views.append(view_from_record(record, obj, alignments_path if obj else pairs_path,
-                                      line if obj else record.line))
+        views.append(view_from_record(record, alignments.get(record.id)))
         seen.add(record.id)
-    for pair_id, (line, _) in alignments.items():
+    for pair_id, line in alignments.items():
         if pair_id not in seen:
-            raise InputError(f"id '{pair_id}' is in no pair of {pairs_path}", alignments_path, line)
+            raise InputError(f"id '{pair_id}' is in no pair of {pairs_path}", alignments_path, line.line)
     return views
 
 
@@ -162,7 +123,7 @@ def _as_view(item, alignment) -> PairView:
             check_beads(alignment, view.complex, view.simple, "alignments")
             view.beads, view.source = list(alignment), "alignments"
             return view
-        return view_from_record(item, alignment)
+        return view_from_record(item, parse_alignment(alignment) if isinstance(alignment, dict) else alignment)
     if isinstance(item, tuple) and len(item) in (2, 3) and all(isinstance(s, Side) for s in item[:2]):
         beads = list(item[2]) if len(item) == 3 else list(alignment or [])
         check_beads(beads, item[0], item[1], "beads")
@@ -171,8 +132,8 @@ def _as_view(item, alignment) -> PairView:
         view = view_from_doc(item)
         if alignment is not None:
             if isinstance(alignment, dict):
-                beads = parse_beads(alignment.get("alignments"), (len(view.complex), len(view.simple)),
-                                    "alignments", None, None)
+                beads = parse_alignment(dict(alignment, id=alignment.get("id") or view.id or "?"),
+                                        sizes=(len(view.complex), len(view.simple))).beads
             else:
                 beads = list(alignment)
                 check_beads(beads, view.complex, view.simple, "alignments")

@@ -9,7 +9,7 @@ import os
 from typing import Any, Dict, Iterable, List, Optional
 
 from .errors import InputError
-from .formats import atomic_output
+from .formats.jsonl import atomic_output
 
 
 def fsync_directory(path: str) -> None:

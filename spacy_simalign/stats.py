@@ -87,19 +87,14 @@ def corpus_correlations(stats: Sequence[PairStats]) -> Dict[str, Dict[str, float
 def read_aligned(path: str, similarity_field: str = "doc_score") -> List[PairStats]:
     """Pair statistics of every line of an alignment JSONL file that carries both sides'
     sentences (`complex_sentences`, `simple_sentences`, as align-xling writes them)."""
-    from .formats import parse_beads, read_jsonl
+    from .formats.alignments import read_alignments
 
     out = []
-    for number, obj in read_jsonl(path):
-        for key in ("complex_sentences", "simple_sentences", "alignments"):
-            if not isinstance(obj.get(key), list):
-                raise InputError(f"alignment line needs list '{key}' (write it with align-xling)", path, number)
-        sizes = (len(obj["complex_sentences"]), len(obj["simple_sentences"]))
-        beads = parse_beads(obj["alignments"], sizes, "alignments", path, number)
-        sim = obj.get(similarity_field)
-        if sim is not None and not isinstance(sim, (int, float)):
-            raise InputError(f"'{similarity_field}' must be a number", path, number)
-        out.append(pair_stats(str(obj.get("id", number)), obj["complex_sentences"], obj["simple_sentences"], beads,
+    for line in read_alignments(path, need_sentences=True):
+        sim = line.raw.get(similarity_field)
+        if sim is not None and (isinstance(sim, bool) or not isinstance(sim, (int, float))):
+            raise InputError(f"'{similarity_field}' must be a number", path, line.line)
+        out.append(pair_stats(line.id, line.complex_sentences, line.simple_sentences, line.beads,
                               None if sim is None else float(sim)))
     if not out:
         raise InputError("no aligned pairs", path)
@@ -122,7 +117,7 @@ def similarity_histogram(stats: Sequence[PairStats], path: str, bins: int = 40, 
     ax.set_ylabel("pairs")
     ax.set_title(title or f"Document similarity of {len(sims)} aligned pairs")
     fig.tight_layout()
-    from .formats import atomic_output
+    from .formats.jsonl import atomic_output
 
     with atomic_output(path, "wb") as handle:
         fig.savefig(handle, format="png")

@@ -2,7 +2,7 @@
 paragraphs) and a bead (an n:m alignment with a score). No spaCy here, so the
 algorithms stay testable on lists of strings."""
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 SUPPORTED_LANGS = ("de", "nl", "fr", "en")
 
@@ -70,6 +70,21 @@ class ParagraphLink:
     complex: Tuple[int, ...]
     simple: Tuple[int, ...]
     score: float = 1.0
+
+
+@dataclass
+class TrainingPair:
+    """A document pair with its gold beads: what trainable aligners learn from."""
+
+    complex: Side
+    simple: Side
+    gold: List[Bead]
+    paragraph_links: Optional[List[ParagraphLink]] = None
+    id: str = ""
+
+    @property
+    def links(self) -> Set[Tuple[int, int]]:
+        return {link for bead in self.gold for link in bead.links()}
 
 
 def beads_from_links(links: Sequence[Tuple[int, int]], scores: Dict[Tuple[int, int], float] = None) -> List[Bead]:

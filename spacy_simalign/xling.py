@@ -2,8 +2,9 @@
 that drops pairs which are not real cross-lingual pairs.
 
 The 20min-XD method: cosine of multilingual sentence embeddings x100, Intersection (each
-sentence's best partner must choose it back), kept above a threshold; 1:1 beads. The CRF
-aligner (spacy_simalign.crf) is the other selectable method. The filters do what the
+sentence's best partner must choose it back), kept above a threshold; 1:1 beads; registered
+as `spacy-simalign.XlingIntersection.v1`. Any other registered sentence aligner (the CRF,
+by default) can align these pairs too. The filters do what the
 20min-XD authors did by hand: drop pairs whose two sides are in one language, whose texts
 are near-identical, or where one side is an error page."""
 import re
@@ -12,21 +13,13 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .errors import InputError
+from .aligner_protocol import SentenceAlignerBase
+from .registry import aligner_registry
 from .structures import Bead, Side
 
-XLING_METHODS = ("intersection", "crf")
 DEFAULT_SENTENCE_THRESHOLD = 40.0  # best link F1 of this method with USE on DEplain-web dev (flat over 20..50)
 
 # -- sentence alignment -------------------------------------------------------------------
-
-
-def side_from_text(text: str, lang: str) -> Side:
-    """Segment raw text (paragraphs separated by blank lines) with the project's segmenter."""
-    from .segmentation.rules import segment
-
-    paragraphs = [[text[s:e] for s, e in para] for para in segment(text, lang)]
-    return Side.from_paragraphs([p for p in paragraphs if p], lang)
 
 
 def intersection_links(sim: np.ndarray, threshold: float) -> List[Tuple[int, int]]:
@@ -46,37 +39,28 @@ def align_intersection(source: Side, target: Side, embedder, threshold: float = 
     return [Bead((i,), (j,), float(np.clip(sim[i, j] / 100.0, 0.0, 1.0))) for i, j in intersection_links(sim, threshold)]
 
 
-class XlingAligner:
-    """Selectable cross-lingual sentence aligner: "intersection" (20min-XD) or "crf"."""
+class IntersectionAligner(SentenceAlignerBase):
+    """The 20min-XD sentence aligner with its encoder and threshold (x100)."""
 
-    def __init__(self, method: str = "intersection", threshold: float = DEFAULT_SENTENCE_THRESHOLD, embedder=None,
-                 crf_model: Optional[str] = None):
-        if method not in XLING_METHODS:
-            raise InputError(f"unknown cross-lingual method '{method}' (choose from: {', '.join(XLING_METHODS)})")
-        self.method, self.threshold = method, float(threshold)
-        if embedder is None:
+    def __init__(self, similarity=None, threshold: float = DEFAULT_SENTENCE_THRESHOLD):
+        if similarity is None:
             from .similarity import make_use_similarity
 
-            embedder = make_use_similarity()
-        self.embedder = embedder
-        self._crf = None
-        self.crf_model = crf_model
+            similarity = make_use_similarity()
+        self.similarity, self.threshold = similarity, float(threshold)
 
-    @property
-    def crf(self):
-        if self._crf is None:
-            try:
-                from .crf.aligner import CRFAligner
-            except ImportError as err:
-                raise InputError(f"the CRF aligner is not available: {err}") from None
-            self._crf = (CRFAligner.load(self.crf_model, encoder=self.embedder) if self.crf_model
-                         else CRFAligner.default(encoder=self.embedder))
-        return self._crf
+    def encoders(self) -> List:
+        return [self.similarity]
 
-    def align(self, source: Side, target: Side) -> List[Bead]:
-        if self.method == "crf":
-            return self.crf.align(source, target)
-        return align_intersection(source, target, self.embedder, self.threshold)
+    def align(self, complex: Side, simple: Side, paragraph_links=None) -> List[Bead]:
+        return align_intersection(complex, simple, self.similarity, self.threshold)
+
+
+@aligner_registry("spacy-simalign.XlingIntersection.v1")
+def make_intersection_aligner(similarity=None, threshold: float = DEFAULT_SENTENCE_THRESHOLD) -> IntersectionAligner:
+    """20min-XD: 1:1 beads of mutually most similar sentences whose cosine x100 reaches
+    `threshold`; default similarity multilingual USE."""
+    return IntersectionAligner(similarity, threshold)
 
 
 # -- post-processing filters --------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Shared fixtures: the real data in ../shared/data (see its README for licences)."""
+"""Shared fixtures: the real data. The DEplain-web dev pairs are read from the project's own
+assets/ (the same file as ../shared/data/deplain-web-dev/pairs.jsonl, with its attribution in
+assets/deplain-web-dev/README.md), so most tests run from a clone alone; the rest (plans, Klexikon,
+Amsterdam, Text+Berg) read ../shared/data (set SIMALIGN_SHARED_DATA to point elsewhere)."""
 import json
 import os
 from pathlib import Path
@@ -7,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
-DEPLAIN_PAIRS = SHARED_DATA / "deplain-web-dev" / "pairs.jsonl"
+DEPLAIN_PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 
 
 def load_deplain(limit: int = None):
@@ -24,7 +27,7 @@ def load_deplain(limit: int = None):
 @pytest.fixture(scope="session")
 def deplain_pairs():
     if not DEPLAIN_PAIRS.exists():
-        pytest.fail(f"shared data not found at {DEPLAIN_PAIRS}: set SIMALIGN_SHARED_DATA")
+        pytest.fail(f"the DEplain-web dev pairs are missing at {DEPLAIN_PAIRS}")
     return load_deplain()
 
 

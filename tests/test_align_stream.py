@@ -13,9 +13,14 @@ from spacy_simalign.__main__ import main
 from spacy_simalign.engines import AlignJob, LocalEngine, batches
 from spacy_simalign.engines.multiprocess import ProcessEngine
 from spacy_simalign.engines.ordered import ordered_results
-from spacy_simalign.engines.work import align_records, prime_encoder
-from spacy_simalign.formats import parse_pair
-from spacy_simalign.progress import Progress, interactive
+from spacy_simalign.engines.work import align_records
+from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.methods import method_config
+from spacy_simalign.progress import interactive, progress_bar
+
+
+def job_of(method, batch_size):
+    return AlignJob(method_config(method).to_str(), batch_size=batch_size)
 
 
 def records(deplain_pairs, n):
@@ -60,7 +65,7 @@ def test_ordered_results_keep_order_and_bound_the_work_in_flight():
 
 def test_local_engine_reads_one_batch_ahead_at_most(deplain_pairs):
     stream = CountingStream(records(deplain_pairs, 9))
-    job = AlignJob("tfidf", batch_size=2)
+    job = job_of("tfidf", 2)
     with LocalEngine() as engine:
         for k, (start, lines) in enumerate(engine.map(job, batches(stream, 2))):
             assert start == 2 * k
@@ -78,7 +83,8 @@ def test_two_processes_write_the_bytes_of_one(tmp_path, deplain_pairs):
         result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method",
                                  "tfidf", "--batch-size", "3", "--n-process", str(n)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-        assert result.stderr == "", "no progress bar when stderr is not a terminal"
+        assert result.stderr.startswith("aligned 12 of 12 pairs in ") and result.stderr.count("\n") == 1, \
+            "one summary line and no progress bar when stderr is not a terminal"
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
     assert [json.loads(line)["id"] for line in outs[0].decode("utf-8").split("\n") if line] == \
@@ -87,7 +93,7 @@ def test_two_processes_write_the_bytes_of_one(tmp_path, deplain_pairs):
 
 def test_process_engine_bounds_the_batches_in_flight(deplain_pairs):
     stream = CountingStream(records(deplain_pairs, 16))
-    job = AlignJob("tfidf", batch_size=2)
+    job = job_of("tfidf", 2)
     with ProcessEngine(2) as engine:
         window = 2 * engine.workers
         starts = []
@@ -99,36 +105,31 @@ def test_process_engine_bounds_the_batches_in_flight(deplain_pairs):
 
 def test_align_records_matches_one_pair_at_a_time(deplain_pairs):
     batch = records(deplain_pairs, 4)
-    job = AlignJob("massalign", batch_size=4)
+    job = job_of("massalign", 4)
     together = align_records(batch, job)
     alone = [align_records([r], job)[0] for r in batch]
     assert together == alone
 
 
-class RecordingEncoder:
-    """Wraps the real USE encoder and records the calls it gets."""
-
-    def __init__(self, inner):
-        self.inner, self.calls = inner, []
-
-    def encode(self, texts, lang="de"):
-        self.calls.append((list(texts), lang))
-        return self.inner.encode(texts, lang)
-
-
-def test_the_encoder_is_called_once_per_batch_for_all_pairs(deplain_pairs):
+def test_the_component_encodes_each_batch_in_one_call(deplain_pairs, monkeypatch):
+    """nlp.pipe hands the sentence aligner whole batches: it encodes every sentence of a batch in
+    one call (from an empty cache), then aligns each pair from those vectors."""
     from spacy_simalign.pair import pair_from_record, side_of
     from spacy_simalign.pipeline import alignment_pipeline
-    from spacy_simalign.similarity import get_similarity
 
-    nlp = alignment_pipeline("de", "tfidf", None)
-    docs = [pair_from_record(nlp, r) for r in records(deplain_pairs, 2)]
-    encoder = RecordingEncoder(get_similarity("use"))
-    prime_encoder(encoder, [side_of(d, name) for d in docs for name in ("complex", "simple")])
-    assert len(encoder.calls) == 1
-    texts, lang = encoder.calls[0]
-    every = [s for d in docs for name in ("complex", "simple") for s in side_of(d, name).sentences]
-    assert lang == "de" and texts == list(dict.fromkeys(every))
+    nlp = alignment_pipeline("de", method_config("crf").to_str())
+    encoder = nlp.get_pipe("simalign_sentence_aligner").aligner.encoder
+    calls = []
+    encode = encoder._encode_batch
+    monkeypatch.setattr(encoder, "_encode_batch", lambda texts, lang: calls.append((list(texts), lang))
+                        or encode(texts, lang))
+    batch = records(deplain_pairs, 5)
+    docs = list(nlp.pipe((pair_from_record(nlp, r) for r in batch), batch_size=3))
+    assert all(doc._.beads for doc in docs)
+    assert len(calls) == 2 and all(lang == "de" for _, lang in calls)
+    for texts, group in zip((calls[0][0], calls[1][0]), (docs[:3], docs[3:])):
+        every = [s for d in group for name in ("complex", "simple") for s in side_of(d, name).sentences]
+        assert texts == list(dict.fromkeys(every))
 
 
 @pytest.mark.slow
@@ -146,14 +147,15 @@ def test_crf_output_is_the_same_in_one_or_two_processes(tmp_path, deplain_pairs)
 
 def test_progress_shows_rate_and_eta_only_when_enabled(monkeypatch):
     stream = io.StringIO()
-    bar = Progress(10, stream=stream, enabled=True, interval=0)
+    bar = progress_bar(10, initial=2, stream=stream, enabled=True)
     for _ in range(4):
         bar.update()
+    bar.refresh()
     bar.close()
     text = stream.getvalue()
-    assert "4/10 pairs" in text and "pairs/s" in text and "ETA" in text and text.endswith("\n")
+    assert "6/10" in text and "pairs/s" in text and "<" in text  # done/total, rate, elapsed<remaining
     quiet = io.StringIO()
-    bar = Progress(10, stream=quiet, enabled=False)
+    bar = progress_bar(10, stream=quiet, enabled=False)
     bar.update(10)
     bar.close()
     assert quiet.getvalue() == ""
@@ -188,10 +190,10 @@ def test_pipelines_are_rebuilt_past_the_vocab_limit_with_the_same_output(deplain
     from spacy_simalign.engines import work
 
     batch = records(deplain_pairs, 3)
-    job = AlignJob("massalign", batch_size=1)
+    job = job_of("massalign", 1)
     expected = [align_records([r], job)[0] for r in batch]
-    built = work.STATS["pipelines_built"]
+    built = work.worker_stats().get("pipeline", 0)
     monkeypatch.setattr(work, "MAX_VOCAB", 10)
     got = [align_records([r], job)[0] for r in batch]
     assert got == expected
-    assert work.STATS["pipelines_built"] >= built + 2
+    assert work.worker_stats()["pipeline"] >= built + 2

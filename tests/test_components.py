@@ -10,7 +10,8 @@ from spacy.training import Example
 from spacy.util import registry
 
 from spacy_simalign import pair
-from spacy_simalign.components import SentenceAligner, score_examples
+from spacy_simalign.components.scorer import score_examples
+from spacy_simalign.components.sentence_aligner import SentenceAligner
 from spacy_simalign.errors import InputError
 from spacy_simalign.readers import PairCorpus, predicted_doc
 
@@ -33,10 +34,15 @@ def examples_of(nlp, records):
     return out
 
 
+CRF = "spacy-simalign.CRFAligner.v1"
+MASSALIGN = {"aligner": {"@simalign_aligners": "spacy-simalign.MASSAlign.v1"}}
+
+
 def fresh_pipeline(**config):
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_segmenter")
-    nlp.add_pipe("simalign_sentence_aligner", config={"weights": None, "cross_lingual_rate": 0.0, **config})
+    nlp.add_pipe("simalign_sentence_aligner",
+                 config={"aligner": {"@simalign_aligners": CRF, "weights": None, "cross_lingual_rate": 0.0, **config}})
     return nlp
 
 
@@ -72,13 +78,25 @@ def test_add_pipe_defaults():
     aligner = nlp.add_pipe("simalign_sentence_aligner")
     assert isinstance(aligner, SentenceAligner)
     cfg = nlp.config["components"]["simalign_sentence_aligner"]
-    assert cfg["method"] == "crf" and cfg["weights"] == "shipped" and aligner.is_trainable
+    assert cfg["aligner"]["@simalign_aligners"] == CRF and cfg["aligner"]["weights"] == "shipped"
+    assert aligner.is_trainable
+    meta = nlp.get_pipe_meta("simalign_sentence_aligner")
+    assert meta.assigns == ["doc._.alignment_data"] and meta.requires == ["token.is_sent_start"]
+    assert cfg["scorer"] == {"@scorers": "spacy-simalign.alignment_scorer.v1"} and aligner.scorer is score_examples
+
+
+def test_pipeline_analysis_names_the_missing_segmenter():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_sentence_aligner", config=MASSALIGN)
+    assert nlp.analyze_pipes()["problems"]["simalign_sentence_aligner"] == ["token.is_sent_start"]
+    nlp.add_pipe("simalign_segmenter", first=True)
+    assert nlp.analyze_pipes()["problems"]["simalign_sentence_aligner"] == []
 
 
 def test_untrained_crf_raises_clear_error_before_initialize(deplain_pairs):
     nlp = fresh_pipeline()
     (eg,) = examples_of(nlp, small_pairs(deplain_pairs, 1))
-    with pytest.raises(ValueError, match=r"no CRF weights.*nlp.initialize"):
+    with pytest.raises(ValueError, match=r"no weights yet.*nlp.initialize"):
         nlp(predicted_doc(eg.reference))
     with pytest.raises(ValueError, match=r"before initialize"):
         nlp.update([eg])
@@ -86,14 +104,14 @@ def test_untrained_crf_raises_clear_error_before_initialize(deplain_pairs):
 
 def test_plain_doc_is_refused_with_a_clear_error():
     nlp = spacy.blank("de")
-    nlp.add_pipe("simalign_sentence_aligner", config={"method": "massalign"})
+    nlp.add_pipe("simalign_sentence_aligner", config=MASSALIGN)
     with pytest.raises(ValueError, match="expects a Doc pair"):
         nlp("Ein Satz. Noch einer.")
 
 
 def test_lexical_method_aligns_without_training(deplain_pairs):
     nlp = spacy.blank("de")
-    aligner = nlp.add_pipe("simalign_sentence_aligner", config={"method": "massalign"})
+    aligner = nlp.add_pipe("simalign_sentence_aligner", config=MASSALIGN)
     assert not aligner.is_trainable
     examples = examples_of(nlp, small_pairs(deplain_pairs))
     nlp.initialize(lambda: examples)  # nothing to train: a no-op
@@ -135,9 +153,10 @@ def test_empty_and_one_sentence_pairs(trained):
 def test_to_disk_spacy_load_round_trip(trained, tmp_path):
     nlp, examples, _ = trained
     nlp.to_disk(tmp_path / "pipeline")
-    assert (tmp_path / "pipeline" / "simalign_sentence_aligner" / "crf" / "model.pt").is_file()
+    assert (tmp_path / "pipeline" / "simalign_sentence_aligner" / "aligner" / "model.pt").is_file()
     loaded = spacy.load(tmp_path / "pipeline")
-    assert loaded.get_pipe("simalign_sentence_aligner").weights is None  # the folder's weights are used
+    assert loaded.config["components"]["simalign_sentence_aligner"]["aligner"]["weights"] is None
+    assert loaded.get_pipe("simalign_sentence_aligner").aligner.ready  # the folder's weights are used
     for eg in examples:
         assert loaded(predicted_doc(eg.reference))._.beads == nlp(predicted_doc(eg.reference))._.beads
     blank = fresh_pipeline()

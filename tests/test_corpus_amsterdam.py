@@ -20,7 +20,7 @@ from spacy_simalign.corpus.amsterdam import (
 )
 from spacy_simalign.corpus.candidates import CandidateSettings, candidate_pairs
 from spacy_simalign.corpus.pairs import SentencePair, read_amsterdam_csv
-from spacy_simalign.formats import parse_pair
+from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.structures import Side
 
 
@@ -220,7 +220,7 @@ def test_amsterdam_command_bad_input(tmp_path, capsys):
 @pytest.mark.parametrize("index", [-1, 10_000])
 def test_amsterdam_command_refuses_alignment_indices_out_of_range(tmp_path, deplain_records, index):
     from spacy_simalign.__main__ import main
-    from spacy_simalign.formats import dump_line
+    from spacy_simalign.formats.jsonl import dump_line
 
     record = deplain_records[0]
     pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "aligned.jsonl"

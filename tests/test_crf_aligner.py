@@ -3,9 +3,11 @@ candidates, cross-lingual mode, bad configuration."""
 import pytest
 import torch
 
-from spacy_simalign.crf import CRFAligner, GoldPair, train_aligner
+from spacy_simalign.crf.aligner import CRFAligner
 from spacy_simalign.crf.features import FEATURE_NAMES, PairFeaturizer
+from spacy_simalign.crf.train import TrainingSettings, train_aligner
 from spacy_simalign.errors import InputError
+from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.scoring import AlignmentScorer
 from spacy_simalign.similarity import make_use_similarity
 from spacy_simalign.structures import ParagraphLink, Side
@@ -21,7 +23,7 @@ def encoder():
 @pytest.fixture(scope="module")
 def small_pairs(deplain_pairs):
     by_id = {r["id"]: r for r in deplain_pairs}
-    return [GoldPair.from_record(by_id[i]) for i in SMALL]
+    return [parse_pair(by_id[i]).training_pair() for i in SMALL]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,8 @@ def test_save_load_round_trip(shipped, small_pairs, tmp_path, encoder):
 
 @pytest.mark.slow
 def test_overfits_three_pairs(small_pairs, encoder):
-    aligner = train_aligner(small_pairs, {"combination": "union"}, epochs=40, seed=0, encoder=encoder)
+    aligner = train_aligner(small_pairs, {"combination": "union"}, epochs=40, settings=TrainingSettings(seed=0),
+                            encoder=encoder)
     for pair in small_pairs:
         pred = {(b.complex, b.simple) for b in aligner.align(pair.complex, pair.simple)}
         assert pred == {(b.complex, b.simple) for b in pair.gold}
@@ -79,7 +82,7 @@ def test_candidates_hold_most_gold_links(deplain_pairs, encoder):
     featurizer = PairFeaturizer(encoder)
     hit = total = 0
     for record in deplain_pairs[:12]:
-        pair = GoldPair.from_record(record)
+        pair = parse_pair(record).training_pair()
         x = featurizer(pair.complex, pair.simple).s2c
         gold = {}
         for c, s in pair.links:

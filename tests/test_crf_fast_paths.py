@@ -8,16 +8,18 @@ import numpy as np
 import pytest
 import torch
 
-from spacy_simalign.crf import CRFAligner, GoldPair, tfidf
+from spacy_simalign.crf import tfidf
+from spacy_simalign.crf.aligner import CRFAligner
 from spacy_simalign.crf.candidates import candidate_sets
 from spacy_simalign.crf.model import CRF, jump_features, marginals_batch, pad_potentials, viterbi_batch
+from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.similarity import TfidfSimilarity, make_use_similarity
 
 
 @pytest.fixture(scope="module")
 def pair_input(deplain_pairs):
     aligner = CRFAligner.default(encoder=make_use_similarity())
-    gold = GoldPair.from_record(deplain_pairs[5])
+    gold = parse_pair(deplain_pairs[5]).training_pair()
     return aligner, gold, aligner.featurize(gold.complex, gold.simple)
 
 

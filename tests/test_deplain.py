@@ -6,7 +6,7 @@ import pytest
 
 from spacy_simalign.deplain import read_plan, split_joined
 from spacy_simalign.errors import InputError
-from spacy_simalign.formats import parse_pair
+from spacy_simalign.formats.pairs import parse_pair
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import pytest
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
-from spacy_simalign.docmatch.documents import read_documents
 from spacy_simalign.docmatch.index import UNDATED, candidates
 from spacy_simalign.docmatch.strategies import STRATEGIES, select, strategy_mask
 from spacy_simalign.errors import InputError
+from spacy_simalign.formats.documents import read_documents
 
 ROOT = Path(__file__).resolve().parent.parent
 XLING = ROOT / "tests" / "data" / "xling"
@@ -232,7 +232,7 @@ def test_component_embeds_docs_and_the_matcher_reuses_them(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("no section header here\n", "cannot parse matcher config"),
+    ("no section header here\n", "cannot read matcher config"),
     ("[other]\nx = 1\n", "no [docmatch] section"),
     (None, "unknown strategy 'best'"),
 ])
@@ -269,10 +269,10 @@ def test_calibration_writes_thresholds_that_threshold_auto_reads(tmp_path, capsy
 
 def test_held_out_calibration_embeds_each_document_once(tmp_path):
     """--folds reuses one embedding per document across folds, and scores every strategy."""
-    from spacy_simalign.commands.calibrate_docs import held_out
-    from spacy_simalign.docmatch.calibration import read_gold_pairs
-    from spacy_simalign.docmatch.documents import read_documents
+    from spacy_simalign.docmatch.calibration import held_out
     from spacy_simalign.docmatch.matcher import DocMatcher
+    from spacy_simalign.formats.documents import read_documents
+    from spacy_simalign.formats.matches import read_gold_pairs
 
     matcher = DocMatcher.from_config(None, {"docmatch.window_days": 3})
     encoded = []

@@ -4,6 +4,7 @@ import pytest
 import spacy
 
 from spacy_simalign import pair
+from spacy_simalign.methods import method_config
 from spacy_simalign.scoring import PRF, paragraph_pairs
 
 METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]
@@ -12,8 +13,9 @@ METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]
 def pipeline(method):
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_segmenter")
-    nlp.add_pipe("simalign_paragraph_aligner", config={"method": method})
-    nlp.add_pipe("simalign_sentence_aligner", config={"method": "tfidf", "use_paragraphs": True})
+    nlp.add_pipe("simalign_paragraph_aligner", config={"aligner": method_config(method, paragraph=True)["aligner"]})
+    nlp.add_pipe("simalign_sentence_aligner", config={"aligner": method_config("tfidf")["aligner"],
+                                                      "use_paragraphs": True})
     return nlp
 
 

@@ -38,7 +38,7 @@ def test_ci_workflow_trains_evaluates_and_packages(ci_project):
     for name in ("link", "bead_text", "paragraph"):
         assert set(metrics[name]) == {"p", "r", "f"} and all(0.0 <= v <= 1.0 for v in metrics[name].values())
     assert metrics["link"]["f"] > 0.3  # two epochs on seven documents already align most links
-    assert (ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "crf" / "model.pt").is_file()
+    assert (ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.pt").is_file()
     sdist = ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "dist" / "de_simalign_web-0.1.0.tar.gz"
     assert sdist.is_file()
     packaged = json.loads((ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "meta.json")
@@ -60,7 +60,7 @@ def test_ci_pipelines_align_in_their_own_language(ci_project):
 
 @pytest.mark.slow
 def test_ci_rerun_skips_up_to_date_steps(ci_project):
-    model = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "crf" / "model.pt"
+    model = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.pt"
     before = model.stat().st_mtime_ns
     project_run(ci_project, "ci", capture=True)
     assert model.stat().st_mtime_ns == before

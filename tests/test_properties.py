@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) of every sentence aligner in methods.SENTENCE_METHODS,
+"""Property-based tests (hypothesis) of every named sentence aligner (methods.SENTENCE_METHODS),
 on sides drawn from real DEplain sentences: every index in range, each bead non-empty on
 both sides with sorted distinct indices, beads sorted by (first complex, first simple) and
 disjoint (a sentence in at most one bead per side, as lexical.py and structures.
@@ -8,7 +8,7 @@ from conftest import load_deplain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spacy_simalign.methods import SENTENCE_METHODS, sentence_method
+from spacy_simalign.methods import SENTENCE_METHODS, build_aligner, method_config
 from spacy_simalign.structures import ParagraphLink, Side
 
 
@@ -64,6 +64,10 @@ def check_beads(beads, complex_side, simple_side):
 
 
 LEXICAL = sorted(name for name in SENTENCE_METHODS if name != "crf")
+
+
+def sentence_method(name):
+    return build_aligner(method_config(name)).align
 
 
 @pytest.mark.parametrize("name", LEXICAL)

@@ -6,11 +6,13 @@ from html.parser import HTMLParser
 
 import pytest
 import spacy
+from conftest import DEPLAIN_PAIRS
 
 from spacy_simalign import pair as pair_module
 from spacy_simalign.__main__ import main
-from spacy_simalign.formats import parse_pair
-from spacy_simalign.render import render, score_hue, side_from_text
+from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.render import render, score_hue
+from spacy_simalign.segmentation.sides import side_from_sentences
 from spacy_simalign.structures import Bead, Side
 
 
@@ -154,13 +156,16 @@ def test_raw_text_side_takes_sentences_from_alignment(deplain_pairs):
     obj["simple"] = {"text": "\n\n".join("  ".join(p) for p in paragraphs)}
     alignment = alignment_from_gold(obj)
     alignment["simple_sentences"] = [s for p in paragraphs for s in p]
-    side = side_from_text(obj["simple"]["text"], alignment["simple_sentences"], "de")
+    side = side_from_sentences(obj["simple"]["text"], alignment["simple_sentences"], "de")
     assert side.paragraphs == Side.from_paragraphs(paragraphs).paragraphs
     html = render(obj, alignments=alignment, jupyter=False)
     shown = [i["text"] for i in sentences_of(html) if i["attrs"]["data-side"] == "simple"]
     assert shown == flat({"paragraphs": paragraphs})
-    with pytest.raises(ValueError, match="raw text"):
-        render(obj, jupyter=False)
+    # with no alignment, the raw side is shown as our segmenter splits it
+    from spacy_simalign.segmentation.sides import side_from_text
+
+    alone = [i["text"] for i in sentences_of(render(obj, jupyter=False)) if i["attrs"]["data-side"] == "simple"]
+    assert alone == side_from_text(obj["simple"]["text"], "de").sentences
 
 
 def test_doc_pair_renders_like_its_record(deplain_pairs):
@@ -189,8 +194,8 @@ def write_jsonl(path, objs):
     path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
 
 
-def test_cli_writes_static_page(deplain_pairs, shared_data, tmp_path, capsys):
-    pairs = shared_data / "deplain-web-dev" / "pairs.jsonl"
+def test_cli_writes_static_page(deplain_pairs, tmp_path, capsys):
+    pairs = DEPLAIN_PAIRS
     alignments = tmp_path / "alignments.jsonl"
     write_jsonl(alignments, [alignment_from_gold(o, lambda k: 0.9) for o in deplain_pairs])
     out = tmp_path / "view.html"
@@ -203,8 +208,8 @@ def test_cli_writes_static_page(deplain_pairs, shared_data, tmp_path, capsys):
     assert out2.read_text(encoding="utf-8").count('class="sa-pair"') == 1
 
 
-def test_cli_bad_alignment_is_one_line_error_and_no_output(deplain_pairs, shared_data, tmp_path, capsys):
-    pairs = shared_data / "deplain-web-dev" / "pairs.jsonl"
+def test_cli_bad_alignment_is_one_line_error_and_no_output(deplain_pairs, tmp_path, capsys):
+    pairs = DEPLAIN_PAIRS
     records = [alignment_from_gold(o) for o in deplain_pairs]
     records[4]["alignments"][0]["simple"] = [10_000]
     alignments = tmp_path / "alignments.jsonl"

@@ -15,6 +15,14 @@ from spacy_simalign.__main__ import main
 METHOD = ["--method", "tfidf", "--batch-size", "1"]
 
 
+def settings_of(method, batch_size):
+    """What align records beside a partial output for this method and batch size."""
+    from spacy_simalign.engines import AlignJob
+    from spacy_simalign.methods import method_config
+
+    return AlignJob(method_config(method).to_str(), None, batch_size).settings()
+
+
 def cli(*args):
     return [sys.executable, "-m", "spacy_simalign", "align", *args]
 
@@ -92,8 +100,7 @@ def test_a_torn_last_line_is_cut_and_redone(tmp_path, uninterrupted, capsys):
     partial = out.with_name(out.name + ".partial")
     partial.write_bytes(torn)
     meta = out.with_name(out.name + ".partial.json")
-    meta.write_text(json.dumps({"version": 1, "settings": {"method": "tfidf", "model": None, "batch_size": 1,
-                                                           "lang": None}}))
+    meta.write_text(json.dumps({"version": 1, "settings": dict(settings_of("tfidf", 1), lang=None)}))
     assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0, capsys.readouterr().err
     assert out.read_bytes() == expected
     assert not partial.exists() and not meta.exists()
@@ -106,7 +113,7 @@ def test_resume_refuses_other_settings_and_other_input(tmp_path, uninterrupted, 
     before = partial.read_bytes()
     assert main(["align", str(src), str(out), "--method", "massalign", "--batch-size", "1", "--resume"]) == 2
     err = capsys.readouterr().err
-    assert "cannot resume with other settings" in err and "method='tfidf'" in err
+    assert "cannot resume with other settings" in err and "aligner='spacy-simalign.Tfidf.v1 " in err
     other = tmp_path / "other.jsonl"
     rows = [json.loads(line) for line in src.read_text(encoding="utf-8").split("\n") if line][::-1]
     other.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -170,6 +177,6 @@ def test_crf_resume_from_the_middle_of_a_batch_gives_the_same_bytes(tmp_path, de
     lines = expected.split(b"\n")
     out.with_name(out.name + ".partial").write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:100])
     out.with_name(out.name + ".partial.json").write_text(json.dumps(
-        {"version": 1, "settings": {"method": "crf", "model": None, "batch_size": 4, "lang": None}}))
+        {"version": 1, "settings": dict(settings_of("crf", 4), lang=None)}))
     assert main(["align", str(src), str(out), *options, "--resume"]) == 0, capsys.readouterr().err
     assert out.read_bytes() == expected

@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.formats import read_pairs
+from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.structures import Side
-from spacy_simalign.xling import XlingAligner, guess_language, intersection_links, is_error_page, pair_problems
+from spacy_simalign.xling import (
+    guess_language,
+    intersection_links,
+    is_error_page,
+    make_intersection_aligner,
+    pair_problems,
+)
 
 XLING = Path(__file__).resolve().parent / "data" / "xling"
 
@@ -47,8 +53,8 @@ def test_german_french_documents_are_matched(matched):
 
 @pytest.mark.parametrize("lexical", ["none", "names-numbers"])
 def test_every_lexical_signal_finds_the_german_french_pairs(lexical):
-    from spacy_simalign.docmatch.documents import read_documents
     from spacy_simalign.docmatch.matcher import DocMatcher
+    from spacy_simalign.formats.documents import read_documents
 
     matcher = DocMatcher.from_config(overrides={"docmatch.lexical": lexical, "docmatch.window_days": 3})
     got = {(m.source, m.target) for m in matcher.match(read_documents(str(XLING / "de.jsonl")),
@@ -57,9 +63,9 @@ def test_every_lexical_signal_finds_the_german_french_pairs(lexical):
 
 
 def test_duplicate_ids_through_the_python_api_are_errors():
-    from spacy_simalign.docmatch.documents import read_documents
     from spacy_simalign.docmatch.matcher import DocMatcher
     from spacy_simalign.errors import InputError
+    from spacy_simalign.formats.documents import read_documents
 
     docs = read_documents(str(XLING / "de.jsonl"))
     with pytest.raises(InputError, match="duplicate id 'de-hitze'"):
@@ -95,8 +101,8 @@ def test_intersection_is_mutual_best_above_threshold():
 
 def test_threshold_trades_recall_for_precision():
     record = next(read_pairs(str(XLING / "pairs.jsonl")))
-    loose = XlingAligner(threshold=0).align(record.side("complex"), record.side("simple"))
-    strict = XlingAligner(threshold=99).align(record.side("complex"), record.side("simple"))
+    loose = make_intersection_aligner(threshold=0).align(record.side("complex"), record.side("simple"))
+    strict = make_intersection_aligner(threshold=99).align(record.side("complex"), record.side("simple"))
     assert len(loose) >= len(record.gold) and strict == []
 
 
@@ -104,10 +110,12 @@ def test_unknown_method_is_an_error(tmp_path, capsys):
     assert main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--source",
                  str(XLING / "de.jsonl")]) == 2
     assert "both --source and --target" in capsys.readouterr().err
-    from spacy_simalign.errors import InputError
-
-    with pytest.raises(InputError, match="unknown cross-lingual method"):
-        XlingAligner("vecalign")
+    assert main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--method", "crf",
+                 "--threshold", "30"]) == 2
+    assert "--threshold goes with --method intersection" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--method", "vecalign"])
+    assert not (tmp_path / "o.jsonl").exists()
 
 
 def test_crf_method_is_selectable():
@@ -117,7 +125,9 @@ def test_crf_method_is_selectable():
     if not (DEFAULT_WEIGHTS / "model.pt").exists():
         pytest.skip("CRF weights not shipped yet")
     record = next(read_pairs(str(XLING / "pairs.jsonl")))
-    beads = XlingAligner("crf").align(record.side("complex"), record.side("simple"))
+    from spacy_simalign.methods import build_aligner, method_config
+
+    beads = build_aligner(method_config("crf")).align(record.side("complex"), record.side("simple"))
     links = {link for b in beads for link in b.links()}
     gold = {link for b in record.gold for link in b.links()}
     assert len(links & gold) >= len(gold) - 1
@@ -172,5 +182,5 @@ def test_match_referring_to_an_unknown_document_is_located(tmp_path, capsys):
 
 
 def test_empty_side_gives_no_beads():
-    aligner = XlingAligner()
+    aligner = make_intersection_aligner()
     assert aligner.align(Side([], [], "de"), Side(["Un mot."], [[0]], "fr")) == []

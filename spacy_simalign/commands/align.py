@@ -1,24 +1,14 @@
-"""`align INPUT.jsonl OUTPUT.jsonl [--method NAME] [--model PATH] [--lang LANG]`: pair JSONL in,
-alignment JSONL out (FORMATS.md), one output line per input line, in input order.
-
-Built for corpora of hundreds of thousands of pairs: the input is validated first (a
-bad line is reported as `error: FILE:LINE: what` before any work), then streamed in
-fixed batches through an engine (this process, `--n-process N` local processes, or
-`--engine dask`), with memory flat in the number of pairs. Lines are written whole to
-OUTPUT.partial and fsynced per batch; a run killed at any moment continues with
-`--resume` and ends with exactly the bytes of an uninterrupted run. OUTPUT appears only
-when the run is complete."""
+"""`align INPUT.jsonl OUTPUT.jsonl [--method NAME | --config FILE] [--model PATH] [--lang LANG]`:
+pair JSONL in, alignment JSONL out (FORMATS.md), one output line per input line, in input
+order. Built for corpora of hundreds of thousands of pairs: see engines.align_file (validate
+first, stream in fixed batches through an engine, resumable, OUTPUT only when complete)."""
 import argparse
-import json
 import os
 import sys
 
-from ..engines import ENGINES, AlignJob, batches, make_engine
+from ..engines import ENGINES, AlignJob
 from ..errors import InputError
-from ..formats import read_pairs
-from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS
-from ..progress import Progress
-from ..resume import PartialOutput
+from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, build_aligner, load_aligner_config, method_config
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."
@@ -28,9 +18,12 @@ DEFAULT_BATCH_SIZE = 32
 def add_arguments(parser):
     parser.add_argument("input", help="pair JSONL (FORMATS.md)")
     parser.add_argument("output", help="alignment JSONL to write")
-    parser.add_argument("--method", default=DEFAULT_SENTENCE_METHOD, choices=sorted(SENTENCE_METHODS),
-                        help="sentence aligner (default: crf, the shipped neural CRF)")
-    parser.add_argument("--model", default=None, help="trained pipeline folder or CRF weights file")
+    parser.add_argument("--method", default=None, choices=sorted(SENTENCE_METHODS),
+                        help="sentence aligner by name (default: crf, the shipped neural CRF)")
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help="an [aligner] config instead of --method (any registered aligner and its settings; "
+                             "`init-config NAME` prints one to start from)")
+    parser.add_argument("--model", default=None, help="trained pipeline folder or CRF weights folder")
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
     parser.add_argument("--n-process", type=int, default=1, metavar="N",
                         help="local worker processes (with --engine dask and no scheduler: LocalCluster workers)")
@@ -48,34 +41,9 @@ def add_arguments(parser):
                         help="progress bar on stderr (default: only when stderr is a terminal and not in CI)")
 
 
-def validate(path: str, default_lang: str = None) -> int:
-    """Read the whole input once: every line must be a valid pair with a unique id, and
-    every string must be writable as UTF-8 (a JSON escape can smuggle in a lone
-    surrogate). Returns the number of pairs."""
-    count = last = 0
-    try:
-        for record in read_pairs(path, default_lang=default_lang):
-            try:
-                json.dumps(record.raw, ensure_ascii=False).encode("utf-8")
-            except UnicodeEncodeError as err:
-                raise InputError(f"text is not valid Unicode (lone surrogate \\u{ord(err.object[err.start]):04x})",
-                                 path, record.line) from None
-            count, last = count + 1, record.line
-    except RecursionError:  # json.loads on thousands of nested brackets
-        raise InputError("invalid JSON (nested too deeply)", path, next_content_line(path, last)) from None
-    return count
-
-
-def next_content_line(path: str, after: int) -> int:
-    """The number of the first non-blank line after line `after`."""
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if number > after and raw.strip():
-                return number
-    return after + 1
-
-
 def check_options(args) -> None:
+    if args.method and args.config:
+        raise InputError("give --method or --config, not both")
     if args.batch_size < 1:
         raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
     if args.threads < 0:
@@ -88,30 +56,24 @@ def check_options(args) -> None:
         raise InputError(f"--n-process must be at least 1, got {args.n_process}")
 
 
+def aligner_config_text(args) -> str:
+    """The [aligner] config the run uses, checked by building it once here (a bad name or
+    setting fails before the input is read)."""
+    if args.config:
+        config = load_aligner_config(args.config)
+        build_aligner(config, args.config)
+        return config.to_str()
+    return method_config(args.method or DEFAULT_SENTENCE_METHOD).to_str()
+
+
 def run(args) -> int:
+    from ..engines.align_file import align_file
+
     check_options(args)
-    total = validate(args.input, args.lang)
-    model = os.path.abspath(args.model) if args.model else None
-    job = AlignJob(args.method, model, args.batch_size, args.threads)
-    output = PartialOutput(args.output, dict(job.settings(), lang=args.lang))
-    # ids were checked unique by validate(): later reads need not hold them all again
-    done = output.open((r.id for r in read_pairs(args.input, default_lang=args.lang, unique_ids=False)),
-                       resume=args.resume)
-    progress = Progress(total, start=done, enabled=args.progress)
-    try:
-        with make_engine(args.engine, args.n_process, args.scheduler) as engine:
-            stream = batches(read_pairs(args.input, default_lang=args.lang, unique_ids=False), job.batch_size,
-                             first=done)
-            for start, lines in engine.map(job, stream):
-                new = lines[max(0, done - start):]
-                output.write(new)
-                progress.update(len(new))
-        output.finish()
-    except BaseException:
-        if output.abort():
-            print(f"note: {output.done} of {total} pairs are saved in {output.partial}; "
-                  "run again with --resume to continue", file=sys.stderr)
-        raise
-    finally:
-        progress.close()
+    job = AlignJob(aligner_config_text(args), os.path.abspath(args.model) if args.model else None,
+                   args.batch_size, args.threads)
+    summary = align_file(args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume,
+                         args.lang, args.progress)
+    print(f"aligned {summary.aligned_now} of {summary.pairs} pairs in {summary.seconds:.1f} s -> {args.output}",
+          file=sys.stderr)
     return 0

@@ -1,8 +1,6 @@
 """`calibrate-docs`: sweep the document-matching threshold (0..100, step 0.5) on gold pairs,
 print each strategy's best F1 and threshold, and write them into the matcher config
 ([docmatch.thresholds]; default ./docmatch.cfg) for `match-docs --threshold auto`."""
-import dataclasses
-import random
 import sys
 
 NAME = "calibrate-docs"
@@ -22,46 +20,11 @@ def add_arguments(parser):
     add_matcher_arguments(parser)
 
 
-def _subset(docs, ids):
-    return [d for d in docs if d.id in ids]
-
-
-def held_out(matcher, source, target, gold, folds: int, seed: int = 0):
-    """Cross-validation by document pair: thresholds from the other folds, scored on this one."""
-    from ..docmatch.calibration import StrategyResult, calibrate, evaluate_at
-
-    # embed every document once; the folds reuse the vectors
-    source = [dataclasses.replace(d, embedding=v) for d, v in zip(source, matcher.embed(source))]
-    target = [dataclasses.replace(d, embedding=v) for d, v in zip(target, matcher.embed(target))]
-    pairs = sorted(gold)
-    random.Random(seed).shuffle(pairs)
-    parts = [pairs[k::folds] for k in range(folds)]
-    totals = {}
-    for k, test in enumerate(parts):
-        train = {p for j, part in enumerate(parts) if j != k for p in part}
-        results = {}
-        for name, subset in (("train", train), ("test", set(test))):
-            src = _subset(source, {s for s, _ in subset})
-            tgt = _subset(target, {t for _, t in subset})
-            cands = matcher.candidates(src, tgt)
-            results[name] = (cands, [d.id for d in src], [d.id for d in tgt], subset)
-        calibrated = {r.strategy: r.threshold for r in calibrate(*results["train"])}
-        for r in evaluate_at(*results["test"], calibrated):
-            tp = r.precision * r.predicted
-            acc = totals.setdefault(r.strategy, [0.0, 0, 0, []])
-            acc[0] += tp
-            acc[1] += r.predicted
-            acc[2] += len(test)
-            acc[3].append(r.threshold)
-    from ..docmatch.calibration import prf
-
-    return [StrategyResult(s, sum(v[3]) / len(v[3]), *prf(round(v[0]), v[1], v[2]), v[1]) for s, v in totals.items()]
-
-
 def run(args) -> int:
-    from ..docmatch.calibration import calibrate, format_table, read_gold_pairs, write_config
+    from ..docmatch.calibration import calibrate, format_table, held_out, write_config
     from ..docmatch.cli import load_matcher
-    from ..docmatch.documents import read_documents
+    from ..formats.documents import read_documents
+    from ..formats.matches import read_gold_pairs
 
     matcher, config, _ = load_matcher(args)
     source = read_documents(args.source, matcher.allow_mixed_languages)

@@ -4,7 +4,7 @@ import os
 
 from ..deplain import read_plan
 from ..errors import InputError
-from ..formats import atomic_output, dump_line
+from ..formats.jsonl import atomic_output, dump_line
 
 NAME = "convert-deplain"
 HELP = "Convert DEplain simplification-plan CSV files (or folders of them) into pair JSONL with gold beads."

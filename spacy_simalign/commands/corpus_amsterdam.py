@@ -5,7 +5,7 @@ from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
 from ..corpus.candidates import CandidateSettings
 from ..corpus.export import FORMATS, CardInfo, export_corpus, rows_from_alignment_file
 from ..errors import InputError
-from ..formats import read_pairs
+from ..formats.pairs import read_pairs
 
 NAME = "amsterdam"
 HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."

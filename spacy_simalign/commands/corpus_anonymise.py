@@ -3,7 +3,7 @@ numbers by placeholders (and sensitive sentences by `xxx xxx xxx`) in sentence-p
 (CSV 'Document ID,Complex,Simple' or rows JSONL) or in a plain text file (one text a line)."""
 from ..corpus.anonymise import anonymise_rows, anonymise_texts, anonymiser_pipeline
 from ..corpus.export import delimited_text, read_rows
-from ..formats import atomic_output, dump_line, iter_lines
+from ..formats.jsonl import atomic_output, dump_line, iter_lines
 from ..structures import SUPPORTED_LANGS
 
 NAME = "anonymise"

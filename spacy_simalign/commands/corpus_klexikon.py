@@ -5,7 +5,7 @@ import os
 import statistics
 
 from ..corpus.klexikon import CLEANUP_RULES, KlexikonSettings, run_pipeline
-from ..formats import atomic_output, dump_line
+from ..formats.jsonl import atomic_output, dump_line
 
 NAME = "klexikon"
 HELP = "Clean, filter and split Klexikon/Wikipedia article pairs; write the lead-3 baseline."

@@ -5,8 +5,8 @@ import shutil
 import textwrap
 from typing import List
 
-from ..formats import read_pairs
-from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS
+from ..formats.pairs import read_pairs
+from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, method_config
 from ..pair import pair_from_record, side_of
 from ..pipeline import alignment_pipeline
 
@@ -54,7 +54,7 @@ def render_text(complex_sents, simple_sents, beads, width: int) -> str:
 def run(args) -> int:
     width = args.width or min(shutil.get_terminal_size((140, 24)).columns, 160)
     record = next(iter(read_pairs(args.pairs)))
-    nlp = alignment_pipeline(record.lang, args.method)
+    nlp = alignment_pipeline(record.lang, method_config(args.method).to_str())
     doc = nlp(pair_from_record(nlp, record))
     c, s = side_of(doc, "complex"), side_of(doc, "simple")
     print(f"{record.id} ({record.lang}): {len(c)} complex, {len(s)} simple sentences, "

@@ -4,7 +4,7 @@ calibrate-docs for the chosen strategy from the matcher config."""
 import sys
 
 from ..errors import InputError
-from ..formats import atomic_output, dump_line
+from ..formats.matches import write_matches
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
@@ -23,7 +23,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     from ..docmatch.cli import load_matcher
-    from ..docmatch.documents import read_documents
+    from ..formats.documents import read_documents
 
     matcher, _, _ = load_matcher(args)
     auto = str(args.threshold).lower() == "auto"
@@ -37,8 +37,6 @@ def run(args) -> int:
     source = read_documents(args.source, matcher.allow_mixed_languages)
     target = read_documents(args.target, matcher.allow_mixed_languages)
     matches = matcher.match(source, target, threshold=threshold)
-    with atomic_output(args.output) as handle:
-        for match in matches:
-            handle.write(dump_line(match.to_json()))
+    write_matches(args.output, (match.to_json() for match in matches))
     print(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", file=sys.stderr)
     return 0

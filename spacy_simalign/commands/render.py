@@ -2,7 +2,7 @@
 import os
 
 from ..errors import InputError
-from ..formats import atomic_output
+from ..formats.jsonl import atomic_output
 from ..render import load_views, render
 
 NAME = "render"

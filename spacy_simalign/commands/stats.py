@@ -19,7 +19,7 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from ..formats import atomic_output, dump_line
+    from ..formats.jsonl import atomic_output, dump_line
     from ..stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
 
     stats = read_aligned(args.input, args.similarity_field)

@@ -190,9 +190,9 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
     settings = settings or CandidateSettings()
     aligner = None
     if alignments is None and method is not None:
-        from ..methods import sentence_method
+        from ..methods import build_aligner, method_config
 
-        aligner = sentence_method(method)
+        aligner = build_aligner(method_config(method))
     rows: List[SentencePair] = list(candidates or ())
     documents = paragraph_pairs = 0
     for record in records:
@@ -204,7 +204,7 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
             if alignments is not None:
                 beads = alignments.get(record.id, ())
             else:
-                beads = aligner(complex_side, simple_side, None)
+                beads = aligner.align(complex_side, simple_side) if len(complex_side) and len(simple_side) else []
             rows.extend(pairs_from_beads(record.id, complex_side.sentences, simple_side.sentences, beads))
             continue
         doc_rows, n_links = candidate_pairs(record.id, complex_side, simple_side, similarity, settings)

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
-from ..formats import atomic_output, dump_line, parse_beads, read_jsonl, read_pairs
+from ..formats.alignments import read_alignments
+from ..formats.jsonl import atomic_output, dump_line, read_jsonl
+from ..formats.pairs import read_pairs
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 
 FORMATS = ("jsonl", "csv", "tsv", "hf")
@@ -177,18 +179,14 @@ def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple
     `split_simple`; deletions and additions give no row."""
     records = {r.id: r for r in read_pairs(pairs_path)}
     rows: List[SentencePair] = []
-    for number, obj in read_jsonl(alignments_path):
-        rid = obj.get("id")
-        if rid not in records:
-            raise InputError(f"alignment for unknown pair id {json.dumps(rid)}", alignments_path, number)
-        if not isinstance(obj.get("alignments"), list):
-            raise InputError("missing list 'alignments'", alignments_path, number)
-        record = records[rid]
-        complex_sents = obj.get("complex_sentences") or record.side("complex").sentences
-        simple_sents = obj.get("simple_sentences") or record.side("simple").sentences
-        beads = parse_beads(obj["alignments"], (len(complex_sents), len(simple_sents)), "alignments",
-                            alignments_path, number)
-        rows.extend(pairs_from_beads(rid, complex_sents, simple_sents, beads, split_simple))
+    for line in read_alignments(alignments_path):
+        if line.id not in records:
+            raise InputError(f"alignment for unknown pair id {json.dumps(line.id)}", alignments_path, line.line)
+        record = records[line.id]
+        complex_sents = line.complex_sentences or record.side("complex").sentences
+        simple_sents = line.simple_sentences or record.side("simple").sentences
+        line.check_sizes((len(complex_sents), len(simple_sents)))
+        rows.extend(pairs_from_beads(line.id, complex_sents, simple_sents, line.beads, split_simple))
     return rows
 
 

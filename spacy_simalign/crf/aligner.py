@@ -1,25 +1,33 @@
 """CRFAligner: the neural CRF sentence aligner over `Side` objects, with its configuration,
-its trained weights (a folder: config.json + model.pt) and `align(complex, simple)`.
+its trained weights (a folder: config.json + model.pt) and `align(complex, simple)`;
+registered as `spacy-simalign.CRFAligner.v1` for the alignment components.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download."""
 import copy
+import io
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import srsly
 import torch
 from threadpoolctl import threadpool_limits
 
+from .. import caches
+from ..aligner_protocol import SentenceAlignerBase
 from ..errors import InputError
-from ..structures import Bead, Side
+from ..registry import aligner_registry
+from ..structures import Bead, Side, TrainingPair
 from .combine import COMBINATIONS, combine, direction_output
 from .features import PairFeaturizer, PairInput
 from .model import CRF
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "crf"
+SHIPPED = "shipped"
 
 DEFAULT_CONFIG: Dict[str, Any] = {
     "encoder": "use",            # similarity backend name (get_similarity) or a sentence-transformers folder
@@ -48,10 +56,36 @@ def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]
     return out
 
 
-class CRFAligner:
-    """Aligns the sentences of a complex and a simple Side into n:m beads."""
+def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
+    """(config, state dict) of a weights folder; read once per process while the files stay the
+    same (caches.shared), and each aligner loads the tensors into a model of its own."""
+    folder = Path(folder).resolve()
 
-    def __init__(self, config: Optional[Dict[str, Any]] = None, model: Optional[CRF] = None, encoder=None):
+    def load():
+        if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
+            raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
+        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        if cfg.get("emission") == "cross-encoder" and (folder / "cross_encoder").is_dir():
+            cfg["cross_encoder_path"] = str(folder / "cross_encoder")
+        return cfg, torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
+
+    if not cached:
+        return load()
+    stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in (folder / "config.json", folder / "model.pt"))
+    return caches.shared("crf-weights", (str(folder), stamp), load)
+
+
+class CRFAligner(SentenceAlignerBase):
+    """Aligns the sentences of a complex and a simple Side into n:m beads.
+
+    For the components it is also trainable: `initialize` readies a fresh model (`ready`
+    False: built from a config, not loaded from weights) and `update` takes a training step
+    through crf.train.CRFTrainer, with the aligner's `settings` (TrainingSettings)."""
+
+    is_trainable = True
+
+    def __init__(self, config: Optional[Dict[str, Any]] = None, model: Optional[CRF] = None, encoder=None,
+                 settings=None, ready: bool = True, weights: Optional[str] = None):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(config or {})
         if cfg["combination"] not in COMBINATIONS:
@@ -61,6 +95,10 @@ class CRFAligner:
         self.model = model if model is not None else self.build_model(cfg)
         self.model.eval()
         self._featurizer = None
+        self.settings = settings
+        self.ready = ready          # False: a fresh model that initialize() must prepare
+        self.weights = weights      # where the weights came from (initialize reloads them)
+        self._trainer = None
 
     @staticmethod
     def build_model(cfg: Dict[str, Any]) -> CRF:
@@ -93,9 +131,17 @@ class CRFAligner:
                   embeddings=None) -> PairInput:
         return self.featurizer(complex_side, simple_side, _paragraph_pairs(paragraph_links), gold_links, embeddings)
 
+    def encoders(self) -> List:
+        return [self.encoder]
+
     def align(self, complex_side: Side, simple_side: Side, paragraph_links=None) -> List[Bead]:
         """Beads (complex indices, simple indices, score in [0, 1]) of the pair; sentences in
         no bead are deleted (complex) or added (simple)."""
+        if not self.ready:
+            raise ValueError("this CRF aligner has no weights yet: with weights = null it is built by "
+                             "nlp.initialize() and trained (spacy train); to align without training use "
+                             "weights = \"shipped\" (the package's model) or a CRF weights folder, or spacy.load "
+                             "a trained pipeline")
         if not len(complex_side) or not len(simple_side):
             return []
         embeddings = (self.featurizer.embed(complex_side), self.featurizer.embed(simple_side))
@@ -119,12 +165,16 @@ class CRFAligner:
         return s2c, c2s
 
     # persistence ---------------------------------------------------------------------------
-    def save(self, folder: Union[str, Path]) -> None:
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+    def _saved_config(self) -> Dict[str, Any]:
         cfg = dict(self.config)
         if cfg.get("combination_weights") is not None:
             cfg["combination_weights"] = [round(float(w), 6) for w in cfg["combination_weights"]]
+        return cfg
+
+    def save(self, folder: Union[str, Path]) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        cfg = self._saved_config()
         tmp = folder / "config.json.tmp"
         tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
@@ -136,21 +186,127 @@ class CRFAligner:
         os.replace(tmp, folder / "config.json")
 
     @classmethod
-    def load(cls, folder: Union[str, Path], encoder=None, **overrides) -> "CRFAligner":
-        folder = Path(folder)
-        if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
-            raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
-        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        if cfg.get("emission") == "cross-encoder" and (folder / "cross_encoder").is_dir():
-            cfg["cross_encoder_path"] = str(folder / "cross_encoder")
-        cfg.update(overrides)
-        aligner = cls(cfg, encoder=encoder)
-        state = torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
-        aligner.model.load_state_dict(state, strict=cfg.get("emission") != "cross-encoder")
-        aligner.model.eval()
+    def load(cls, folder: Union[str, Path], encoder=None, overrides: Optional[Dict[str, Any]] = None) -> "CRFAligner":
+        """The aligner saved in `folder`; `overrides` change its inference settings (top_k, combination, ...)."""
+        cfg, state = read_weights(folder)
+        cfg = dict(cfg, **(overrides or {}))
+        aligner = cls(cfg, encoder=encoder, weights=str(folder))
+        aligner._load_state(state)
         return aligner
 
+    def _load_state(self, state: Dict[str, torch.Tensor]) -> None:
+        self.model.load_state_dict(state, strict=self.config.get("emission") != "cross-encoder")
+        self.model.eval()
+
+    # the component protocol: training and serialisation ---------------------------------
+    def initialize(self, get_pairs) -> None:
+        """Ready for `update`: loaded weights are reloaded (fine-tuning starts from them); a
+        fresh model is prepared on the training pairs (crf.train.prepare_aligner)."""
+        from .train import TrainingSettings, prepare_aligner, set_seed
+
+        settings = self.settings or TrainingSettings()
+        self._trainer = None
+        if self.weights is not None:
+            cfg, state = read_weights(self.weights)
+            self.config.update({k: v for k, v in cfg.items() if k == "combination_weights"})
+            self._load_state(state)
+            self.ready = True
+            return
+        set_seed(settings.seed)
+        pairs = list(get_pairs())
+        prepare_aligner(self, pairs, settings)
+        self.ready = True
+
+    def update(self, pairs: Sequence[TrainingPair]) -> float:
+        """One training step on a batch of gold pairs; returns the summed loss."""
+        from .train import CRFTrainer, TrainingSettings
+
+        if not self.ready:
+            raise ValueError("update() before initialize(): call nlp.initialize(get_examples) first")
+        if self._trainer is None:
+            self._trainer = CRFTrainer(self, self.settings or TrainingSettings())
+        inputs = [self._trainer.features(p) for p in pairs if len(p.complex) and len(p.simple)]
+        loss, _ = self._trainer.step(inputs)
+        return loss
+
+    def to_bytes(self) -> bytes:
+        """config and weights; a cross-encoder's checkpoint goes through a folder (Hugging Face saves to folders)."""
+        if self.config["emission"] == "cross-encoder":
+            with tempfile.TemporaryDirectory() as tmp:
+                self.save(tmp)
+                files = {str(p.relative_to(tmp)): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
+            return srsly.msgpack_dumps({"files": files})
+        buffer = io.BytesIO()
+        torch.save(self.model.state_dict(), buffer)
+        return srsly.msgpack_dumps({"config": self._saved_config(), "model": buffer.getvalue()})
+
+    def from_bytes(self, data: bytes) -> "CRFAligner":
+        msg = srsly.msgpack_loads(data)
+        if "files" in msg:
+            with tempfile.TemporaryDirectory() as tmp:
+                for rel, content in msg["files"].items():
+                    (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(tmp) / rel).write_bytes(content)
+                return self._replace(*read_weights(tmp, cached=False))
+        state = torch.load(io.BytesIO(msg["model"]), map_location="cpu", weights_only=True)
+        return self._replace(msg["config"], state)
+
+    def to_disk(self, path) -> None:
+        self.save(path)
+
+    def from_disk(self, path) -> "CRFAligner":
+        if not (Path(path) / "config.json").is_file():
+            return self
+        return self._replace(*read_weights(path))
+
+    def _replace(self, config: Dict[str, Any], state) -> "CRFAligner":
+        """Take over a saved aligner's config and weights (the encoder stays)."""
+        cfg = copy.deepcopy(DEFAULT_CONFIG)
+        cfg.update(config)
+        self.config = cfg
+        self.model = self.build_model(cfg)
+        self._load_state(state)
+        self._featurizer, self._trainer, self.ready = None, None, True
+        return self
+
     @classmethod
-    def default(cls, encoder=None, **overrides) -> "CRFAligner":
+    def default(cls, encoder=None, overrides: Optional[Dict[str, Any]] = None) -> "CRFAligner":
         """The shipped weights (trained on DEplain-web dev, all 82 documents)."""
-        return cls.load(DEFAULT_WEIGHTS, encoder=encoder, **overrides)
+        return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides)
+
+
+@aligner_registry("spacy-simalign.CRFAligner.v1")
+def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combination: Optional[str] = None,
+                     threshold: Optional[float] = None, top_k: Optional[int] = None,
+                     top_k_lexical: Optional[int] = None, band: Optional[int] = None, neighbours: Optional[int] = None,
+                     hidden: Optional[int] = None, emission: Optional[str] = None,
+                     cross_encoder_path: Optional[str] = None, learn_rate: float = 0.01,
+                     encoder_learn_rate: float = 3e-5, cross_lingual_rate: float = 0.25, combination_epochs: int = 10,
+                     combination_holdout: float = 0.2, seed: int = 0) -> CRFAligner:
+    """The neural CRF sentence aligner (the default).
+
+    weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
+        `nlp.initialize()` prepares for `spacy train`; aligning before that is an error).
+    similarity: the sentence encoder (default: the weights' own, multilingual USE).
+    combination, threshold, top_k, top_k_lexical, band, neighbours: override the weights'
+        inference settings (how the two directions are combined, the link probability kept,
+        the candidates per sentence); hidden, emission, cross_encoder_path: a fresh model's shape.
+    learn_rate ... seed: training (crf.train.TrainingSettings)."""
+    from .train import TrainingSettings
+
+    settings = TrainingSettings(learn_rate, encoder_learn_rate, cross_lingual_rate, combination_epochs,
+                                combination_holdout, seed)
+    given = {"combination": combination, "threshold": threshold, "top_k": top_k, "top_k_lexical": top_k_lexical,
+             "band": band, "neighbours": neighbours, "hidden": hidden, "emission": emission,
+             "cross_encoder_path": cross_encoder_path}
+    overrides = {k: v for k, v in given.items() if v is not None}
+    if similarity is not None and getattr(similarity, "spec", None):
+        overrides["encoder"] = similarity.spec
+    if weights is None:
+        return CRFAligner(overrides, encoder=similarity, settings=settings, ready=False)
+    folder = DEFAULT_WEIGHTS if weights == SHIPPED else Path(weights)
+    if not folder.exists():
+        raise InputError(f"CRF weights folder not found: {weights}")
+    aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
+    aligner.settings = settings
+    return aligner

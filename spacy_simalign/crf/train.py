@@ -1,6 +1,9 @@
-"""Training the CRF aligner with the negative log-likelihood of the gold alignments, both
-directions, then fitting the learned combination of directions on held-out documents.
-Deterministic for a given seed."""
+"""Training the CRF aligner: one trainer for every way of training it. `CRFTrainer` takes
+Adam steps on the negative log-likelihood of the gold alignments (both directions); `spacy
+train` steps it through the sentence-aligner component (CRFAligner.update), and
+`train_aligner` (project/train_crf.py, the cross-validation) through `fit_crf`. Before the
+steps, `prepare_aligner` fits the learned combination of the two directions on held-out
+documents and builds the fresh model. Deterministic for a given seed."""
 import random
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -8,8 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 import torch
 
-from ..formats import parse_pair
-from ..structures import Bead, Side
+from ..structures import TrainingPair
 from .aligner import CRFAligner
 from .combine import fit_combination
 from .features import PairInput
@@ -17,23 +19,15 @@ from .threads import torch_threads
 
 
 @dataclass
-class GoldPair:
-    """A training document: both sides and the gold beads."""
+class TrainingSettings:
+    """How the CRF learns (the same defaults for `spacy train` and project/train_crf.py)."""
 
-    id: str
-    complex: Side
-    simple: Side
-    gold: List[Bead]
-
-    @property
-    def links(self) -> Set[Tuple[int, int]]:
-        return {link for b in self.gold for link in b.links()}
-
-    @classmethod
-    def from_record(cls, obj: Dict) -> "GoldPair":
-        """From a pair-JSONL dict (validated as formats.parse_pair does; language "de" when absent)."""
-        record = parse_pair(obj, default_lang="de")
-        return cls(record.id, record.side("complex"), record.side("simple"), record.gold or [])
+    learn_rate: float = 0.01
+    encoder_learn_rate: float = 3e-5      # a cross-encoder checkpoint is fine-tuned gently
+    cross_lingual_rate: float = 0.25      # share of documents shown without lexical features
+    combination_epochs: int = 10          # epochs of the first CRF that the combination is fitted on
+    combination_holdout: float = 0.2      # share of documents held out to fit the combination
+    seed: int = 0
 
 
 def set_seed(seed: int) -> None:
@@ -42,8 +36,9 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def featurize_all(aligner: CRFAligner, pairs: Sequence[GoldPair], with_gold: bool = True) -> List[PairInput]:
-    return [aligner.featurize(p.complex, p.simple, gold_links=p.links if with_gold else None) for p in pairs]
+def featurize_all(aligner: CRFAligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
+    return [aligner.featurize(p.complex, p.simple, p.paragraph_links, gold_links=p.links if with_gold else None)
+            for p in pairs]
 
 
 def pair_loss(model, pair: PairInput, rng: random.Random, cross_lingual_rate: float) -> Tuple[Optional[torch.Tensor], int]:
@@ -59,37 +54,72 @@ def pair_loss(model, pair: PairInput, rng: random.Random, cross_lingual_rate: fl
     return sum(model.nll(d) for d in dirs) / n, n
 
 
-def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30, lr: float = 0.01,
-            cross_lingual_rate: float = 0.25, seed: int = 0, log: Optional[Callable[[str], None]] = None,
-            encoder_lr: float = 3e-5) -> None:
-    """Adam on the summed NLL of both directions, one document per step (see pair_loss)."""
-    set_seed(seed)
-    model = aligner.model
-    named = [(k, p) for k, p in model.named_parameters() if p.requires_grad]
-    groups = [{"params": [p for k, p in named if not k.startswith("emission.encoder.")], "lr": lr}]
-    pretrained = [p for k, p in named if k.startswith("emission.encoder.")]
-    if pretrained:  # a cross-encoder checkpoint is fine-tuned gently
-        groups.append({"params": pretrained, "lr": encoder_lr})
-    opt = torch.optim.Adam(groups)
-    rng = random.Random(seed)
-    order = list(range(len(inputs)))
-    model.train()
-    with torch_threads(aligner.config["torch_threads"]):
-        for epoch in range(epochs):
-            rng.shuffle(order)
-            total, count = 0.0, 0
-            for idx in order:
-                loss, n = pair_loss(model, inputs[idx], rng, cross_lingual_rate)
+class CRFTrainer:
+    """Adam on the aligner's model; `step` takes one optimizer step on a batch of documents."""
+
+    def __init__(self, aligner: CRFAligner, settings: TrainingSettings = TrainingSettings()):
+        self.aligner, self.settings = aligner, settings
+        named = [(k, p) for k, p in aligner.model.named_parameters() if p.requires_grad]
+        groups = [{"params": [p for k, p in named if not k.startswith("emission.encoder.")], "lr": settings.learn_rate}]
+        pretrained = [p for k, p in named if k.startswith("emission.encoder.")]
+        if pretrained:
+            groups.append({"params": pretrained, "lr": settings.encoder_learn_rate})
+        self.optimizer = torch.optim.Adam(groups)
+        self.rng = random.Random(settings.seed)  # cross-lingual masking (and fit_crf's shuffling)
+        self._features: Dict[Tuple, PairInput] = {}
+
+    def features(self, pair: TrainingPair) -> PairInput:
+        """A training document's features with its gold, memoised: they do not change with the
+        weights, and training reads the same documents every epoch."""
+        c, s = pair.complex, pair.simple
+        key = (tuple(c.sentences), tuple(map(tuple, c.paragraphs)), c.lang,
+               tuple(s.sentences), tuple(map(tuple, s.paragraphs)), s.lang,
+               None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
+               tuple(sorted(pair.links)))
+        feats = self._features.get(key)
+        if feats is None:
+            if len(self._features) >= 4096:
+                self._features.clear()
+            feats = self._features[key] = self.aligner.featurize(c, s, pair.paragraph_links, gold_links=pair.links)
+        return feats
+
+    def step(self, inputs: Sequence[PairInput]) -> Tuple[float, int]:
+        """One Adam step on the mean per-sentence loss of the documents (empty ones skipped);
+        returns (summed loss x sentences, sentences) for logging."""
+        model = self.aligner.model
+        model.train()
+        total, weighted, count, docs = None, 0.0, 0, 0
+        with torch_threads(self.aligner.config["torch_threads"]):
+            for x in inputs:
+                loss, n = pair_loss(model, x, self.rng, self.settings.cross_lingual_rate)
                 if loss is None:
                     continue
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                total += float(loss.detach()) * n
-                count += n
-            if log:
-                log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
-    model.eval()
+                total = loss if total is None else total + loss
+                weighted += float(loss.detach()) * n
+                count, docs = count + n, docs + 1
+            if total is not None:
+                self.optimizer.zero_grad()
+                (total / docs).backward()
+                self.optimizer.step()
+        model.eval()
+        return weighted, count
+
+
+def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30,
+            settings: TrainingSettings = TrainingSettings(), log: Optional[Callable[[str], None]] = None) -> None:
+    """`epochs` passes over the documents in a shuffled order, one document per step."""
+    set_seed(settings.seed)
+    trainer = CRFTrainer(aligner, settings)
+    order = list(range(len(inputs)))
+    for epoch in range(epochs):
+        trainer.rng.shuffle(order)
+        total, count = 0.0, 0
+        for idx in order:
+            loss, n = trainer.step([inputs[idx]])
+            total += loss
+            count += n
+        if log:
+            log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
 
 
 def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[int]]:
@@ -101,38 +131,49 @@ def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[in
 
 
 def holdout_combination(config: Dict, encoder, rest: Sequence[PairInput], held: Sequence[PairInput],
-                        held_gold: Sequence[Set[Tuple[int, int]]], epochs: int, seed: int = 0, lr: float = 0.01,
-                        cross_lingual_rate: float = 0.25, log: Optional[Callable[[str], None]] = None) -> List[float]:
+                        held_gold: Sequence[Set[Tuple[int, int]]], settings: TrainingSettings,
+                        log: Optional[Callable[[str], None]] = None) -> List[float]:
     """Weights of the learned combination of directions: a first CRF trained on the `rest`
-    documents decodes the `held` ones (features without gold), and a logistic model is fitted
-    on its outputs against their gold links."""
-    set_seed(seed)
+    documents for `combination_epochs` decodes the `held` ones (features without gold), and a
+    logistic model is fitted on its outputs against their gold links."""
+    set_seed(settings.seed)
     first = CRFAligner(config, encoder=encoder)
-    fit_crf(first, rest, epochs, lr=lr, cross_lingual_rate=cross_lingual_rate, seed=seed, log=log)
+    fit_crf(first, rest, settings.combination_epochs, settings, log=log)
     examples = [first.decode(x) + (gold,) for x, gold in zip(held, held_gold)]
-    return [float(w) for w in fit_combination(examples, seed)]
+    return [float(w) for w in fit_combination(examples, settings.seed)]
 
 
-def train_aligner(pairs: Sequence[GoldPair], config: Optional[Dict] = None, epochs: int = 30, seed: int = 0,
-                  holdout: float = 0.2, encoder=None, inputs: Optional[Sequence[PairInput]] = None,
-                  log: Optional[Callable[[str], None]] = None) -> CRFAligner:
-    """A trained aligner. With the learned combination, a first CRF is trained on the other
-    (1 - holdout) of the documents, the combination is fitted on its outputs for the held-out
-    documents, then the CRF is trained again on all of them."""
-    config = dict(config or {})
-    set_seed(seed)
-    aligner = CRFAligner(config, encoder=encoder)
-    if inputs is None:
-        inputs = featurize_all(aligner, pairs)
-    if aligner.config["combination"] == "learned" and len(pairs) >= 5 and holdout > 0:
-        held, rest = holdout_split(len(pairs), holdout, seed)
-        plain = [aligner.featurize(pairs[i].complex, pairs[i].simple) for i in held]
-        weights = holdout_combination(config, aligner.encoder, [inputs[i] for i in rest], plain,
-                                      [pairs[i].links for i in held], epochs, seed, log=log)
-        aligner.config["combination_weights"] = weights
+def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
+                    inputs: Optional[Sequence[PairInput]] = None, log: Optional[Callable[[str], None]] = None) -> None:
+    """Ready a fresh aligner for its training steps: with the learned combination (and at least
+    5 documents), fit the combination on held-out documents first; then a fresh model."""
+    config = aligner.config
+    if (config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0
+            and settings.combination_epochs > 0):
+        held, rest = holdout_split(len(pairs), settings.combination_holdout, settings.seed)
+        if inputs is None:
+            inputs = featurize_all(aligner, pairs)
+        plain = [aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links) for i in held]
+        weights = holdout_combination(dict(config, combination_weights=None), aligner.encoder,
+                                      [inputs[i] for i in rest], plain, [pairs[i].links for i in held], settings,
+                                      log=log)
+        config["combination_weights"] = weights
         if log:
             log(f"combination weights: {np.round(weights, 3).tolist()}")
-    set_seed(seed)
-    aligner.model = CRFAligner.build_model(aligner.config)
-    fit_crf(aligner, inputs, epochs, seed=seed, log=log)
+    set_seed(settings.seed)
+    aligner.model = CRFAligner.build_model(config)
+    aligner.model.eval()
+
+
+def train_aligner(pairs: Sequence[TrainingPair], config: Optional[Dict] = None, epochs: int = 30,
+                  settings: TrainingSettings = TrainingSettings(), encoder=None,
+                  inputs: Optional[Sequence[PairInput]] = None,
+                  log: Optional[Callable[[str], None]] = None) -> CRFAligner:
+    """A trained aligner: prepare_aligner, then `epochs` of fit_crf on all the documents."""
+    set_seed(settings.seed)
+    aligner = CRFAligner(dict(config or {}), encoder=encoder)
+    if inputs is None:
+        inputs = featurize_all(aligner, pairs)
+    prepare_aligner(aligner, pairs, settings, inputs, log)
+    fit_crf(aligner, inputs, epochs, settings, log=log)
     return aligner

@@ -2,13 +2,13 @@
 threshold over 0..100 in steps of 0.5, and per strategy keep the threshold of best F1 (the
 middle one when several tie). The result is written into the matcher config, section
 [docmatch.thresholds], which `match-docs --threshold auto` reads."""
+import dataclasses
+import random
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Set, Tuple
 
 import numpy as np
 
-from ..errors import InputError
-from ..formats import read_jsonl
 from ..scoring import PRF
 from .strategies import STRATEGIES, strategy_mask
 
@@ -23,21 +23,6 @@ class StrategyResult:
     recall: float
     f1: float
     predicted: int
-
-
-def read_gold_pairs(path: str, source_ids: Set[str], target_ids: Set[str]) -> Set[Tuple[str, str]]:
-    """Gold pairs JSONL: one {"source": id, "target": id} per line; unknown ids are errors."""
-    gold = set()
-    for number, obj in read_jsonl(path):
-        for key, known in (("source", source_ids), ("target", target_ids)):
-            if not isinstance(obj.get(key), str):
-                raise InputError(f"gold pair needs string '{key}'", path, number)
-            if obj[key] not in known:
-                raise InputError(f"gold {key} id '{obj[key]}' is not in the {key} documents", path, number)
-        gold.add((obj["source"], obj["target"]))
-    if not gold:
-        raise InputError("no gold pairs", path)
-    return gold
 
 
 def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
@@ -108,7 +93,7 @@ def format_table(results: Sequence[StrategyResult], title: str = "") -> str:
 def write_config(config, results: Sequence[StrategyResult], path: str) -> None:
     """Store per-strategy thresholds in [docmatch.thresholds] and the configured strategy's
     threshold as [docmatch] threshold; written atomically."""
-    from ..formats import atomic_output
+    from ..formats.jsonl import atomic_output
 
     section = config["docmatch"]
     section["thresholds"] = {r.strategy: r.threshold for r in results}
@@ -117,3 +102,35 @@ def write_config(config, results: Sequence[StrategyResult], path: str) -> None:
         section["threshold"] = chosen
     with atomic_output(path) as handle:
         handle.write(config.to_str())
+
+
+def _subset(docs, ids):
+    return [d for d in docs if d.id in ids]
+
+
+def held_out(matcher, source, target, gold, folds: int, seed: int = 0):
+    """Cross-validation by document pair: thresholds from the other folds, scored on this one."""
+    # embed every document once; the folds reuse the vectors
+    source = [dataclasses.replace(d, embedding=v) for d, v in zip(source, matcher.embed(source))]
+    target = [dataclasses.replace(d, embedding=v) for d, v in zip(target, matcher.embed(target))]
+    pairs = sorted(gold)
+    random.Random(seed).shuffle(pairs)
+    parts = [pairs[k::folds] for k in range(folds)]
+    totals = {}
+    for k, test in enumerate(parts):
+        train = {p for j, part in enumerate(parts) if j != k for p in part}
+        results = {}
+        for name, subset in (("train", train), ("test", set(test))):
+            src = _subset(source, {s for s, _ in subset})
+            tgt = _subset(target, {t for _, t in subset})
+            cands = matcher.candidates(src, tgt)
+            results[name] = (cands, [d.id for d in src], [d.id for d in tgt], subset)
+        calibrated = {r.strategy: r.threshold for r in calibrate(*results["train"])}
+        for r in evaluate_at(*results["test"], calibrated):
+            tp = r.precision * r.predicted
+            acc = totals.setdefault(r.strategy, [0.0, 0, 0, []])
+            acc[0] += tp
+            acc[1] += r.predicted
+            acc[2] += len(test)
+            acc[3].append(r.threshold)
+    return [StrategyResult(s, sum(v[3]) / len(v[3]), *prf(round(v[0]), v[1], v[2]), v[1]) for s, v in totals.items()]

@@ -4,6 +4,7 @@ import argparse
 import os
 from typing import Dict
 
+from ..configs import read_config
 from ..errors import InputError
 from .fields import FIELDS
 from .index import INDEXES
@@ -56,24 +57,12 @@ def _overrides(args) -> Dict:
 
 def load_matcher(args):
     """(DocMatcher, Config, config path or None) from the options."""
-    from spacy.util import load_config
-
     from .matcher import DocMatcher, default_config
 
     path = args.config
     if path is None and os.path.exists(DEFAULT_CONFIG_PATH):
         path = DEFAULT_CONFIG_PATH
-    if path is not None:
-        if not os.path.exists(path):
-            raise InputError("matcher config not found", path)
-        try:
-            config = load_config(path)
-        except (ValueError, OSError) as err:  # confection's ConfigValidationError is a ValueError
-            from .matcher import config_error
-
-            raise InputError(f"cannot parse matcher config: {config_error(err)}", path) from None
-    else:
-        config = default_config()
+    config = read_config(path, "docmatch", "matcher") if path is not None else default_config()
     if args.embedder and args.embedder != "use":
         config["docmatch"]["embedder"] = {"@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
                                           "model_path": args.embedder}

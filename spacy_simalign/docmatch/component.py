@@ -10,10 +10,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import Config
 
-from .. import similarity  # noqa: F401  (creates the simalign_similarity registry the config uses)
+from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
 from ..errors import InputError
+from ..formats.documents import Document, parse_date
 from ..structures import SUPPORTED_LANGS
-from .documents import Document, parse_date
 from .fields import DEFAULT_FIELDS, check_fields, field_text
 
 DEFAULT_CONFIG_STR = """

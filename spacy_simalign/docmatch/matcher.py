@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
-from catalogue import RegistryError
-from confection import ConfigValidationError
 from spacy.util import registry
 
+from ..configs import read_config, resolve_section
 from ..errors import InputError
-from .documents import Document, check_collection
+from ..formats.documents import Document, check_collection
+from ..formats.matches import match_object
 from .fields import DEFAULT_FIELDS, check_fields, field_text
 from .index import INDEXES, candidates, day_numbers
 from .lexical import LEXICAL, LexicalScorer
@@ -51,7 +51,7 @@ class Match:
         return max(0.0, min(1.0, self.similarity / 100.0))
 
     def to_json(self) -> Dict:
-        return {"source": self.source, "target": self.target, "score": round(self.score, 4)}
+        return match_object(self.source, self.target, self.score)
 
 
 @dataclass
@@ -111,25 +111,14 @@ class DocMatcher:
     def from_config(cls, config=None, overrides: Optional[Dict] = None, path: Optional[str] = None) -> "DocMatcher":
         """From a config file path, a Config, or the defaults; `overrides` uses dotted keys
         under `docmatch` (e.g. {"docmatch.strategy": "union"})."""
-        from spacy.util import load_config
-
-        from .. import similarity  # noqa: F401  registers the embedders
-
         if config is None:
             config = default_config()
         elif not hasattr(config, "interpolate"):
             path = str(config)
-            try:
-                config = load_config(config)
-            except (OSError, ValueError) as err:
-                raise InputError(f"cannot read matcher config: {config_error(err)}", path) from None
+            config = read_config(path, "docmatch", "matcher")
         if "docmatch" not in config:
             raise InputError("config has no [docmatch] section", path)
-        try:
-            resolved = registry.resolve({"docmatch": config["docmatch"]}, overrides=overrides or {})
-        except (ConfigValidationError, RegistryError, ValueError, TypeError) as err:
-            raise InputError(f"invalid [docmatch] config: {config_error(err)}", path) from None
-        return resolved["docmatch"]
+        return resolve_section(config, "docmatch", path, overrides)
 
     def threshold_for(self, strategy: Optional[str] = None, auto: bool = False) -> float:
         """The configured threshold, or with `auto` the calibrated one for the strategy."""
@@ -190,16 +179,6 @@ class DocMatcher:
         src, tgt, sim = select(strategy, cands.source, cands.target, cands.similarity, threshold)
         order = np.lexsort((-sim, src))
         return [Match(source[src[i]].id, target[tgt[i]].id, float(sim[i])) for i in order]
-
-
-def config_error(err: Exception) -> str:
-    """A confection/catalogue error as one line: the failing keys and what is wrong."""
-    errors = getattr(err, "errors", None)
-    if errors:
-        return "; ".join(f"{'.'.join(str(part) for part in e.get('loc', ()))}: {e.get('msg')}" for e in errors)
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    useful = [line for line in lines if not line.startswith(("Config validation error", "Make sure the sections"))]
-    return " ".join(useful or lines)[:300]
 
 
 def default_config():

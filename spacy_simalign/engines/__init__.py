@@ -7,7 +7,7 @@ from itertools import islice
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import InputError
-from ..formats import PairRecord
+from ..formats.pairs import PairRecord
 from .work import AlignJob, align_batch
 
 Batch = Tuple[int, List[PairRecord]]

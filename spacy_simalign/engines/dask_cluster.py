@@ -3,6 +3,7 @@ LocalCluster when no address is given. Each worker process builds its pipeline o
 (engines.work keeps it in a module-level cache that lives as long as the worker) and
 runs one batch at a time; the client reads the input, keeps a bounded number of
 batches in flight and writes the results in input order."""
+import dataclasses
 import logging
 from typing import Iterable, Iterator, List, Optional, Tuple
 
@@ -35,7 +36,7 @@ class DaskEngine:
 
     def map(self, job: AlignJob, stream: Iterable[Tuple[int, list]]) -> Iterator[Tuple[int, List[str]]]:
         if self.cluster is not None and not job.threads:
-            job = AlignJob(job.method, job.model, job.batch_size, 1)
+            job = dataclasses.replace(job, threads=1)
 
         def submit(batch):
             start, records = batch

@@ -2,22 +2,22 @@
 alignment JSONL lines, in any process (this one, a local pool worker, a Dask worker).
 
 A batch's output depends on the batch's records only, never on what the process did
-before: that is what makes a resumed run, an N-process run and a Dask run write
-exactly the bytes of a plain run. Two things would otherwise leak history into the
-output: the encoder's in-memory embedding cache and the micro-batching of the
-sentence encoder (USE results differ in the last float bits with batch composition).
-So each batch first clears the encoder cache, then encodes all the batch's sentences
-together (this is also the encoder batching across pairs), and batch boundaries are a
-function of the input position alone (engines.batches)."""
+before: that is what makes a resumed run, an N-process run and a Dask run write exactly
+the bytes of a plain run. The batch goes through `nlp.pipe` as one batch per language, and
+the sentence-aligner component encodes the batch's sentences together from an empty cache
+(aligner_protocol); batch boundaries are a function of the input position alone
+(engines.batches), and the encoder's vectors do not depend on the thread count."""
 import threading
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..formats import PairRecord, alignment_record, dump_line
+from .. import caches
+from ..formats.alignments import alignment_record
+from ..formats.jsonl import dump_line
+from ..formats.pairs import PairRecord
 from ..pair import pair_from_record, side_of
-from ..pipeline import alignment_pipeline
+from ..pipeline import alignment_pipeline, refresh_pipelines
 
-ALIGNER_FACTORY = "simalign_sentence_aligner"
 # A blank pipeline's vocab keeps every token string it has seen; rebuild it past this size
 # so that memory stays flat over hundreds of thousands of pairs.
 MAX_VOCAB = 300_000
@@ -25,138 +25,77 @@ MAX_VOCAB = 300_000
 
 @dataclass(frozen=True)
 class AlignJob:
-    """What to run on every batch: the sentence method, optional model, batch size and the
-    BLAS/encoder threads each process may use (0: the libraries' default)."""
+    """What to run on every batch: the [aligner] config text, an optional model folder, the
+    batch size and the BLAS/encoder threads each process may use (0: the libraries' default)."""
 
-    method: str
+    aligner: str
     model: Optional[str] = None
     batch_size: int = 32
     threads: int = 0
 
     def settings(self) -> Dict[str, Any]:
-        """The settings that change the output (recorded beside a partial output for --resume)."""
-        return {"method": self.method, "model": self.model, "batch_size": self.batch_size}
+        """The settings that change the output (recorded beside a partial output for --resume):
+        the aligner as its registered name and a digest of its whole config."""
+        return {"aligner": aligner_id(self.aligner), "model": self.model, "batch_size": self.batch_size}
+
+
+def aligner_id(config_text: str) -> str:
+    """`<registered name> <digest of the config>`: short, one line, and different for any other setting."""
+    import hashlib
+
+    from thinc.api import Config
+
+    name = Config().from_str(config_text)["aligner"].get("@simalign_aligners", "?")
+    return f"{name} {hashlib.sha1(config_text.encode('utf-8')).hexdigest()[:12]}"
 
 
 _LOCK = threading.Lock()  # one batch at a time per process: the pipelines and caches are shared
-_PREPARED: Dict[str, Any] = {}
-STATS = {"batches": 0, "pairs": 0, "pipelines_built": 0}
 
 
 def prepare_process(job: AlignJob) -> None:
     """Once per process: cap BLAS and encoder threads so that N processes share the cores."""
-    if _PREPARED.get("threads") == job.threads:
-        return
-    _PREPARED["threads"] = job.threads
     if job.threads:
-        from threadpoolctl import threadpool_limits
-
-        _PREPARED["limits"] = threadpool_limits(job.threads)
-        from ..similarity import make_use_similarity
-
-        make_use_similarity().threads = job.threads
-        try:
-            import torch
-
-            torch.set_num_threads(job.threads)
-        except ImportError:  # pragma: no cover - torch is a dependency
-            pass
+        caches.shared("process-threads", job.threads, lambda: _limit_threads(job.threads))
 
 
-def pipeline_for(lang: str, job: AlignJob):
-    """The process's cached pipeline (built once per language, method and model)."""
-    before = alignment_pipeline.cache_info().misses
-    nlp = alignment_pipeline(lang, job.method, job.model)
-    if alignment_pipeline.cache_info().misses != before:
-        STATS["pipelines_built"] += 1
-    return nlp
+def _limit_threads(threads: int):
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    from ..similarity import make_use_similarity
+
+    make_use_similarity().threads = threads
+    torch.set_num_threads(threads)
+    return threadpool_limits(threads)  # kept (in caches) for the life of the process
 
 
-def aligner_position(nlp) -> int:
-    """Index of the sentence aligner in the pipeline (the encoder is primed just before it)."""
-    for k, name in enumerate(nlp.pipe_names):
-        if nlp.get_pipe_meta(name).factory == ALIGNER_FACTORY:
-            return k
-    return len(nlp.pipe_names)
-
-
-def sentence_encoder(component, job: AlignJob):
-    """The sentence encoder the aligner uses, if it has one (an EmbeddingSimilarity)."""
-    encoder = getattr(component, "encoder", None)
-    if encoder is None and job.method == "crf":
-        encoder = getattr(getattr(component, "aligner", None), "encoder", None)
-    return encoder if hasattr(encoder, "encode") else None
-
-
-def clear_encoder_cache(encoder) -> None:
-    clear = getattr(encoder, "clear_cache", None)
-    if clear is not None:
-        clear()
-
-
-def prime_encoder(encoder, sides) -> None:
-    """Encode every sentence of the batch's sides in one call per language (first-seen order)."""
-    by_lang: Dict[str, Dict[str, None]] = {}
-    for side in sides:
-        by_lang.setdefault(side.lang, {}).update(dict.fromkeys(side.sentences))
-    for lang, texts in by_lang.items():
-        if texts:
-            encoder.encode(list(texts), lang)
-
-
-def refresh_pipelines() -> None:
-    """Drop the cached pipelines (and the other languages' tokenizers of pair.py) so that
-    their vocabularies start empty again (the rebuilt aligners read their weights again)."""
-    alignment_pipeline.cache_clear()
-    from .. import pair
-
-    tokenizers = getattr(pair, "_tokenizer_for", None)
-    if hasattr(tokenizers, "cache_clear"):
-        tokenizers.cache_clear()
-
-
-def output_record(record: PairRecord, doc, sides) -> Dict[str, Any]:
-    """The alignment JSONL object of one aligned Doc pair (FORMATS.md), its (complex, simple)
-    sides as segmented: sentences are included for the sides given as raw text."""
-    sentences = {name: side.sentences for name, side in zip(("complex", "simple"), sides)
+def output_record(record: PairRecord, doc) -> Dict[str, Any]:
+    """The alignment JSONL object of one aligned Doc pair (FORMATS.md): sentences are
+    included for the sides given as raw text."""
+    sentences = {name: side_of(doc, name).sentences for name in ("complex", "simple")
                  if not record.is_presegmented(name)}
     return alignment_record(record.id, doc._.beads, sentences.get("complex"), sentences.get("simple"))
 
 
 def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str, Any]]:
-    """Align a batch of records in this process; see the module docstring for why the
-    encoder cache is cleared and primed per batch."""
+    """Align a batch of records in this process: one nlp.pipe batch per language."""
     with _LOCK:
         prepare_process(job)
-        staged = []
-        for record in records:
-            nlp = pipeline_for(record.lang, job)
-            cut = aligner_position(nlp)
-            doc = pair_from_record(nlp, record)
-            for _, proc in nlp.pipeline[:cut]:
-                doc = proc(doc)
-            # segmented once here: the aligner after `cut` sets beads, not sentences
-            staged.append((nlp, cut, doc, (side_of(doc, "complex"), side_of(doc, "simple"))))
-        encoders = {}
-        for nlp, cut, _, _ in staged:
-            if cut < len(nlp.pipeline):
-                encoder = sentence_encoder(nlp.pipeline[cut][1], job)
-                if encoder is not None:
-                    encoders[id(encoder)] = encoder
-        for encoder in encoders.values():
-            clear_encoder_cache(encoder)
-            prime_encoder(encoder, [side for *_, sides in staged for side in sides])
-        out = []
-        for record, (nlp, cut, doc, sides) in zip(records, staged):
-            for _, proc in nlp.pipeline[cut:]:
-                doc = proc(doc)
-            out.append(output_record(record, doc, sides))
-        for encoder in encoders.values():
-            clear_encoder_cache(encoder)
-        if any(len(nlp.vocab) > MAX_VOCAB for nlp, *_ in staged):
+        by_lang: Dict[str, List[int]] = {}
+        for k, record in enumerate(records):
+            by_lang.setdefault(record.lang, []).append(k)
+        out: List[Optional[Dict[str, Any]]] = [None] * len(records)
+        vocab_sizes = []
+        for lang, positions in by_lang.items():
+            nlp = alignment_pipeline(lang, job.aligner, job.model)
+            docs = (pair_from_record(nlp, records[k]) for k in positions)
+            for k, doc in zip(positions, nlp.pipe(docs, batch_size=len(positions))):
+                out[k] = output_record(records[k], doc)
+            vocab_sizes.append(len(nlp.vocab))
+        if any(size > MAX_VOCAB for size in vocab_sizes):
             refresh_pipelines()
-        STATS["batches"] += 1
-        STATS["pairs"] += len(records)
+        caches.stats["batches"] = caches.stats.get("batches", 0) + 1
+        caches.stats["pairs"] = caches.stats.get("pairs", 0) + len(records)
         return out
 
 
@@ -166,5 +105,5 @@ def align_batch(job: AlignJob, start: int, records: Sequence[PairRecord]):
 
 
 def worker_stats() -> Dict[str, int]:
-    """This process's counters (tests check that a worker builds its model once)."""
-    return dict(STATS)
+    """This process's counters (tests check that a worker builds its pipeline once)."""
+    return dict(caches.stats)

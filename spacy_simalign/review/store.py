@@ -9,8 +9,11 @@ import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
-from ..formats import atomic_output, dump_line, parse_pair
-from ..render import PairView, load_alignments, load_views, view_from_record
+from ..formats.alignments import load_alignments
+from ..formats.beads import parse_beads
+from ..formats.jsonl import atomic_output, dump_line
+from ..formats.pairs import parse_pair
+from ..render import PairView, load_views, view_from_record
 
 
 class Conflict(Exception):
@@ -28,25 +31,10 @@ def gold_etag(gold) -> str:
 
 
 def normalise_gold(gold: Any, n_complex: int, n_simple: int) -> List[List[List[int]]]:
-    """Check beads sent by the page and put them in a canonical order; ValueError says what is wrong."""
-    if not isinstance(gold, list):
-        raise ValueError("'gold' must be a list of beads [[complex indices], [simple indices]]")
-    out = []
-    for b, bead in enumerate(gold):
-        if not (isinstance(bead, list) and len(bead) == 2 and all(isinstance(p, list) for p in bead)):
-            raise ValueError(f"gold[{b}] must be [[complex indices], [simple indices]]")
-        parts = []
-        for name, idx, size in (("complex", bead[0], n_complex), ("simple", bead[1], n_simple)):
-            if not idx:
-                raise ValueError(f"gold[{b}] has no {name} sentence (an unaligned sentence is simply in no bead)")
-            for i in idx:
-                if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < size:
-                    raise ValueError(f"gold[{b}] {name} index {i!r} is not a sentence (side has {size})")
-            if len(set(idx)) != len(idx):
-                raise ValueError(f"gold[{b}] repeats a {name} index")
-            parts.append(sorted(idx))
-        out.append(parts)
-    return sorted(out, key=lambda bead: (bead[0][0], bead[1][0]))
+    """Check beads sent by the page with the one bead rule (formats.beads, strict, as gold is
+    read everywhere) and put them in a canonical order; InputError says what is wrong."""
+    beads = parse_beads(gold, (n_complex, n_simple), "gold", strict=True)
+    return sorted(([list(b.complex), list(b.simple)] for b in beads), key=lambda bead: (bead[0][0], bead[1][0]))
 
 
 class PairStore:
@@ -97,8 +85,7 @@ class PairStore:
         """The pair as the page shows it (gold if saved, else the aligner's beads) and its etag."""
         k, obj = self._find(self._lines(), pair_id)
         record = parse_pair(obj, self.path, k + 1)
-        line, alignment = self.alignments.get(pair_id, (None, None))
-        view = view_from_record(record, alignment, self.alignments_path, line)
+        view = view_from_record(record, self.alignments.get(pair_id))
         if record.gold is not None:
             view.beads, view.source = list(record.gold), "gold"
         return view, gold_etag(obj.get("gold"))

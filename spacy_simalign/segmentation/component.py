@@ -60,7 +60,7 @@ class Segmenter:
             yield self(doc)
 
 
-@Language.factory("simalign_segmenter", default_config=DEFAULT_CONFIG)
+@Language.factory("simalign_segmenter", default_config=DEFAULT_CONFIG, assigns=["token.is_sent_start"])
 def make_segmenter(nlp: Language, name: str, extra_abbreviations: List[str], extra_final_abbreviations: List[str],
                    colon_boundaries: Optional[bool]) -> Segmenter:
     """Rule-based paragraph and sentence segmenter for de, nl, fr and en."""

@@ -1,14 +1,15 @@
-"""Documents JSONL (../shared/FORMATS.md): reading with validation that names file and line,
-and the `Document` record the matcher works on (id, lang, text, optional title, lead, date)."""
+"""Documents JSONL (FORMATS.md, input of `match-docs`): reading with validation that names
+file and line, the `Document` record the matcher works on (id, lang, text, optional title,
+lead, date), and the writer."""
 import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
-from ..formats import read_jsonl
 from ..structures import SUPPORTED_LANGS
+from .jsonl import read_jsonl, write_jsonl
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -95,3 +96,20 @@ def read_documents(path: str, allow_mixed: bool = False) -> List[Document]:
     if not docs:
         raise InputError("no documents", path)
     return check_collection(docs, path, allow_mixed)
+
+
+def document_object(doc_id: str, lang: str, text: str, title: Optional[str] = None, lead: Optional[str] = None,
+                    date: Optional[str] = None, **extra) -> Dict[str, Any]:
+    """One line of documents JSONL (optional fields only when given)."""
+    obj: Dict[str, Any] = {"id": doc_id, "lang": lang}
+    for key, value in (("title", title), ("lead", lead), ("date", date)):
+        if value is not None:
+            obj[key] = value
+    obj["text"] = text
+    obj.update(extra)
+    return obj
+
+
+def write_documents(path: str, objects: Iterable[Dict[str, Any]]) -> int:
+    """Write document objects (see document_object) as documents JSONL, atomically."""
+    return write_jsonl(path, objects)

@@ -1,0 +1,76 @@
+"""The one bead parser: every reader of gold beads or predicted alignments (align, evaluate,
+stats, export, render, review, training) checks beads with the same rule.
+
+A bead is [[complex indices], [simple indices]] or {"complex": [...], "simple": [...],
+"score": x}. Every index is an integer (not a bool) naming a sentence of its side (`sizes`:
+the sides' sentence counts, -1 where not yet known); a bead names each sentence once and
+has at least one sentence on each side; the same bead twice is an error; a score is a
+finite number. A sentence may stand in two beads (DEplain's gold has one such case; some
+methods document n:m overlap).
+
+`strict` (gold) refuses a bead with an empty side; lenient (predictions of other tools)
+drops it, since a sentence in no bead already says "deleted" or "added"."""
+import math
+from typing import List, Sequence, Tuple
+
+from ..errors import InputError
+from ..structures import Bead
+
+SIDES = ("complex", "simple")
+
+
+def _indices(value, side: str, size: int, where: str, path, number) -> Tuple[int, ...]:
+    if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise InputError(f"{where} {side} indices must be a list of integers", path, number)
+    for i in value:
+        if i < 0 or (size >= 0 and i >= size):
+            raise InputError(f"{where} {side} index {i} is out of range (side has {size} sentences)"
+                             if size >= 0 else f"{where} {side} index {i} is negative", path, number)
+    if len(set(value)) != len(value):
+        raise InputError(f"{where} repeats a {side} index", path, number)
+    return tuple(sorted(value))
+
+
+def parse_bead(bead, sizes: Sequence[int], where: str, path=None, number=None) -> Tuple[Tuple[int, ...], Tuple[int, ...], float]:
+    """(complex indices, simple indices, score) of one JSON bead, checked (sides may be empty here)."""
+    if isinstance(bead, dict):
+        parts = [bead.get("complex"), bead.get("simple")]
+        score = bead.get("score", 1.0)
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            raise InputError(f"{where} score must be a number (finite)", path, number)
+    elif isinstance(bead, list) and len(bead) == 2:
+        parts, score = bead, 1.0
+    else:
+        raise InputError(f"{where} must be [[complex indices], [simple indices]] or "
+                         "{\"complex\": [...], \"simple\": [...], \"score\": x}", path, number)
+    complex_idx, simple_idx = (_indices(idx, side, size, where, path, number)
+                               for side, idx, size in zip(SIDES, parts, sizes))
+    return complex_idx, simple_idx, float(score)
+
+
+def parse_beads(beads, sizes: Sequence[int], key: str, path=None, number=None, strict: bool = True) -> List[Bead]:
+    """Beads from JSON, checked by the rule above; `key` names the field in messages."""
+    if not isinstance(beads, list):
+        raise InputError(f"'{key}' must be a list of beads [[complex indices], [simple indices]]", path, number)
+    out, seen = [], {}
+    for b, bead in enumerate(beads):
+        where = f"'{key}[{b}]'"
+        complex_idx, simple_idx, score = parse_bead(bead, sizes, where, path, number)
+        if not complex_idx or not simple_idx:
+            if strict:
+                empty = "complex" if not complex_idx else "simple"
+                raise InputError(f"{where} has no {empty} sentence (a sentence in no bead is deleted or added: "
+                                 "leave it out)", path, number)
+            continue
+        if (complex_idx, simple_idx) in seen:
+            raise InputError(f"{where} repeats bead {seen[complex_idx, simple_idx]}", path, number)
+        seen[complex_idx, simple_idx] = b
+        out.append(Bead(complex_idx, simple_idx, score))
+    return out
+
+
+def beads_to_json(beads: Sequence[Bead], with_scores: bool = True) -> list:
+    """Beads as JSON: {"complex", "simple", "score"} objects, or [[c], [s]] pairs (gold)."""
+    if with_scores:
+        return [b.to_json() for b in beads]
+    return [[list(b.complex), list(b.simple)] for b in beads]

@@ -1,0 +1,99 @@
+"""JSON Lines plumbing every format shares: decoded lines with their numbers, one JSON
+object per line with a located error, and atomic output files (a failed run leaves no
+half-written file and an existing one untouched)."""
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, Tuple
+
+from ..errors import InputError
+
+
+def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
+    """Yield (line number, decoded line) of a UTF-8 file, skipping blank lines; a line that
+    is not UTF-8 is an InputError."""
+    try:
+        handle = open(path, "rb")
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror}", path) from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputError(f"not UTF-8 (byte {err.start})", path, number) from None
+            if text.strip():
+                yield number, text
+
+
+def parse_json_line(text: str, path: str, number: int) -> Dict[str, Any]:
+    """One JSON object; anything else (invalid, too deeply nested, not an object) is a located error."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"invalid JSON ({err.msg}, column {err.colno})", path, number) from None
+    except RecursionError:
+        raise InputError("invalid JSON (nested too deeply)", path, number) from None
+    except ValueError as err:  # e.g. an integer of thousands of digits
+        raise InputError(f"invalid JSON ({str(err).splitlines()[0][:120]})", path, number) from None
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", path, number)
+    return obj
+
+
+def read_jsonl(path: str) -> Iterator[Tuple[int, Dict[str, Any]]]:
+    """Stream (line number, object) from any JSONL file, with located errors."""
+    for number, text in iter_lines(path):
+        yield number, parse_json_line(text, path, number)
+
+
+def dump_line(obj: Dict[str, Any]) -> str:
+    """One JSONL line (UTF-8 text as it is, not \\u-escaped)."""
+    return json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+def check_unicode(obj: Any, path: str, number: int) -> None:
+    """Every string must be writable as UTF-8: a JSON escape can smuggle in a lone surrogate."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError(f"text is not valid Unicode (lone surrogate \\u{ord(err.object[err.start]):04x})",
+                         path, number) from None
+
+
+@contextmanager
+def atomic_output(path: str, mode: str = "w"):
+    """Write to a temporary file beside `path` and move it into place only on success,
+    so a failed run leaves no half-written output (and an existing file untouched)."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise InputError(f"output folder does not exist: {directory}", path)
+    if os.path.isdir(path):
+        raise InputError("output path is a folder, not a file", path)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files: give the output the usual mode
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_jsonl(path: str, objects) -> int:
+    """Write objects as JSONL atomically; returns how many lines were written."""
+    count = 0
+    with atomic_output(path) as handle:
+        for obj in objects:
+            handle.write(dump_line(obj))
+            count += 1
+    return count

@@ -1,0 +1,177 @@
+"""Pair JSONL (FORMATS.md, version 1): two versions of one document per line. Reading with
+validation that names file and line, the record the rest of the package works on, and the
+writer."""
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+
+from ..errors import InputError
+from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
+from .beads import SIDES, parse_beads
+from .jsonl import check_unicode, iter_lines, parse_json_line, write_jsonl
+
+
+@dataclass
+class PairRecord:
+    """One line of pair JSONL: both sides' raw input, optional gold, and the whole object."""
+
+    id: str
+    lang: str
+    lang_simple: str
+    complex: Dict[str, Any]
+    simple: Dict[str, Any]
+    gold: Optional[List[Bead]]
+    raw: Dict[str, Any] = field(repr=False, default_factory=dict)
+    line: int = 0
+
+    def side_input(self, name: str) -> Union[str, List[List[str]]]:
+        """The side as given: a list of paragraphs (lists of sentences) or a raw text string."""
+        side = self.complex if name == "complex" else self.simple
+        return side["paragraphs"] if "paragraphs" in side else side["text"]
+
+    def is_presegmented(self, name: str) -> bool:
+        return "paragraphs" in (self.complex if name == "complex" else self.simple)
+
+    def side_lang(self, name: str) -> str:
+        return self.lang if name == "complex" else self.lang_simple
+
+    def side(self, name: str) -> Side:
+        """The side as a Side: given paragraphs as they are, raw text segmented by the
+        project's rules (segmentation.sides, the one way from text to sentences)."""
+        if not self.is_presegmented(name):
+            from ..segmentation.sides import side_from_text
+
+            return side_from_text(self.side_input(name), self.side_lang(name))
+        return Side.from_paragraphs(self.side_input(name), self.side_lang(name))
+
+    def side_text(self, name: str) -> str:
+        """The side's text: raw text as given, or the given paragraphs joined (blank line between
+        paragraphs, a space between sentences)."""
+        if self.is_presegmented(name):
+            return "\n\n".join(" ".join(para) for para in self.side_input(name))
+        return self.side_input(name)
+
+    def training_pair(self, path: str = "<input>") -> TrainingPair:
+        """The record as training data: both sides and the gold beads (which it needs)."""
+        if self.gold is None:
+            raise InputError(f"pair '{self.id}' has no 'gold'", path, self.line)
+        return TrainingPair(self.side("complex"), self.side("simple"), list(self.gold), id=self.id)
+
+
+def _check_side(obj: Dict, name: str, path: str, number: int) -> int:
+    """Validate one side and return its number of sentences (raw text: -1, not yet known)."""
+    side = obj.get(name)
+    if side is None:
+        raise InputError(f"missing side '{name}'", path, number)
+    if not isinstance(side, dict):
+        raise InputError(f"side '{name}' must be an object with 'paragraphs' or 'text'", path, number)
+    if "paragraphs" in side:
+        paragraphs = side["paragraphs"]
+        if not isinstance(paragraphs, list):
+            raise InputError(f"'{name}.paragraphs' must be a list of lists of sentences", path, number)
+        count = 0
+        for k, para in enumerate(paragraphs):
+            if not isinstance(para, list):
+                raise InputError(f"'{name}.paragraphs[{k}]' must be a list of sentences", path, number)
+            if not para:
+                raise InputError(f"'{name}.paragraphs[{k}]' has no sentences", path, number)
+            for j, sent in enumerate(para):
+                if not isinstance(sent, str):
+                    raise InputError(f"'{name}.paragraphs[{k}][{j}]' must be a string, got {type(sent).__name__}",
+                                     path, number)
+                if not sent.strip():
+                    raise InputError(f"'{name}.paragraphs[{k}][{j}]' is an empty sentence", path, number)
+            count += len(para)
+        return count
+    if "text" in side:
+        if not isinstance(side["text"], str):
+            raise InputError(f"'{name}.text' must be a string, got {type(side['text']).__name__}", path, number)
+        return -1
+    raise InputError(f"side '{name}' has no sentences: it needs 'paragraphs' or 'text'", path, number)
+
+
+def check_lang(value, key: str, path: str = "<input>", number: int = 0) -> str:
+    """A supported language code, or a located error."""
+    if not isinstance(value, str):
+        raise InputError(f"'{key}' must be a string, got {type(value).__name__}", path, number)
+    if value not in SUPPORTED_LANGS:
+        raise InputError(f"unknown language '{value}' in '{key}' (supported: {', '.join(SUPPORTED_LANGS)})",
+                         path, number)
+    return value
+
+
+def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, default_lang: str = None) -> PairRecord:
+    """Validate one pair object (FORMATS.md, version 1) and wrap it."""
+    if "id" not in obj:
+        raise InputError("missing field 'id'", path, number)
+    if not isinstance(obj["id"], str):
+        raise InputError(f"'id' must be a string, got {type(obj['id']).__name__}", path, number)
+    if "lang" not in obj and default_lang is None:
+        raise InputError("missing field 'lang' (or pass --lang)", path, number)
+    lang = check_lang(obj.get("lang", default_lang), "lang", path, number)
+    lang_simple = check_lang(obj.get("lang_simple", lang), "lang_simple", path, number)
+    sizes = [_check_side(obj, name, path, number) for name in SIDES]
+    gold = None
+    if obj.get("gold") is not None:
+        gold = parse_beads(obj["gold"], sizes, "gold", path, number, strict=True)
+    return PairRecord(obj["id"], lang, lang_simple, obj["complex"], obj["simple"], gold, obj, number)
+
+
+def read_pairs(path: str, default_lang: str = None, unique_ids: bool = True) -> Iterator[PairRecord]:
+    """Stream validated pairs from a pair JSONL file; the first bad line raises InputError."""
+    seen = set()
+    for number, text in iter_lines(path):
+        record = parse_pair(parse_json_line(text, path, number), path, number, default_lang)
+        if unique_ids:
+            if record.id in seen:
+                raise InputError(f"duplicate id '{record.id}'", path, number)
+            seen.add(record.id)
+        yield record
+
+
+def validate_pairs(path: str, default_lang: str = None) -> int:
+    """Read a whole pair file once before any work: every line a valid pair with a unique id,
+    every string writable as UTF-8. Returns the number of pairs."""
+    count = last = 0
+    try:
+        for record in read_pairs(path, default_lang=default_lang):
+            check_unicode(record.raw, path, record.line)
+            count, last = count + 1, record.line
+    except RecursionError:  # thousands of nested brackets inside a pair's fields
+        raise InputError("invalid JSON (nested too deeply)", path, _next_content_line(path, last)) from None
+    return count
+
+
+def _next_content_line(path: str, after: int) -> int:
+    """The number of the first non-blank line after line `after`."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number > after and raw.strip():
+                return number
+    return after + 1
+
+
+def read_training_pairs(path: str, default_lang: str = "de") -> List[TrainingPair]:
+    """Every pair of a pair JSONL file as training data (gold required)."""
+    return [record.training_pair(path) for record in read_pairs(path, default_lang=default_lang)]
+
+
+def pair_object(pair_id: str, complex: Union[str, Sequence[Sequence[str]]], simple: Union[str, Sequence[Sequence[str]]],
+                lang: str, lang_simple: Optional[str] = None, gold: Optional[Sequence[Bead]] = None,
+                **extra) -> Dict[str, Any]:
+    """One line of pair JSONL: a side is raw text or a list of paragraphs (lists of sentences)."""
+    def side(value):
+        return {"text": value} if isinstance(value, str) else {"paragraphs": [list(p) for p in value]}
+
+    obj: Dict[str, Any] = {"id": pair_id, "lang": lang}
+    if lang_simple and lang_simple != lang:
+        obj["lang_simple"] = lang_simple
+    obj.update(extra)
+    obj["complex"], obj["simple"] = side(complex), side(simple)
+    if gold is not None:
+        obj["gold"] = [[list(b.complex), list(b.simple)] for b in gold]
+    return obj
+
+
+def write_pairs(path: str, objects: Iterable[Dict[str, Any]]) -> int:
+    """Write pair objects (see pair_object) as pair JSONL, atomically."""
+    return write_jsonl(path, objects)

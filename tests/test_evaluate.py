@@ -1,0 +1,79 @@
+"""`evaluate` checks every prediction like any alignment file: a bad one is one line
+`error: FILE:LINE: ...` with exit status 2, never a traceback or a silently wrong score."""
+import json
+
+import pytest
+
+from spacy_simalign.__main__ import main
+
+
+@pytest.fixture
+def gold(tmp_path, deplain_pairs):
+    path = tmp_path / "gold.jsonl"
+    path.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:2]), encoding="utf-8")
+    return path, deplain_pairs[:2]
+
+
+def predictions(path, lines):
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def perfect(objs):
+    return [{"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in o["gold"]]}
+            for o in objs]
+
+
+def test_perfect_predictions_score_one(gold, tmp_path, capsys):
+    path, objs = gold
+    pred = predictions(tmp_path / "pred.jsonl", perfect(objs))
+    assert main(["evaluate", str(path), str(pred), "--output", str(tmp_path / "scores.json")]) == 0
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["link"]["f"] == 1.0 and scores["bead_text"]["f"] == 1.0
+
+
+@pytest.mark.parametrize("bead, message", [
+    ({"complex": [10_000], "simple": [0]}, "complex index 10000 is out of range"),
+    ({"complex": [0], "simple": [-1]}, "simple index -1 is negative"),
+    ({"complex": [-1], "simple": [-1]}, "index -1 is negative"),
+    ({"complex": [True], "simple": [0]}, "must be a list of integers"),
+    ({"complex": ["0"], "simple": [0]}, "must be a list of integers"),
+    ({"complex": [0.0], "simple": [0]}, "must be a list of integers"),
+    ({"complex": [0, 0], "simple": [0]}, "repeats a complex index"),
+    ({"complex": [0], "simple": [0], "score": "high"}, "score must be a number"),
+])
+def test_bad_predicted_bead_is_a_located_error(gold, tmp_path, capsys, bead, message):
+    path, objs = gold
+    lines = perfect(objs)
+    lines[1]["alignments"].append(bead)
+    pred = predictions(tmp_path / "pred.jsonl", lines)
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(path), str(pred), "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {pred}:2: ") and message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_repeated_bead_and_repeated_id_are_errors_not_double_counts(gold, tmp_path, capsys):
+    path, objs = gold
+    lines = perfect(objs)
+    lines[0]["alignments"].append(dict(lines[0]["alignments"][0]))
+    assert main(["evaluate", str(path), str(predictions(tmp_path / "a.jsonl", lines))]) == 2
+    assert "repeats bead 0" in capsys.readouterr().err
+    lines = perfect(objs) + perfect(objs)[:1]
+    assert main(["evaluate", str(path), str(predictions(tmp_path / "b.jsonl", lines))]) == 2
+    assert f"error: {tmp_path / 'b.jsonl'}:3: duplicate id" in capsys.readouterr().err
+
+
+def test_raw_text_gold_beyond_the_predicted_sentences_is_a_located_error(tmp_path, deplain_pairs, capsys):
+    obj = json.loads(json.dumps(deplain_pairs[0]))
+    sentences = [s for p in obj["simple"]["paragraphs"] for s in p]
+    obj["simple"] = {"text": " ".join(sentences)}
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(obj, ensure_ascii=False) + "\n", encoding="utf-8")
+    line = perfect([deplain_pairs[0]])[0]
+    line["simple_sentences"] = sentences[:2]  # the prediction split the text into two sentences only
+    line["alignments"] = [b for b in line["alignments"] if max(b["simple"]) < 2]
+    assert main(["evaluate", str(gold), str(predictions(tmp_path / "pred.jsonl", [line]))]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {gold}:1: 'gold[") and "raw-text side has 2 sentences" in err
