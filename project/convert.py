@@ -8,7 +8,6 @@ Bad input: one line `error: FILE:LINE: message`, exit status 2, nothing written.
 import argparse
 import glob
 import json
-import os
 import random
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from spacy_simalign import pair
-from spacy_simalign.deplain import read_plan
+from spacy_simalign.deplain import plan_files, read_plan
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.jsonl import atomic_output
 from spacy_simalign.formats.pairs import parse_pair
@@ -27,17 +26,11 @@ from spacy_simalign.readers import gold_doc, read_gold_docs
 PARTS = ("train", "dev", "test")
 
 
-def plan_files(path: Path) -> List[str]:
-    if path.is_dir():
-        return sorted(glob.glob(str(path / "*.csv")), key=lambda p: (len(os.path.basename(p)), os.path.basename(p)))
-    return [str(path)]
-
-
 def read_gold(nlp, path: Path, lang: str, limit: int) -> List:
     """Reference Doc pairs from pair JSONL, a DocBin, or DEplain plan CSV file(s)."""
     is_plans = path.suffix.lower() == ".csv" or (path.is_dir() and glob.glob(str(path / "*.csv")))
     if is_plans:
-        files = plan_files(path)
+        files = plan_files([str(path)])
         if limit:
             files = files[:limit]
         return [gold_doc(nlp, parse_pair(read_plan(file, lang=lang), file, 0), file) for file in files]

@@ -10,6 +10,8 @@ A row with both sides non-empty is a gold bead, whatever its `alignment` label s
 labels are noisy: some rows labelled `addition` or `deletion` align two identical
 sentences, see `read_plan`)."""
 import csv
+import glob
+import os
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -224,3 +226,20 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
     out["simple"] = {"paragraphs": sides[1][0]}
     out["gold"] = gold
     return out
+
+
+def plan_files(inputs: Sequence[str]) -> List[str]:
+    """The plan CSV files named by `inputs` (files, or folders holding *.csv), folders' files in
+    document order (plan_doc_9 before plan_doc_10); a missing path or no CSV at all is an error."""
+    files: List[str] = []
+    for item in inputs:
+        if os.path.isdir(item):
+            files.extend(sorted(glob.glob(os.path.join(item, "*.csv")),
+                                key=lambda p: (len(os.path.basename(p)), os.path.basename(p))))
+        elif os.path.exists(item):
+            files.append(item)
+        else:
+            raise InputError("no such file or folder", item)
+    if not files:
+        raise InputError("no CSV files found", " ".join(inputs))
+    return files

@@ -4,7 +4,7 @@ the components' defaults map a short name to a registered aligner with its defau
 one with `python -m spacy_simalign init-config NAME`, edit it, pass it with --config."""
 from typing import Dict, Optional
 
-from thinc.api import Config
+from confection import Config
 
 from .configs import read_config, resolve_section
 from .errors import InputError

@@ -72,14 +72,18 @@ def _tokenizer_for(lang: str):
     return caches.shared("tokenizer", lang, lambda: spacy.blank(lang).tokenizer)
 
 
+def _paragraph_list(value) -> List[List[str]]:
+    """Given sentences as paragraphs: a flat list of sentences (as bertalign takes them) is one paragraph."""
+    value = list(value)
+    return [value] if value and all(isinstance(item, str) for item in value) else value
+
+
 def _side_text(value: SideInput) -> Tuple[str, Optional[List[List[Tuple[int, int]]]]]:
     """Text of a side and, for pre-segmented input, the char offsets of each sentence per
     paragraph: sentences joined by a space, paragraphs by a blank line, each kept exactly."""
     if isinstance(value, str):
         return value, None
-    value = list(value)
-    if value and all(isinstance(item, str) for item in value):
-        value = [value]  # a flat list of sentences (as bertalign takes them): one paragraph
+    value = _paragraph_list(value)
     parts, offsets, pos = [], [], 0
     for k, para in enumerate(value):
         if k:
@@ -160,7 +164,14 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
         if name in paragraph_tokens:
             doc.spans[f"{name}_paragraphs"] = [doc[s:e] for s, e in paragraph_tokens[name]]
     if gold is not None:
-        set_beads(doc, [g if isinstance(g, Bead) else Bead.from_json(g) for g in gold])
+        gold = list(gold)
+        if not all(isinstance(g, Bead) for g in gold):  # JSON beads: the one bead rule (formats.beads)
+            from .formats.beads import parse_beads
+
+            sizes = [sum(len(p) for p in _paragraph_list(value)) if not isinstance(value, str) else -1
+                     for value in (complex, simple)]
+            gold = parse_beads(gold, sizes, "gold", strict=True)
+        set_beads(doc, gold)
     return doc
 
 

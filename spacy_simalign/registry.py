@@ -8,9 +8,11 @@ parties through an entry-point group:
   as their `aligner` sub-config (see aligner_protocol.py for what an aligner implements).
 
 Entry points make a name resolvable without importing its module first, so a run imports
-only the aligners and backends its config names."""
+only the aligners and backends its config names. The registries hang on confection's
+registry class, which spaCy's and thinc's extend: configs resolved by spaCy find them, and
+registering an aligner does not import spaCy."""
 import catalogue
-from spacy.util import registry
+from confection import registry
 
 for _name in ("similarity", "aligners"):
     # made with catalogue directly so that the entry-point group is spacy_simalign_<name>

@@ -18,12 +18,7 @@ import numpy as np
 from . import caches
 from .registry import similarity_registry
 from .structures import Side
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> List[str]:
-    return _WORD.findall(text.lower())
+from .tokens import words
 
 
 class SimilarityBackend:

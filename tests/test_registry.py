@@ -39,3 +39,26 @@ def test_similarity_backends_resolve(group, name, target):
     import spacy_simalign.registry  # noqa: F401  (creates the registry)
 
     assert registry.simalign_similarity.get(name) is not None
+
+
+@pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0] == "spacy_simalign_aligners"])
+def test_aligners_resolve_to_their_entry_point(group, name, target):
+    import spacy_simalign.registry  # noqa: F401  (creates the registry)
+
+    module, _, attr = target.partition(":")
+    assert registry.simalign_aligners.get(name) is getattr(importlib.import_module(module), attr)
+
+
+def test_every_named_method_builds_its_aligner():
+    from spacy_simalign.methods import PARAGRAPH_METHODS, SENTENCE_METHODS, build_aligner, method_config
+
+    for name in SENTENCE_METHODS:
+        assert hasattr(build_aligner(method_config(name)), "align")
+    for name in PARAGRAPH_METHODS:
+        assert hasattr(build_aligner(method_config(name, paragraph=True), kind="paragraph"), "align_paragraphs")
+
+
+def test_scorer_resolves():
+    from spacy_simalign.components.scorer import score_examples
+
+    assert registry.scorers.get("spacy-simalign.alignment_scorer.v1")() is score_examples

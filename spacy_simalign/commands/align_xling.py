@@ -13,8 +13,6 @@ METHODS = ("intersection", "crf")
 
 
 def add_arguments(parser):
-    from ..xling import DEFAULT_SENTENCE_THRESHOLD
-
     parser.add_argument("input", help="pair JSONL, or matches JSONL when --source and --target are given")
     parser.add_argument("output", help="alignment JSONL to write")
     parser.add_argument("--source", default=None, help="source documents JSONL (input is then matches JSONL)")
@@ -23,7 +21,7 @@ def add_arguments(parser):
                         help="intersection (20min-XD, default) or crf")
     parser.add_argument("--config", default=None, metavar="FILE", help="an [aligner] config instead of --method")
     parser.add_argument("--threshold", type=float, default=None,
-                        help=f"sentence similarity threshold x100 for intersection (default {DEFAULT_SENTENCE_THRESHOLD:g})")
+                        help="sentence similarity threshold x100 for intersection (default: its config's, 40)")
     parser.add_argument("--model", default=None, help="CRF weights folder (method crf; default: shipped weights)")
     parser.add_argument("--no-filter", action="store_true", help="keep every pair (no post-processing)")
     parser.add_argument("--dropped", default=None, help="write dropped pairs with their reasons here (JSONL)")

@@ -1,7 +1,6 @@
 """`anonymise INPUT OUTPUT --lang LANG`: replace names, organisations, addresses and phone
 numbers by placeholders (and sensitive sentences by `xxx xxx xxx`) in sentence-pair rows
 (CSV 'Document ID,Complex,Simple' or rows JSONL) or in a plain text file (one text a line)."""
-from ..corpus.anonymise import anonymise_rows, anonymise_texts, anonymiser_pipeline
 from ..corpus.export import delimited_text, read_rows
 from ..formats.jsonl import atomic_output, dump_line, iter_lines
 from ..structures import SUPPORTED_LANGS
@@ -23,6 +22,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    from ..corpus.anonymise import anonymise_rows, anonymise_texts, anonymiser_pipeline
+
     config = {"sensitive_patterns": args.sensitive_pattern}
     if args.allow is not None:
         config["allow_list"] = args.allow

@@ -7,8 +7,6 @@ from typing import List
 
 from ..formats.pairs import read_pairs
 from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, method_config
-from ..pair import pair_from_record, side_of
-from ..pipeline import alignment_pipeline
 
 NAME = "demo"
 HELP = "Align the bundled example pair (no download) and print the aligned sentences side by side."
@@ -52,6 +50,9 @@ def render_text(complex_sents, simple_sents, beads, width: int) -> str:
 
 
 def run(args) -> int:
+    from ..pair import pair_from_record, side_of
+    from ..pipeline import alignment_pipeline
+
     width = args.width or min(shutil.get_terminal_size((140, 24)).columns, 160)
     record = next(iter(read_pairs(args.pairs)))
     nlp = alignment_pipeline(record.lang, method_config(args.method).to_str())

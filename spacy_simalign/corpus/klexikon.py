@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
 from ..scoring import PRF
-from ..similarity import words
+from ..tokens import words
 
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")
 TERMINAL_PERIOD = re.compile(r"[.!?][\"'“”„»«)\]]*$")

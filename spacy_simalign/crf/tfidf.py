@@ -9,7 +9,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 _SPACES = re.compile(r"\s\s+")
-_WORD_OR_NUL = re.compile(r"\w+|\x00")  # the word tokens of similarity.words, and the NUL between texts
+_WORD_OR_NUL = re.compile(r"\w+|\x00")  # the word tokens of tokens.words, and the NUL between texts
 DENSE_CELLS = 4_000_000  # sentences x vocabulary cells (32 MB) up to which a pair's rows are made dense
 
 

@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 import numpy as np
 
-from ..similarity import words
+from ..tokens import words
 
 LEXICAL = ("none", "tfidf", "names-numbers")
 _NUMBER = re.compile(r"\d+(?:[.,']\d+)*")

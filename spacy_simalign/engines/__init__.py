@@ -8,7 +8,7 @@ from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import InputError
 from ..formats.pairs import PairRecord
-from .work import AlignJob, align_batch
+from .job import AlignJob
 
 Batch = Tuple[int, List[PairRecord]]
 ENGINES = ("local", "dask")
@@ -39,6 +39,8 @@ class LocalEngine:
         self.workers = 1
 
     def map(self, job: AlignJob, stream: Iterable[Batch]) -> Iterator[Tuple[int, List[str]]]:
+        from .work import align_batch
+
         for start, records in stream:
             yield align_batch(job, start, records)
 

@@ -8,7 +8,6 @@ the sentence-aligner component encodes the batch's sentences together from an em
 (aligner_protocol); batch boundaries are a function of the input position alone
 (engines.batches), and the encoder's vectors do not depend on the thread count."""
 import threading
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from .. import caches
@@ -17,36 +16,11 @@ from ..formats.jsonl import dump_line
 from ..formats.pairs import PairRecord
 from ..pair import pair_from_record, side_of
 from ..pipeline import alignment_pipeline, refresh_pipelines
+from .job import AlignJob
 
 # A blank pipeline's vocab keeps every token string it has seen; rebuild it past this size
 # so that memory stays flat over hundreds of thousands of pairs.
 MAX_VOCAB = 300_000
-
-
-@dataclass(frozen=True)
-class AlignJob:
-    """What to run on every batch: the [aligner] config text, an optional model folder, the
-    batch size and the BLAS/encoder threads each process may use (0: the libraries' default)."""
-
-    aligner: str
-    model: Optional[str] = None
-    batch_size: int = 32
-    threads: int = 0
-
-    def settings(self) -> Dict[str, Any]:
-        """The settings that change the output (recorded beside a partial output for --resume):
-        the aligner as its registered name and a digest of its whole config."""
-        return {"aligner": aligner_id(self.aligner), "model": self.model, "batch_size": self.batch_size}
-
-
-def aligner_id(config_text: str) -> str:
-    """`<registered name> <digest of the config>`: short, one line, and different for any other setting."""
-    import hashlib
-
-    from thinc.api import Config
-
-    name = Config().from_str(config_text)["aligner"].get("@simalign_aligners", "?")
-    return f"{name} {hashlib.sha1(config_text.encode('utf-8')).hexdigest()[:12]}"
 
 
 _LOCK = threading.Lock()  # one batch at a time per process: the pipelines and caches are shared

