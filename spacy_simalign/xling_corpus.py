@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from .aligner_protocol import align_batch
+from .errors import InputError
 from .formats.alignments import alignment_record
 from .formats.documents import read_documents
 from .formats.jsonl import write_jsonl
@@ -40,8 +41,13 @@ def pairs_from_matches(matches_path: str, source_path: str, target_path: str,
             sides[role, doc.id] = side_from_text(doc.text, doc.lang)
         return sides[role, doc.id]
 
-    out = []
+    out, seen = [], {}
     for match in read_matches(matches_path, source, target):
+        if (match.source, match.target) in seen:
+            raise InputError(f"duplicate match {match.source} -> {match.target} (first on line "
+                             f"{seen[match.source, match.target]}): it would write one output id twice",
+                             matches_path, match.line)
+        seen[match.source, match.target] = match.line
         s, t = source[match.source], target[match.target]
         extra: Dict[str, Any] = {"source": s.id, "target": t.id, "lang": s.lang, "lang_simple": t.lang}
         if match.score is not None:

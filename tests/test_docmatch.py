@@ -11,7 +11,7 @@ import pytest
 from spacy_simalign.__main__ import main
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
 from spacy_simalign.docmatch.index import UNDATED, candidates
-from spacy_simalign.docmatch.strategies import STRATEGIES, select, strategy_mask
+from spacy_simalign.docmatch.strategies import STRATEGIES, assignment_mask, select, strategy_mask
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.documents import read_documents
 
@@ -104,7 +104,11 @@ def test_sweep_matches_a_direct_count():
     for name in STRATEGIES:
         table = sweep(name, src, tgt, scores, correct, 30)
         for row in (0, 61, 140, 170):
-            keep = strategy_mask(name, src, tgt, scores) & (scores >= THRESHOLDS[row])
+            keep = np.zeros(len(scores), dtype=bool)
+            if name == "assignment":
+                keep = assignment_mask(src, tgt, scores, THRESHOLDS[row])
+            else:
+                keep = strategy_mask(name, src, tgt, scores) & (scores >= THRESHOLDS[row])
             tp = int((keep & correct).sum())
             p = tp / keep.sum() if keep.sum() else 0.0
             assert table[row, 0] == pytest.approx(p) and table[row, 1] == pytest.approx(tp / 30)
@@ -188,7 +192,7 @@ def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path,
     # --threshold auto reads the calibrated threshold back and reproduces the F1
     out = tmp_path / "matches.jsonl"
     assert main(["match-docs", str(tmp_path / "source.jsonl"), str(tmp_path / "target.jsonl"), str(out),
-                 "--config", str(config), "--threshold", "auto"]) == 0
+                 "--config", str(config), "--strategy", "intersection", "--threshold", "auto"]) == 0
     pred = {(m["source"], m["target"]) for m in map(json.loads, out.read_text().splitlines())}
     gold = {(g["source"], g["target"]) for g in map(json.loads, (tmp_path / "gold.jsonl").read_text().splitlines())}
     tp = len(pred & gold)
@@ -216,7 +220,7 @@ def test_component_embeds_docs_and_the_matcher_reuses_them(tmp_path):
     assert all(len(d._.doc_embedding) == 512 for d in sides["de"])
     empty = nlps["de"]("")
     assert empty._.doc_embedding is None
-    matcher = DocMatcher.from_config(overrides={"docmatch.window_days": 3, "docmatch.threshold": 0.0})
+    matcher = DocMatcher.from_config(overrides={"docmatch.window_days": 3})
     got = {(m.source, m.target) for m in matcher.match(sides["de"], sides["fr"])}
     gold = {(g["source"], g["target"]) for g in map(json.loads, (XLING / "gold_docs.jsonl").read_text().splitlines())}
     assert got == gold
@@ -240,7 +244,7 @@ def test_bad_matcher_config_is_a_one_line_error(tmp_path, capsys, text, message)
     from spacy_simalign.docmatch.matcher import DEFAULT_CONFIG_STR
 
     config = tmp_path / "docmatch.cfg"
-    config.write_text(text if text is not None else DEFAULT_CONFIG_STR.replace('"intersection"', '"best"'))
+    config.write_text(text if text is not None else DEFAULT_CONFIG_STR.replace('"assignment"', '"best"'))
     out = tmp_path / "m.jsonl"
     assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out), "--config", str(config)]) == 2
     err = capsys.readouterr().err.strip()
@@ -252,13 +256,15 @@ def test_calibration_writes_thresholds_that_threshold_auto_reads(tmp_path, capsy
     args = [str(XLING / "de.jsonl"), str(XLING / "fr.jsonl")]
     assert main(["calibrate-docs", *args, str(XLING / "gold_docs.jsonl"), "--output-config", str(config),
                  "--window-days", "3", "--strategy", "union"]) == 0
-    table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+    table = [line for line in capsys.readouterr().out.splitlines() if line.split("|")[1:2] and
+             line.split("|")[1].strip() in STRATEGIES]
     assert [row.split("|")[1].strip() for row in table] == list(STRATEGIES)
     from spacy_simalign.docmatch.matcher import DocMatcher
 
     matcher = DocMatcher.from_config(str(config))
-    assert set(matcher.thresholds) == set(STRATEGIES) and matcher.strategy == "union"
-    assert matcher.threshold == matcher.thresholds["union"] and matcher.window_days == 3
+    profile = matcher.profiles["de-fr"]  # the language pair's own profile, written by calibrate-docs
+    assert set(profile.thresholds) == set(STRATEGIES) and matcher.strategy == "union"
+    assert profile.threshold == profile.thresholds["union"] and matcher.window_days == 3
     out = tmp_path / "m.jsonl"
     assert main(["match-docs", *args, str(out), "--config", str(config), "--threshold", "auto"]) == 0
     f1 = float(next(row for row in table if "union" in row).split("|")[5])
@@ -274,7 +280,7 @@ def test_held_out_calibration_embeds_each_document_once(tmp_path):
     from spacy_simalign.formats.documents import read_documents
     from spacy_simalign.formats.matches import read_gold_pairs
 
-    matcher = DocMatcher.from_config(None, {"docmatch.window_days": 3})
+    matcher = DocMatcher.from_config(None, {"docmatch.window_days": 3, "docmatch.rerank": "none"})
     encoded = []
     encode = matcher.embedder.encode
     matcher.embedder.encode = lambda texts, lang: encoded.extend(texts) or encode(texts, lang)
@@ -284,3 +290,82 @@ def test_held_out_calibration_embeds_each_document_once(tmp_path):
     assert sorted(r.strategy for r in results) == sorted(STRATEGIES)
     assert len(encoded) == len(source) + len(target)
     assert all(0.0 <= r.f1 <= 1.0 for r in results)
+
+
+# -- near-duplicate stories, assignment, profiles ------------------------------------------------
+
+NEWS = Path(__file__).resolve().parent / "data" / "xling-news"
+
+
+def test_defaults_find_every_pair_among_near_duplicate_stories(tmp_path):
+    """tests/data/xling-news: 30 German/French pairs in 10 clusters of near-duplicate stories plus
+    6 unmatched articles; the defaults (the cross-language profile, sentence evidence, assignment)
+    find all 30 and leave the unmatched ones alone."""
+    out = tmp_path / "m.jsonl"
+    assert main(["match-docs", str(NEWS / "de.jsonl"), str(NEWS / "fr.jsonl"), str(out)]) == 0
+    got = {(m["source"], m["target"]) for m in map(json.loads, out.read_text().splitlines())}
+    assert got == {(g["source"], g["target"]) for g in map(json.loads, (NEWS / "gold.jsonl").read_text().splitlines())}
+
+
+def test_assignment_gives_each_near_duplicate_its_own_partner():
+    # sources 0 and 1 both score best with target 0; target 1 is 1's true partner
+    src, tgt = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    scores = np.array([60.0, 20.0, 58.0, 50.0], dtype=np.float32)
+    _, _, kept = select("intersection", src, tgt, scores, 30.0)
+    assert len(kept) == 1  # mutual best loses source 1
+    s, t, _ = select("assignment", src, tgt, scores, 30.0)
+    assert sorted(zip(s.tolist(), t.tolist())) == [(0, 0), (1, 1)]
+    s, t, _ = select("assignment", src, tgt, scores, 55.0)  # (1, 1) below the threshold: left unmatched
+    assert sorted(zip(s.tolist(), t.tolist())) == [(0, 0)]
+
+
+def test_profiles_follow_the_language_pair_and_calibration_writes_its_own(tmp_path, capsys):
+    from spacy_simalign.docmatch.matcher import DocMatcher
+
+    matcher = DocMatcher()  # works with no arguments: the multilingual USE embedder, the default profiles
+    source, target = read_documents(str(NEWS / "de.jsonl")), read_documents(str(NEWS / "fr.jsonl"))
+    assert matcher.profile(source, target) is matcher.profiles["cross"]
+    assert matcher.profile(source, source) is matcher.profiles["same"]
+    assert matcher.profiles["cross"].lexical == "none" and matcher.profiles["same"].lexical == "tfidf"
+    config = tmp_path / "docmatch.cfg"
+    assert main(["calibrate-docs", str(NEWS / "de.jsonl"), str(NEWS / "fr.jsonl"), str(NEWS / "gold.jsonl"),
+                 "--output-config", str(config)]) == 0
+    assert "Signals tried for assignment" in capsys.readouterr().out
+    calibrated = DocMatcher.from_config(str(config))
+    assert calibrated.profile(source, target) is calibrated.profiles["de-fr"]
+    assert calibrated.profiles["de-fr"].thresholds["assignment"] == calibrated.profiles["de-fr"].threshold
+
+
+def test_evidence_ranks_the_true_report_above_its_near_duplicate():
+    """Within the satellite cluster, each German report's sentence evidence is highest with its own
+    French report, though the first stage (title + lead) may prefer a sibling story."""
+    from spacy_simalign.docmatch.evidence import SentenceEvidence
+    from spacy_simalign.similarity import make_use_similarity
+
+    clusters = json.loads((NEWS / "clusters.json").read_text(encoding="utf-8"))
+    gold = dict((g["source"], g["target"]) for g in map(json.loads, (NEWS / "gold.jsonl").read_text().splitlines()))
+    by_id = {d.id: d for d in read_documents(str(NEWS / "de.jsonl")) + read_documents(str(NEWS / "fr.jsonl"))}
+    evidence = SentenceEvidence(make_use_similarity())
+    for cluster in clusters.values():
+        de = [by_id[i] for i in cluster["de"] if i in gold]
+        fr = [by_id[i] for i in cluster["fr"]]
+        src = np.repeat(np.arange(len(de)), len(fr))
+        tgt = np.tile(np.arange(len(fr)), len(de))
+        scores = evidence.score(de, fr, src, tgt).reshape(len(de), len(fr))
+        for k, doc in enumerate(de):
+            assert fr[int(scores[k].argmax())].id == gold[doc.id]
+
+
+def test_null_text_and_duplicate_match_lines_are_located_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "lang": "de", "text": null}\n', encoding="utf-8")
+    assert main(["match-docs", str(bad), str(NEWS / "fr.jsonl"), str(tmp_path / "m.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {bad}:1: 'text' must be a string, got NoneType"
+    matches = tmp_path / "matches.jsonl"
+    line = json.dumps({"source": "de-01", "target": next(g["target"] for g in map(
+        json.loads, (NEWS / "gold.jsonl").read_text().splitlines()) if g["source"] == "de-01")}) + "\n"
+    matches.write_text(line + line, encoding="utf-8")
+    assert main(["align-xling", str(matches), str(tmp_path / "a.jsonl"), "--source", str(NEWS / "de.jsonl"),
+                 "--target", str(NEWS / "fr.jsonl")]) == 2
+    assert f"error: {matches}:2: duplicate match de-01 -> " in capsys.readouterr().err
+    assert not (tmp_path / "a.jsonl").exists()

@@ -56,7 +56,9 @@ def test_every_lexical_signal_finds_the_german_french_pairs(lexical):
     from spacy_simalign.docmatch.matcher import DocMatcher
     from spacy_simalign.formats.documents import read_documents
 
-    matcher = DocMatcher.from_config(overrides={"docmatch.lexical": lexical, "docmatch.window_days": 3})
+    matcher = DocMatcher.from_config(overrides={f"docmatch.profiles.{p}.{k}": v for p in ("same", "cross")
+                                                for k, v in (("lexical", lexical), ("lexical_weight", 0.5))}
+                                     | {"docmatch.window_days": 3})
     got = {(m.source, m.target) for m in matcher.match(read_documents(str(XLING / "de.jsonl")),
                                                        read_documents(str(XLING / "fr.jsonl")))}
     assert got == {(g["source"], g["target"]) for g in _lines(XLING / "gold_docs.jsonl")}

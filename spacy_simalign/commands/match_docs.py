@@ -17,7 +17,8 @@ def add_arguments(parser):
     parser.add_argument("target", help="target documents JSONL")
     parser.add_argument("output", help="matches JSONL to write")
     parser.add_argument("--threshold", default=None,
-                        help="minimum similarity on the 0..100 scale, or 'auto' for the calibrated one")
+                        help="minimum similarity on the 0..100 scale (default: the language pair's profile), or "
+                             "'auto' for the threshold calibrate-docs chose for the strategy")
     add_matcher_arguments(parser)
 
 
@@ -27,15 +28,16 @@ def run(args) -> int:
 
     matcher, _, _ = load_matcher(args)
     auto = str(args.threshold).lower() == "auto"
-    if auto or args.threshold is None:
-        threshold = matcher.threshold_for(auto=auto)
-    else:
+    threshold = None
+    if args.threshold is not None and not auto:
         try:
             threshold = float(args.threshold)
         except ValueError:
             raise InputError(f"--threshold must be a number in 0..100 or 'auto', got '{args.threshold}'") from None
     source = read_documents(args.source, matcher.allow_mixed_languages)
     target = read_documents(args.target, matcher.allow_mixed_languages)
+    if threshold is None:
+        threshold = matcher.threshold_for(source, target, auto=auto)
     matches = matcher.match(source, target, threshold=threshold)
     write_matches(args.output, (match.to_json() for match in matches))
     print(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", file=sys.stderr)

@@ -1,18 +1,25 @@
-"""Threshold calibration on gold document pairs, as in 20min-XD (Tables 2 and 4): sweep the
-threshold over 0..100 in steps of 0.5, and per strategy keep the threshold of best F1 (the
-middle one when several tie). The result is written into the matcher config, section
-[docmatch.thresholds], which `match-docs --threshold auto` reads."""
+"""Calibration on gold document pairs, as in 20min-XD (Tables 2 and 4) and one step further: for
+the collections' language pair, choose the signals (lexical signal and weight, weight of the
+sentence evidence) and the threshold of best F1 for the matcher's strategy, then each
+strategy's best threshold with those signals. The threshold is swept over 0..100 in steps of
+0.5; among thresholds of equal F1 the middle one is kept, and among signal settings of equal F1
+the one whose best F1 holds over the widest range of thresholds (the most robust). The result
+is written into the matcher config as the pair's profile ([docmatch.profiles.<src>-<tgt>]),
+which `match-docs` uses for that language pair (and `--threshold auto` for other strategies)."""
 import dataclasses
 import random
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
 from ..scoring import PRF
-from .strategies import STRATEGIES, strategy_mask
+from .matcher import Profile, pair_key
+from .strategies import STRATEGIES, assignment_mask, select, strategy_mask
 
 THRESHOLDS = np.round(np.arange(0.0, 100.0 + 1e-9, 0.5), 1)
+LEXICAL_WEIGHTS = (0.25, 0.5)
+RERANK_WEIGHTS = (0.0, 0.5, 1.0)
 
 
 @dataclass
@@ -25,20 +32,54 @@ class StrategyResult:
     predicted: int
 
 
+@dataclass
+class Signals:
+    """The signals of every candidate pair, to mix under any profile without recomputing them."""
+
+    source: np.ndarray
+    target: np.ndarray
+    cosine: np.ndarray
+    lexical: Dict[str, np.ndarray]
+    evidence: Optional[np.ndarray]
+
+    def similarity(self, profile: Profile) -> np.ndarray:
+        sim = self.cosine
+        if profile.lexical != "none" and profile.lexical_weight > 0:
+            sim = (1.0 - profile.lexical_weight) * sim + profile.lexical_weight * self.lexical[profile.lexical]
+        if self.evidence is not None and profile.rerank_weight > 0:
+            sim = (1.0 - profile.rerank_weight) * sim + profile.rerank_weight * self.evidence
+        return np.asarray(sim, dtype=np.float32)
+
+
 def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
     scores = PRF(tp, predicted, gold)
     return scores.p, scores.r, scores.f
 
 
+def signals(matcher, source, target) -> Signals:
+    """Every signal the profiles may mix, on the matcher's candidates."""
+    from .lexical import LEXICAL
+
+    src, tgt, cos = matcher.first_stage(source, target)
+    lexical = {kind: matcher.lexical_scores(kind, source, target, src, tgt) for kind in LEXICAL if kind != "none"}
+    return Signals(src, tgt, cos, lexical, matcher.evidence(source, target, src, tgt))
+
+
 def sweep(strategy: str, src: np.ndarray, tgt: np.ndarray, sim: np.ndarray, correct: np.ndarray,
           n_gold: int, thresholds: np.ndarray = THRESHOLDS) -> np.ndarray:
     """[len(thresholds), 4] of precision, recall, F1 and number predicted at each threshold."""
+    out = np.zeros((len(thresholds), 4))
+    if strategy == "assignment":  # the assignment itself changes with the threshold
+        for row, t in enumerate(thresholds):
+            keep = assignment_mask(src, tgt, sim, t)
+            out[row, :3] = prf(int(correct[keep].sum()), int(keep.sum()), n_gold)
+            out[row, 3] = keep.sum()
+        return out
     keep = strategy_mask(strategy, src, tgt, sim)
     kept_sim, kept_ok = sim[keep], correct[keep]
     order = np.argsort(kept_sim)
     kept_sim, kept_ok = kept_sim[order], kept_ok[order]
     ok_from = np.concatenate([np.cumsum(kept_ok[::-1])[::-1], [0]])  # correct among scores >= position
-    out = np.zeros((len(thresholds), 4))
     for row, t in enumerate(thresholds):
         start = np.searchsorted(kept_sim, t, side="left")
         predicted = len(kept_sim) - start
@@ -54,28 +95,75 @@ def best_threshold(table: np.ndarray) -> int:
     return int(rows[len(rows) // 2])
 
 
-def calibrate(candidates, source_ids: Sequence[str], target_ids: Sequence[str], gold: Set[Tuple[str, str]],
-              strategies: Iterable[str] = STRATEGIES) -> List[StrategyResult]:
-    """Best threshold and its P/R/F1 per strategy, from the matcher's scored candidates."""
-    correct = np.array([(source_ids[s], target_ids[t]) in gold
-                        for s, t in zip(candidates.source, candidates.target)], dtype=bool)
+def _correct(sig: Signals, source_ids, target_ids, gold) -> np.ndarray:
+    return np.array([(source_ids[s], target_ids[t]) in gold for s, t in zip(sig.source, sig.target)], dtype=bool)
+
+
+def candidate_profiles(start: Profile, with_evidence: bool) -> List[Profile]:
+    """The profiles the search tries, `start` (the configured one) first."""
+    from .lexical import LEXICAL
+
+    out = [start]
+    for lexical in LEXICAL:
+        for weight in ((0.0,) if lexical == "none" else LEXICAL_WEIGHTS):
+            for rerank in (RERANK_WEIGHTS if with_evidence else (0.0,)):
+                candidate = Profile(lexical, weight, rerank, start.threshold)
+                if all((c.lexical, c.lexical_weight, c.rerank_weight) != (lexical, weight, rerank) for c in out):
+                    out.append(candidate)
+    return out
+
+
+def choose_profile(sig: Signals, source_ids, target_ids, gold, strategy: str, start: Profile,
+                   search: bool = True) -> Tuple[Profile, List[Tuple[Profile, float, float, int]]]:
+    """The profile of best F1 for `strategy` (ties: the widest plateau of best F1, then the
+    earlier in candidate_profiles), with its best threshold; and every profile's (profile, F1,
+    threshold, plateau width in steps) for the report."""
+    correct = _correct(sig, source_ids, target_ids, gold)
+    tried = []
+    for profile in (candidate_profiles(start, sig.evidence is not None) if search else [start]):
+        table = sweep(strategy, sig.source, sig.target, sig.similarity(profile), correct, len(gold))
+        row = best_threshold(table)
+        f1 = np.round(table[:, 2], 10)
+        tried.append((profile, float(table[row, 2]), float(THRESHOLDS[row]), int((f1 == f1.max()).sum())))
+    best = max(range(len(tried)), key=lambda k: (round(tried[k][1], 10), tried[k][3], -k))
+    profile, _, threshold, _ = tried[best]
+    return dataclasses.replace(profile, threshold=threshold, thresholds={}), tried
+
+
+def calibrate_strategies(sig: Signals, profile: Profile, source_ids, target_ids, gold,
+                         strategies: Iterable[str] = STRATEGIES) -> List[StrategyResult]:
+    """Best threshold and its P/R/F1 per strategy, with the profile's signals."""
+    correct = _correct(sig, source_ids, target_ids, gold)
+    sim = sig.similarity(profile)
     results = []
     for strategy in strategies:
-        table = sweep(strategy, candidates.source, candidates.target, candidates.similarity, correct, len(gold))
+        table = sweep(strategy, sig.source, sig.target, sim, correct, len(gold))
         row = best_threshold(table)
         results.append(StrategyResult(strategy, float(THRESHOLDS[row]), *map(float, table[row, :3]),
                                       int(table[row, 3])))
     return results
 
 
-def evaluate_at(candidates, source_ids, target_ids, gold, thresholds: Dict[str, float]) -> List[StrategyResult]:
-    """P/R/F1 of each strategy at a given threshold (for held-out folds)."""
-    from .strategies import select
+def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool = True):
+    """(key "src-tgt", chosen profile with every strategy's threshold, per-strategy results, the
+    profiles tried) for the collections' language pair."""
+    sig = signals(matcher, source, target)
+    source_ids, target_ids = [d.id for d in source], [d.id for d in target]
+    start = matcher.profile(source, target)
+    profile, tried = choose_profile(sig, source_ids, target_ids, gold, matcher.strategy, start, search)
+    results = calibrate_strategies(sig, profile, source_ids, target_ids, gold)
+    profile.thresholds = {r.strategy: r.threshold for r in results}
+    return pair_key(source, target), profile, results, tried
 
+
+def evaluate_at(matcher, source, target, gold, profile: Profile) -> List[StrategyResult]:
+    """P/R/F1 of each strategy at the profile's thresholds (for held-out folds)."""
+    sig = signals(matcher, source, target)
+    sim = sig.similarity(profile)
     out = []
-    for strategy, t in thresholds.items():
-        s, g, _ = select(strategy, candidates.source, candidates.target, candidates.similarity, t)
-        pred = {(source_ids[i], target_ids[j]) for i, j in zip(s, g)}
+    for strategy, t in profile.thresholds.items():
+        s, g, _ = select(strategy, sig.source, sig.target, sim, t)
+        pred = {(source[i].id, target[j].id) for i, j in zip(s, g)}
         out.append(StrategyResult(strategy, t, *prf(len(pred & gold), len(pred), len(gold)), len(pred)))
     return out
 
@@ -90,16 +178,22 @@ def format_table(results: Sequence[StrategyResult], title: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_config(config, results: Sequence[StrategyResult], path: str) -> None:
-    """Store per-strategy thresholds in [docmatch.thresholds] and the configured strategy's
-    threshold as [docmatch] threshold; written atomically."""
+def format_profiles(tried, strategy: str, chosen: Profile) -> str:
+    lines = [f"Signals tried for {strategy} (best F1 over thresholds; plateau: thresholds at that F1):",
+             "| lexical | lexical weight | evidence weight | F1 | threshold | plateau |", "|---|---|---|---|---|---|"]
+    for profile, f1, threshold, width in tried:
+        mark = " **chosen**" if (profile.lexical, profile.lexical_weight, profile.rerank_weight) == \
+            (chosen.lexical, chosen.lexical_weight, chosen.rerank_weight) else ""
+        lines.append(f"| {profile.lexical} | {profile.lexical_weight:g} | {profile.rerank_weight:g} | {f1:.3f} | "
+                     f"{threshold:.1f} | {0.5 * width:.1f}{mark} |")
+    return "\n".join(lines)
+
+
+def write_config(config, key: str, profile: Profile, path: str) -> None:
+    """Store the language pair's profile in [docmatch.profiles.<key>]; written atomically."""
     from ..formats.jsonl import atomic_output
 
-    section = config["docmatch"]
-    section["thresholds"] = {r.strategy: r.threshold for r in results}
-    chosen = {r.strategy: r.threshold for r in results}.get(section.get("strategy", "intersection"))
-    if chosen is not None:
-        section["threshold"] = chosen
+    config["docmatch"].setdefault("profiles", {})[key] = profile.to_config()
     with atomic_output(path) as handle:
         handle.write(config.to_str())
 
@@ -108,28 +202,24 @@ def _subset(docs, ids):
     return [d for d in docs if d.id in ids]
 
 
-def held_out(matcher, source, target, gold, folds: int, seed: int = 0):
-    """Cross-validation by document pair: thresholds from the other folds, scored on this one."""
+def held_out(matcher, source, target, gold, folds: int, seed: int = 0, search: bool = True) -> List[StrategyResult]:
+    """Cross-validation by document pair: signals and thresholds chosen on the other folds, scored
+    on this one (each fold's pools hold only its own pairs' documents)."""
     # embed every document once; the folds reuse the vectors
     source = [dataclasses.replace(d, embedding=v) for d, v in zip(source, matcher.embed(source))]
     target = [dataclasses.replace(d, embedding=v) for d, v in zip(target, matcher.embed(target))]
     pairs = sorted(gold)
     random.Random(seed).shuffle(pairs)
     parts = [pairs[k::folds] for k in range(folds)]
-    totals = {}
+    totals: Dict[str, list] = {}
     for k, test in enumerate(parts):
         train = {p for j, part in enumerate(parts) if j != k for p in part}
-        results = {}
-        for name, subset in (("train", train), ("test", set(test))):
-            src = _subset(source, {s for s, _ in subset})
-            tgt = _subset(target, {t for _, t in subset})
-            cands = matcher.candidates(src, tgt)
-            results[name] = (cands, [d.id for d in src], [d.id for d in tgt], subset)
-        calibrated = {r.strategy: r.threshold for r in calibrate(*results["train"])}
-        for r in evaluate_at(*results["test"], calibrated):
-            tp = r.precision * r.predicted
+        src, tgt = _subset(source, {s for s, _ in train}), _subset(target, {t for _, t in train})
+        _, profile, _, _ = calibrate(matcher, src, tgt, train, search)
+        src, tgt = _subset(source, {s for s, _ in test}), _subset(target, {t for _, t in test})
+        for r in evaluate_at(matcher, src, tgt, set(test), profile):
             acc = totals.setdefault(r.strategy, [0.0, 0, 0, []])
-            acc[0] += tp
+            acc[0] += r.precision * r.predicted
             acc[1] += r.predicted
             acc[2] += len(test)
             acc[3].append(r.threshold)

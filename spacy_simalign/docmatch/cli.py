@@ -6,6 +6,7 @@ from typing import Dict
 
 from ..configs import read_config
 from ..errors import InputError
+from .evidence import RERANKS
 from .fields import FIELDS
 from .index import INDEXES
 from .lexical import LEXICAL
@@ -25,15 +26,22 @@ def add_matcher_arguments(parser: argparse.ArgumentParser) -> None:
                         help="match only documents dated within N days (0 = same day); 'none' = no blocking")
     parser.add_argument("--top-k", type=int, default=None, help="candidates per document from the index")
     parser.add_argument("--index", choices=INDEXES, default=None, help="nearest-neighbour index for large blocks")
-    parser.add_argument("--lexical", choices=LEXICAL, default=None, help="lexical signal mixed into the score")
+    parser.add_argument("--lexical", choices=LEXICAL, default=None,
+                        help="lexical signal mixed into the first stage, for every language pair (default: the "
+                             "pair's profile: tfidf within a language, none across languages)")
     parser.add_argument("--lexical-weight", type=float, default=None, help="weight of the lexical signal, 0..1")
+    parser.add_argument("--rerank", choices=RERANKS, default=None,
+                        help="second stage: re-score the best candidates by sentence evidence (default) or none")
+    parser.add_argument("--rerank-weight", type=float, default=None,
+                        help="weight of the sentence evidence in the final score, 0..1, for every language pair")
     parser.add_argument("--embedder", default=None,
                         help="'use' (default) or a sentence-transformers model folder")
     parser.add_argument("--allow-mixed-languages", action="store_true",
                         help="accept a collection whose documents declare different languages")
 
 
-def _overrides(args) -> Dict:
+def _overrides(args, profiles) -> Dict:
+    """Dotted config keys for the options given; `profiles` are the config's profile names."""
     out: Dict = {}
     if args.strategy:
         out["docmatch.strategy"] = args.strategy
@@ -47,9 +55,16 @@ def _overrides(args) -> Dict:
                 out["docmatch.window_days"] = int(args.window_days)
             except ValueError:
                 raise InputError(f"--window-days must be an integer or 'none', got '{args.window_days}'") from None
-    for key in ("top_k", "index", "lexical", "lexical_weight"):
+    for key in ("top_k", "index", "rerank"):
         if getattr(args, key) is not None:
             out[f"docmatch.{key}"] = getattr(args, key)
+    for key in ("lexical", "lexical_weight", "rerank_weight"):  # per-pair signals: set in every profile
+        if getattr(args, key) is not None:
+            for name in profiles:
+                out[f"docmatch.profiles.{name}.{key}"] = getattr(args, key)
+    if args.lexical not in (None, "none") and args.lexical_weight is None:
+        for name in profiles:  # a lexical signal asked for by name gets a weight where its profile had none
+            out.setdefault(f"docmatch.profiles.{name}.lexical_weight", 0.5)
     if args.allow_mixed_languages:
         out["docmatch.allow_mixed_languages"] = True
     return out
@@ -66,8 +81,12 @@ def load_matcher(args):
     if args.embedder and args.embedder != "use":
         config["docmatch"]["embedder"] = {"@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
                                           "model_path": args.embedder}
-    overrides = _overrides(args)
+    overrides = _overrides(args, list(config["docmatch"].get("profiles", {})) or ["same", "cross"])
     matcher = DocMatcher.from_config(config, overrides, path)
     for key, value in overrides.items():  # keep the config in step, for calibrate-docs to write
-        config["docmatch"][key.split(".", 1)[1]] = value
+        section = config["docmatch"]
+        *parents, last = key.split(".")[1:]
+        for part in parents:
+            section = section.setdefault(part, {})
+        section[last] = value
     return matcher, config, path

@@ -1,7 +1,16 @@
 """DocMatcher: which documents of two collections correspond. Configured by one spaCy config
-section ([docmatch], DEFAULT_CONFIG_STR); the calibrated thresholds are written back into it
-(see calibration.py), so `--threshold auto` and `DocMatcher.from_config(path)` reuse them."""
-from dataclasses import dataclass
+section ([docmatch], DEFAULT_CONFIG_STR); calibration writes what it chose back into it (see
+calibration.py), so `--threshold auto` and `DocMatcher.from_config(path)` reuse it.
+
+Two stages. The first finds candidates without an n x m matrix: each document's nearest
+neighbours by the cosine of its title + lead embedding within a date window, optionally mixed
+with a lexical signal. The second (`rerank = "sentences"`) re-scores those candidates by
+sentence-level evidence (evidence.py). What helps depends on the languages:
+full-text TF-IDF helps within a language and only adds noise across languages, and the
+sentence evidence alone separates near-duplicate stories across languages. So the signals,
+their weights and the threshold come from a *profile* per language pair: `same` and `cross`
+by default, or one calibrate-docs wrote for the exact pair ("de-fr")."""
+from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
@@ -11,6 +20,7 @@ from ..configs import read_config, resolve_section
 from ..errors import InputError
 from ..formats.documents import Document, check_collection
 from ..formats.matches import match_object
+from .evidence import RERANKS, SentenceEvidence
 from .fields import DEFAULT_FIELDS, check_fields, field_text
 from .index import INDEXES, candidates, day_numbers
 from .lexical import LEXICAL, LexicalScorer
@@ -18,29 +28,81 @@ from .strategies import DEFAULT_STRATEGY, check_strategy, select
 
 DEFAULT_CONFIG_STR = """
 [docmatch]
-@misc = "spacy-simalign.DocMatcher.v1"
+@misc = "spacy-simalign.DocMatcher.v2"
 fields = ["title", "lead"]
-strategy = "intersection"
-threshold = 20.0
-window_days = 0
+strategy = "assignment"
+window_days = 1
 top_k = 10
 index = "auto"
-lexical = "tfidf"
-lexical_weight = 0.5
 lexical_field = "text"
+rerank = "sentences"
+max_sentences = 20
 allow_mixed_languages = false
 threads = 0
 
 [docmatch.embedder]
 @simalign_similarity = "spacy-simalign.USESimilarity.v1"
 
-[docmatch.thresholds]
+[docmatch.profiles]
+
+[docmatch.profiles.same]
+lexical = "tfidf"
+lexical_weight = 0.5
+rerank_weight = 0.0
+threshold = 15.0
+
+[docmatch.profiles.cross]
+lexical = "none"
+lexical_weight = 0.0
+rerank_weight = 1.0
+threshold = 32.5
 """
+
+
+@dataclass
+class Profile:
+    """The signals of one language pair: the lexical signal mixed into the first stage and its
+    weight, the weight of the sentence evidence in the final score (0: first stage only), the
+    threshold of the configured strategy, and calibrated thresholds per strategy."""
+
+    lexical: str = "none"
+    lexical_weight: float = 0.0
+    rerank_weight: float = 1.0
+    threshold: float = 32.5
+    thresholds: Dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, name: str, values: Dict) -> "Profile":
+        unknown = set(values) - {"lexical", "lexical_weight", "rerank_weight", "threshold", "thresholds"}
+        if unknown:
+            raise InputError(f"profile '{name}': unknown setting(s) {', '.join(sorted(unknown))}")
+        profile = cls(**{k: v for k, v in values.items() if k != "thresholds"},
+                      thresholds={check_strategy(k): float(v) for k, v in dict(values.get("thresholds") or {}).items()})
+        if profile.lexical not in LEXICAL:
+            raise InputError(f"profile '{name}': unknown lexical signal '{profile.lexical}' "
+                             f"(choose from: {', '.join(LEXICAL)})")
+        for key in ("lexical_weight", "rerank_weight"):
+            if not 0.0 <= float(getattr(profile, key)) <= 1.0:
+                raise InputError(f"profile '{name}': {key} must be in [0, 1], got {getattr(profile, key)}")
+        return profile
+
+    def to_config(self) -> Dict:
+        out = {"lexical": self.lexical, "lexical_weight": float(self.lexical_weight),
+               "rerank_weight": float(self.rerank_weight), "threshold": float(self.threshold)}
+        if self.thresholds:
+            out["thresholds"] = dict(self.thresholds)
+        return out
+
+
+DEFAULT_PROFILES = {  # how they were chosen: docs/document-matching.md
+    "same": Profile("tfidf", 0.5, 0.0, 15.0),   # on Klexikon (de-de): the sentence evidence adds nothing there
+    "cross": Profile("none", 0.0, 1.0, 32.5),   # on the de-fr sets of tests/data (in-sample)
+}
 
 
 @dataclass(frozen=True)
 class Match:
-    """A matched pair; `similarity` is on the paper's 0-100 scale, `score` the same in [0, 1]."""
+    """A matched pair; `similarity` is on the 0-100 scale, `score` the same in [0, 1]."""
 
     source: str
     target: str
@@ -56,11 +118,14 @@ class Match:
 
 @dataclass
 class Candidates:
-    """Scored candidate pairs (indices into the two collections, similarity x100)."""
+    """Scored candidate pairs (indices into the two collections, final similarity x100) and the
+    signals behind the score (x100; `evidence` None without the second stage)."""
 
     source: np.ndarray
     target: np.ndarray
     similarity: np.ndarray
+    cosine: Optional[np.ndarray] = None
+    evidence: Optional[np.ndarray] = None
 
 
 def as_documents(items: Iterable) -> List[Document]:
@@ -76,35 +141,47 @@ def as_documents(items: Iterable) -> List[Document]:
     return out
 
 
-class DocMatcher:
-    """Embed documents from chosen fields, gather candidates within a date window, optionally
-    mix in a lexical signal, and select pairs with a strategy and threshold (x100)."""
+def pair_key(source: Sequence[Document], target: Sequence[Document]) -> str:
+    """"de-fr": the collections' languages (the most frequent one of a mixed collection)."""
+    def lang(docs):
+        langs = [d.lang for d in docs]
+        return max(set(langs), key=langs.count) if langs else "?"
+    return f"{lang(source)}-{lang(target)}"
 
-    def __init__(self, embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
-                 threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10, index: str = "auto",
-                 lexical: str = "tfidf", lexical_weight: float = 0.5, lexical_field: str = "text",
+
+class DocMatcher:
+    """Embed documents from chosen fields, gather candidates within a date window, score them by
+    the language pair's profile, and select pairs with a strategy and threshold (x100)."""
+
+    def __init__(self, embedder=None, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
+                 window_days: Optional[int] = 1, top_k: int = 10, index: str = "auto", lexical_field: str = "text",
+                 rerank: str = "sentences", max_sentences: int = 20,
                  allow_mixed_languages: bool = False, threads: int = 0,
-                 thresholds: Optional[Dict[str, float]] = None):
+                 profiles: Optional[Dict[str, Profile]] = None):
+        if embedder is None:
+            from ..similarity import make_use_similarity
+
+            embedder = make_use_similarity()
         self.embedder = embedder
         self.fields = tuple(check_fields(list(fields)))
         self.strategy = check_strategy(strategy)
-        self.threshold = float(threshold)
         self.window_days = None if window_days is None or window_days < 0 else int(window_days)
-        if top_k < 1:
-            raise InputError(f"top_k must be at least 1, got {top_k}")
-        self.top_k = int(top_k)
+        for name, value in (("top_k", top_k), ("max_sentences", max_sentences)):
+            if value < 1:
+                raise InputError(f"{name} must be at least 1, got {value}")
+        self.top_k, self.max_sentences = int(top_k), int(max_sentences)
         if index not in INDEXES:
             raise InputError(f"unknown index '{index}' (choose from: {', '.join(INDEXES)})")
         self.index = index
-        if lexical not in LEXICAL:
-            raise InputError(f"unknown lexical signal '{lexical}' (choose from: {', '.join(LEXICAL)})")
-        if not 0.0 <= lexical_weight <= 1.0:
-            raise InputError(f"lexical_weight must be in [0, 1], got {lexical_weight}")
-        self.lexical, self.lexical_weight = lexical, float(lexical_weight)
+        if rerank not in RERANKS:
+            raise InputError(f"unknown rerank '{rerank}' (choose from: {', '.join(RERANKS)})")
+        self.rerank = rerank
         self.lexical_field = check_fields([lexical_field])[0]
         self.allow_mixed_languages = bool(allow_mixed_languages)
         self.threads = int(threads)
-        self.thresholds = {check_strategy(k): float(v) for k, v in (thresholds or {}).items()}
+        self.profiles = dict(DEFAULT_PROFILES if profiles is None else profiles)
+        for name in ("same", "cross"):
+            self.profiles.setdefault(name, DEFAULT_PROFILES[name])
 
     # -- configuration -------------------------------------------------------------------
     @classmethod
@@ -120,15 +197,26 @@ class DocMatcher:
             raise InputError("config has no [docmatch] section", path)
         return resolve_section(config, "docmatch", path, overrides)
 
-    def threshold_for(self, strategy: Optional[str] = None, auto: bool = False) -> float:
-        """The configured threshold, or with `auto` the calibrated one for the strategy."""
+    def profile(self, source: Sequence[Document], target: Sequence[Document]) -> Profile:
+        """The profile of the collections' language pair: its own if calibrated, else same/cross."""
+        key = pair_key(source, target)
+        if key in self.profiles:
+            return self.profiles[key]
+        src, tgt = key.split("-")
+        return self.profiles["same" if src == tgt else "cross"]
+
+    def threshold_for(self, source: Sequence[Document], target: Sequence[Document], strategy: Optional[str] = None,
+                      auto: bool = False) -> float:
+        """The profile's threshold, or with `auto` the calibrated one for the strategy."""
+        profile = self.profile(source, target)
         strategy = strategy or self.strategy
         if not auto:
-            return self.threshold
-        if strategy not in self.thresholds:
-            raise InputError(f"no calibrated threshold for strategy '{strategy}': run calibrate-docs first "
-                             "(it writes [docmatch.thresholds] into the matcher config)")
-        return self.thresholds[strategy]
+            return profile.threshold
+        if strategy not in profile.thresholds:
+            raise InputError(f"no calibrated threshold for strategy '{strategy}' and languages "
+                             f"{pair_key(source, target)}: run calibrate-docs first (it writes the thresholds "
+                             "into the matcher config)")
+        return profile.thresholds[strategy]
 
     # -- scoring ---------------------------------------------------------------------------
     def embed(self, docs: Sequence[Document]) -> np.ndarray:
@@ -154,28 +242,54 @@ class DocMatcher:
         docs = as_documents(docs)
         return check_collection(docs, f"<{side} documents>", self.allow_mixed_languages)
 
-    def candidates(self, source: Sequence[Document], target: Sequence[Document],
-                   top_k: Optional[int] = None) -> Candidates:
-        """Scored candidates: cosine of the embeddings, mixed with the lexical signal, x100."""
-        source, target = self._check(source, "source"), self._check(target, "target")
+    def first_stage(self, source: Sequence[Document], target: Sequence[Document]):
+        """(source index, target index, embedding cosine x100) of each candidate pair."""
         emb_s, emb_t = self.embed(source), self.embed(target)
         src, tgt, cos = candidates(emb_s, emb_t, day_numbers([d.date for d in source]),
-                                   day_numbers([d.date for d in target]), self.window_days,
-                                   top_k or self.top_k, self.index, self.threads)
-        sim = cos.astype(np.float32)
-        if self.lexical != "none" and self.lexical_weight > 0 and len(src):
-            scorer = LexicalScorer(self.lexical, [field_text(d, [self.lexical_field]) for d in source],
-                                   [field_text(d, [self.lexical_field]) for d in target])
-            sim = (1.0 - self.lexical_weight) * sim + self.lexical_weight * scorer.pairs(src, tgt)
-        return Candidates(src, tgt, (100.0 * sim).astype(np.float32))
+                                   day_numbers([d.date for d in target]), self.window_days, self.top_k, self.index,
+                                   self.threads)
+        return src, tgt, (100.0 * cos).astype(np.float32)
+
+    def lexical_scores(self, kind: str, source: Sequence[Document], target: Sequence[Document], src: np.ndarray,
+                       tgt: np.ndarray) -> np.ndarray:
+        """The lexical signal x100 of each candidate pair."""
+        if kind == "none" or not len(src):
+            return np.zeros(len(src), dtype=np.float32)
+        scorer = LexicalScorer(kind, [field_text(d, [self.lexical_field]) for d in source],
+                               [field_text(d, [self.lexical_field]) for d in target])
+        return (100.0 * scorer.pairs(src, tgt)).astype(np.float32)
+
+    def evidence(self, source: Sequence[Document], target: Sequence[Document], src: np.ndarray,
+                 tgt: np.ndarray) -> Optional[np.ndarray]:
+        """Sentence evidence x100 of each candidate pair (None when the second stage is off)."""
+        if self.rerank == "none":
+            return None
+        return SentenceEvidence(self.embedder, self.max_sentences).score(source, target, src, tgt)
+
+    def candidates(self, source: Sequence[Document], target: Sequence[Document],
+                   profile: Optional[Profile] = None) -> Candidates:
+        """Scored candidates: first stage (cosine, mixed with the profile's lexical signal), then
+        the sentence evidence with the profile's weight."""
+        source, target = self._check(source, "source"), self._check(target, "target")
+        profile = profile or self.profile(source, target)
+        src, tgt, cos = self.first_stage(source, target)
+        sim = cos
+        if profile.lexical != "none" and profile.lexical_weight > 0:
+            lexical = self.lexical_scores(profile.lexical, source, target, src, tgt)
+            sim = (1.0 - profile.lexical_weight) * cos + profile.lexical_weight * lexical
+        evidence = self.evidence(source, target, src, tgt) if profile.rerank_weight > 0 else None
+        if evidence is not None:
+            sim = (1.0 - profile.rerank_weight) * sim + profile.rerank_weight * evidence
+        return Candidates(src, tgt, np.asarray(sim, dtype=np.float32), cos, evidence)
 
     def match(self, source_docs: Sequence, target_docs: Sequence, strategy: Optional[str] = None,
               threshold: Optional[float] = None) -> List[Match]:
         """Matched (source id, target id, similarity) pairs, sorted by source then score."""
-        source, target = as_documents(source_docs), as_documents(target_docs)
-        cands = self.candidates(source, target)
+        source, target = self._check(source_docs, "source"), self._check(target_docs, "target")
+        profile = self.profile(source, target)
+        cands = self.candidates(source, target, profile)
         strategy = check_strategy(strategy or self.strategy)
-        threshold = self.threshold if threshold is None else float(threshold)
+        threshold = profile.threshold if threshold is None else float(threshold)
         src, tgt, sim = select(strategy, cands.source, cands.target, cands.similarity, threshold)
         order = np.lexsort((-sim, src))
         return [Match(source[src[i]].id, target[tgt[i]].id, float(sim[i])) for i in order]
@@ -187,11 +301,25 @@ def default_config():
     return Config().from_str(DEFAULT_CONFIG_STR)
 
 
+@registry.misc("spacy-simalign.DocMatcher.v2")
+def make_doc_matcher_v2(embedder=None, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
+                        window_days: Optional[int] = 1, top_k: int = 10, index: str = "auto",
+                        lexical_field: str = "text", rerank: str = "sentences", max_sentences: int = 20, allow_mixed_languages: bool = False, threads: int = 0,
+                        profiles: Optional[Dict[str, Dict]] = None) -> DocMatcher:
+    """Two-stage document matching with a profile of signals per language pair (see the module docstring)."""
+    parsed = {name: Profile.from_config(name, dict(values)) for name, values in (profiles or {}).items()}
+    return DocMatcher(embedder, fields, strategy, window_days, top_k, index, lexical_field, rerank, max_sentences, allow_mixed_languages, threads, {**DEFAULT_PROFILES, **parsed})
+
+
 @registry.misc("spacy-simalign.DocMatcher.v1")
-def make_doc_matcher(embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
+def make_doc_matcher(embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = "intersection",
                      threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10,
                      index: str = "auto", lexical: str = "tfidf", lexical_weight: float = 0.5,
                      lexical_field: str = "text", allow_mixed_languages: bool = False, threads: int = 0,
                      thresholds: Optional[Dict[str, float]] = None) -> DocMatcher:
-    return DocMatcher(embedder, fields, strategy, threshold, window_days, top_k, index, lexical, lexical_weight,
-                      lexical_field, allow_mixed_languages, threads, dict(thresholds or {}))
+    """The first version, kept for configs that name it: one set of signals for every language
+    pair (no profiles) and no second stage."""
+    profile = Profile.from_config("v1", {"lexical": lexical, "lexical_weight": lexical_weight, "rerank_weight": 0.0,
+                                         "threshold": threshold, "thresholds": dict(thresholds or {})})
+    return DocMatcher(embedder, fields, strategy, window_days, top_k, index, lexical_field, "none", 20,
+                      allow_mixed_languages, threads, {"same": profile, "cross": profile})

@@ -1,13 +1,18 @@
-"""Pair-selection strategies of 20min-XD over scored candidate pairs (similarity x100):
-above-threshold (n:n), best-source (n:1: each source keeps its best target), best-target
-(1:n: each target keeps its best source), union of the two, intersection (1:1, mutual best).
-Every strategy then keeps only pairs scoring at least the threshold."""
+"""Pair-selection strategies over scored candidate pairs (similarity x100): the five of
+20min-XD, above-threshold (n:n), best-source (n:1: each source keeps its best target),
+best-target (1:n: each target keeps its best source), union of the two, intersection (1:1,
+mutual best), each keeping only pairs scoring at least the threshold; and assignment (1:1):
+the pairs of the best one-to-one assignment, the one that maximises the summed amount by which
+the chosen pairs exceed the threshold (a document whose every candidate is below it stays
+unmatched). Mutual best matches lose a pair when two near-duplicate stories compete for one
+partner; the assignment gives each its own."""
 from typing import Tuple
 
 import numpy as np
 
-STRATEGIES = ("above-threshold", "best-source", "best-target", "union", "intersection")
-DEFAULT_STRATEGY = "intersection"
+STRATEGIES = ("above-threshold", "best-source", "best-target", "union", "intersection", "assignment")
+DEFAULT_STRATEGY = "assignment"
+DENSE_ASSIGNMENT_CELLS = 4_000_000  # a connected block up to this many source x target cells is solved exactly
 
 
 def check_strategy(name: str) -> str:
@@ -44,12 +49,61 @@ def strategy_mask(strategy: str, src: np.ndarray, tgt: np.ndarray, scores: np.nd
         return best_target_of_source | best_source_of_target
     if strategy == "intersection":
         return best_target_of_source & best_source_of_target
+    if strategy == "assignment":
+        raise ValueError("the assignment depends on the threshold: use select() or assignment_mask()")
     check_strategy(strategy)
     raise AssertionError(strategy)
+
+
+def assignment_mask(src: np.ndarray, tgt: np.ndarray, scores: np.ndarray, threshold: float) -> np.ndarray:
+    """Candidates of the best one-to-one assignment at `threshold`. The candidates above it are
+    cut into connected blocks (sources and targets linked by a candidate), each solved exactly
+    (Hungarian algorithm) while it has at most DENSE_ASSIGNMENT_CELLS cells, greedily (best pair
+    first) above that; blocks are small in practice (a story and its near-duplicates)."""
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    mask = np.zeros(len(scores), dtype=bool)
+    live = np.flatnonzero(scores >= threshold)
+    if not len(live):
+        return mask
+    n_src = int(src.max()) + 1
+    n = n_src + int(tgt.max()) + 1
+    graph = coo_matrix((np.ones(len(live)), (src[live], n_src + tgt[live])), shape=(n, n))
+    _, label = connected_components(graph, directed=False)
+    block = label[src[live]]
+    order = live[np.argsort(block, kind="stable")]
+    cuts = np.flatnonzero(np.r_[True, np.diff(label[src[order]]) != 0, True])
+    single = np.diff(cuts) == 1  # a block of one candidate (most of them): it is its own assignment
+    mask[order[cuts[:-1][single]]] = True
+    for a, b in zip(cuts[:-1][~single], cuts[1:][~single]):
+        rows = order[a:b]
+        sources, si = np.unique(src[rows], return_inverse=True)
+        targets, ti = np.unique(tgt[rows], return_inverse=True)
+        if len(sources) * len(targets) <= DENSE_ASSIGNMENT_CELLS:
+            gain = np.zeros((len(sources), len(targets)))  # a cell without a candidate: left unmatched
+            pick = np.full((len(sources), len(targets)), -1, dtype=np.int64)
+            gain[si, ti] = scores[rows] - threshold
+            pick[si, ti] = rows
+            r, c = linear_sum_assignment(gain, maximize=True)
+            chosen = pick[r, c]
+            mask[chosen[(chosen >= 0) & (gain[r, c] >= 0)]] = True
+        else:
+            taken_s, taken_t = set(), set()
+            for row in rows[np.argsort(-scores[rows], kind="stable")]:
+                if src[row] not in taken_s and tgt[row] not in taken_t:
+                    taken_s.add(src[row])
+                    taken_t.add(tgt[row])
+                    mask[row] = True
+    return mask
 
 
 def select(strategy: str, src: np.ndarray, tgt: np.ndarray, scores: np.ndarray,
            threshold: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The (source, target, score) candidates kept by `strategy` at `threshold` (x100 scale)."""
-    keep = strategy_mask(strategy, src, tgt, scores) & (scores >= threshold)
+    if strategy == "assignment":
+        keep = assignment_mask(src, tgt, scores, threshold)
+    else:
+        keep = strategy_mask(strategy, src, tgt, scores) & (scores >= threshold)
     return src[keep], tgt[keep], scores[keep]

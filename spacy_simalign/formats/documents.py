@@ -58,7 +58,9 @@ def parse_document(obj: Dict[str, Any], path: str = "<input>", number: int = 0) 
     for key in ("id", "lang", "text"):
         if key not in obj:
             raise InputError(f"missing field '{key}'", path, number)
-    for key in ("id", "lang", "text", "title", "lead"):
+        if not isinstance(obj[key], str):
+            raise InputError(f"'{key}' must be a string, got {type(obj[key]).__name__}", path, number)
+    for key in ("title", "lead"):
         if obj.get(key) is not None and not isinstance(obj[key], str):
             raise InputError(f"'{key}' must be a string, got {type(obj[key]).__name__}", path, number)
     if not obj["id"].strip():
