@@ -56,13 +56,14 @@ def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
     return scores.p, scores.r, scores.f
 
 
-def signals(matcher, source, target) -> Signals:
-    """Every signal the profiles may mix, on the matcher's candidates."""
+def signals(matcher, source, target, evidence: bool = True) -> Signals:
+    """Every signal the profiles may mix, on the matcher's candidates (the sentence evidence
+    only when asked for: it costs the encoding of the candidates' sentences)."""
     from .lexical import LEXICAL
 
     src, tgt, cos = matcher.first_stage(source, target)
     lexical = {kind: matcher.lexical_scores(kind, source, target, src, tgt) for kind in LEXICAL if kind != "none"}
-    return Signals(src, tgt, cos, lexical, matcher.evidence(source, target, src, tgt))
+    return Signals(src, tgt, cos, lexical, matcher.evidence(source, target, src, tgt) if evidence else None)
 
 
 def sweep(strategy: str, src: np.ndarray, tgt: np.ndarray, sim: np.ndarray, correct: np.ndarray,
@@ -147,9 +148,9 @@ def calibrate_strategies(sig: Signals, profile: Profile, source_ids, target_ids,
 def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool = True):
     """(key "src-tgt", chosen profile with every strategy's threshold, per-strategy results, the
     profiles tried) for the collections' language pair."""
-    sig = signals(matcher, source, target)
-    source_ids, target_ids = [d.id for d in source], [d.id for d in target]
     start = matcher.profile(source, target)
+    sig = signals(matcher, source, target, evidence=search or start.rerank_weight > 0)
+    source_ids, target_ids = [d.id for d in source], [d.id for d in target]
     profile, tried = choose_profile(sig, source_ids, target_ids, gold, matcher.strategy, start, search)
     results = calibrate_strategies(sig, profile, source_ids, target_ids, gold)
     profile.thresholds = {r.strategy: r.threshold for r in results}
@@ -158,7 +159,7 @@ def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool 
 
 def evaluate_at(matcher, source, target, gold, profile: Profile) -> List[StrategyResult]:
     """P/R/F1 of each strategy at the profile's thresholds (for held-out folds)."""
-    sig = signals(matcher, source, target)
+    sig = signals(matcher, source, target, evidence=profile.rerank_weight > 0)
     sim = sig.similarity(profile)
     out = []
     for strategy, t in profile.thresholds.items():
