@@ -9,6 +9,7 @@ import sys
 from ..engines import ENGINES, AlignJob
 from ..errors import InputError
 from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, build_aligner, load_aligner_config, method_config
+from ..outputs import Paths
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."
@@ -39,6 +40,12 @@ def add_arguments(parser):
                         help="continue an interrupted run from OUTPUT.partial (same options as the first run)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: only when stderr is a terminal and not in CI)")
+
+
+def paths(args) -> Paths:
+    """The input, the config and model it reads; OUTPUT and the files of a running align."""
+    return Paths(inputs=[args.input, args.config, args.model],
+                 outputs=[args.output, args.output + ".partial", args.output + ".partial.json"])
 
 
 def check_options(args) -> None:

@@ -3,6 +3,8 @@ print each strategy's best F1 and threshold, and write them into the matcher con
 ([docmatch.thresholds]; default ./docmatch.cfg) for `match-docs --threshold auto`."""
 import sys
 
+from ..outputs import Paths
+
 NAME = "calibrate-docs"
 HELP = "calibrate document-matching thresholds on gold pairs and write them into the matcher config"
 
@@ -18,6 +20,11 @@ def add_arguments(parser):
     parser.add_argument("--folds", type=int, default=0,
                         help="also report held-out scores: calibrate on k-1 folds of gold pairs, test on the rest")
     add_matcher_arguments(parser)
+
+
+def paths(args) -> Paths:
+    """The config read (--config) may be the one written: its thresholds are updated in place."""
+    return Paths(inputs=[args.source, args.target, args.gold], outputs=[args.output_config])
 
 
 def run(args) -> int:

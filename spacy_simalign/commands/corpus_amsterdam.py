@@ -3,9 +3,10 @@ municipal corpus was built (candidates by paragraph-then-sentence best match, or
 aligner's output, then the four post-processing rules), print the counts, export it."""
 from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
 from ..corpus.candidates import CandidateSettings
-from ..corpus.export import FORMATS, CardInfo, export_corpus, rows_from_alignment_file
+from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, rows_from_alignment_file
 from ..errors import InputError
 from ..formats.pairs import read_pairs
+from ..outputs import Paths
 
 NAME = "amsterdam"
 HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."
@@ -33,6 +34,12 @@ def add_arguments(parser):
     parser.add_argument("--name", default="amsterdam-style-corpus", help="corpus name in the data card")
     parser.add_argument("--anonymise", action="store_true", help="run the simalign_anonymiser on both sides first")
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
+
+
+def paths(args) -> Paths:
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    return Paths(inputs=[args.input, args.alignments], outputs=export_files(args.output, formats),
+                 folders=[args.output])
 
 
 def run(args) -> int:

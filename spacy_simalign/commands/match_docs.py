@@ -5,6 +5,7 @@ import sys
 
 from ..errors import InputError
 from ..formats.matches import write_matches
+from ..outputs import Paths
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
@@ -19,6 +20,10 @@ def add_arguments(parser):
     parser.add_argument("--threshold", default=None,
                         help="minimum similarity on the 0..100 scale, or 'auto' for the calibrated one")
     add_matcher_arguments(parser)
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.source, args.target, args.config], outputs=[args.output])
 
 
 def run(args) -> int:

@@ -5,6 +5,8 @@ import json
 import math
 import sys
 
+from ..outputs import Paths
+
 NAME = "stats"
 HELP = "statistics of an aligned comparable corpus (AlignRatio, length Pearson, Kendall, histogram)"
 
@@ -16,6 +18,10 @@ def add_arguments(parser):
     parser.add_argument("--similarity-field", default="doc_score",
                         help="field holding the document similarity in [0, 1] (default doc_score)")
     parser.add_argument("--json", action="store_true", help="print the corpus summary as JSON")
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.input], outputs=[args.per_pair, args.histogram])
 
 
 def run(args) -> int:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..formats.pairs import read_pairs, validate_pairs
+from ..outputs import Paths, check_paths
 from ..progress import progress_bar
 from ..resume import PartialOutput
 from . import batches, make_engine
@@ -27,6 +28,7 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
     """Align every pair of `input_path` into `output_path` (see the module docstring); on a
     failure after some batches, the partial output is kept and a note on stderr says how to resume."""
     t0 = time.monotonic()
+    check_paths(Paths([input_path], [output_path, output_path + ".partial", output_path + ".partial.json"]))
     total = validate_pairs(input_path, lang)
     output = PartialOutput(output_path, dict(job.settings(), lang=lang))
     # ids were checked unique by validate_pairs(): later reads need not hold them all again
