@@ -175,3 +175,13 @@ def test_same_file_sees_through_links(tmp_path):
     (tmp_path / "c").symlink_to(a)
     assert same_file(str(a), str(tmp_path / "b")) and same_file(str(a), str(tmp_path / "c"))
     assert not same_file(str(a), str(tmp_path / "d"))
+
+
+def test_an_output_that_is_a_symlink_is_written_through(tmp_path, files):
+    real = tmp_path / "results" / "scores.json"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "scores.json"
+    link.symlink_to(real)
+    assert main(["evaluate", str(files["pairs"]), str(files["predicted"]), "--output", str(link)]) == 0
+    assert link.is_symlink() and json.loads(real.read_text())["link"]["f"] == 1.0

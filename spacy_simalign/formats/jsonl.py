@@ -65,13 +65,15 @@ def check_unicode(obj: Any, path: str, number: int) -> None:
 @contextmanager
 def atomic_output(path: str, mode: str = "w"):
     """Write to a temporary file beside `path` and move it into place only on success,
-    so a failed run leaves no half-written output (and an existing file untouched)."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
+    so a failed run leaves no half-written output (and an existing file untouched). A
+    symbolic link is written through: its target gets the new content, the link stays."""
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target) or "."
     if not os.path.isdir(directory):
         raise InputError(f"output folder does not exist: {directory}", path)
-    if os.path.isdir(path):
+    if os.path.isdir(target):
         raise InputError("output path is a folder, not a file", path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(target), dir=directory)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
@@ -80,7 +82,7 @@ def atomic_output(path: str, mode: str = "w"):
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files: give the output the usual mode
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
