@@ -35,11 +35,17 @@ def files(tmp_path, deplain_pairs):
     return pairs, alignments, deplain_pairs[:6]
 
 
+def token_client(app):
+    """A test client that sends the run's token with every request, as the page does."""
+    client = app.test_client()
+    client.environ_base["HTTP_X_REVIEW_TOKEN"] = app.config["TOKEN"]
+    return client
+
+
 @pytest.fixture()
 def client(files):
     pairs, alignments, _ = files
-    app = create_app(str(pairs), str(alignments))
-    return app.test_client()
+    return token_client(create_app(str(pairs), str(alignments)))
 
 
 def put_gold(client, pair_id, gold, etag):
@@ -246,9 +252,9 @@ def test_raw_text_side_reviewed_with_the_aligners_sentences(tmp_path, deplain_pa
     write_jsonl(alignments, [{"id": obj["id"], "simple_sentences": sentences,
                               "alignments": [{"complex": c, "simple": s, "score": 0.7} for c, s in gold]}])
     # without an alignment file the raw side is split by our segmenter (the same sentences here)
-    alone = create_app(str(pairs)).test_client().get(f"/api/pairs/{obj['id']}").get_json()
+    alone = token_client(create_app(str(pairs))).get(f"/api/pairs/{obj['id']}").get_json()
     assert alone["simple"]["sentences"] == segmented(obj["simple"]["text"]) and alone["raw_sides"] == ["simple"]
-    client = create_app(str(pairs), str(alignments)).test_client()
+    client = token_client(create_app(str(pairs), str(alignments)))
     data = client.get(f"/api/pairs/{obj['id']}").get_json()
     assert data["simple"]["sentences"] == sentences and data["raw_sides"] == ["simple"]
     assert data["simple"]["paragraphs"] == Side.from_paragraphs(paragraphs).paragraphs
