@@ -82,6 +82,8 @@ def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys):
      '"simple_sentences": ["b"]}', "list of integers"),
     ('{"id": "x", "alignments": [{"complex": [0], "simple": [0], "score": "0.5"}], "complex_sentences": ["a"], '
      '"simple_sentences": ["b"]}', "score must be a number"),
+    ('{"id": "x", "alignments": [{"complex": [0], "simple": [0]}], "complex_sentences": [1, 2], '
+     '"simple_sentences": [3.5]}', "'complex_sentences' must be a list of strings"),
 ])
 def test_bad_alignment_files_are_located_errors(tmp_path, capsys, line, message):
     path = tmp_path / "bad.jsonl"

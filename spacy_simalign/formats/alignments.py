@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ..errors import InputError
 from ..structures import Bead
-from .beads import SIDES, beads_to_json, parse_beads
+from .beads import SIDES, beads_to_json, parse_beads, shown
 from .jsonl import read_jsonl
 
 
@@ -44,7 +44,7 @@ class AlignmentLine:
             for name, idx, size in zip(SIDES, (bead.complex, bead.simple), sizes):
                 bad = [i for i in idx if size >= 0 and i >= size]
                 if bad:
-                    raise InputError(f"'alignments[{b}]' {name} index {bad[0]} is out of range "
+                    raise InputError(f"'alignments[{b}]' {name} index {shown(bad[0])} is out of range "
                                      f"(side has {size} sentences)", self.path, self.line)
         return self
 

@@ -3,6 +3,7 @@ object per line with a located error, and atomic output files (a failed run leav
 half-written file and an existing one untouched)."""
 import json
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, Tuple
@@ -36,7 +37,10 @@ def parse_json_line(text: str, path: str, number: int) -> Dict[str, Any]:
     except RecursionError:
         raise InputError("invalid JSON (nested too deeply)", path, number) from None
     except ValueError as err:  # e.g. an integer of thousands of digits
-        raise InputError(f"invalid JSON ({str(err).splitlines()[0][:120]})", path, number) from None
+        message = str(err).splitlines()[0]
+        if "integer string conversion" in message:
+            message = f"a number of more than {sys.get_int_max_str_digits()} digits"
+        raise InputError(f"invalid JSON ({message[:120]})", path, number) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", path, number)
     return obj
