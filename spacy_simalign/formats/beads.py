@@ -30,9 +30,11 @@ def _indices(value, side: str, size: int, where: str, path, number) -> Tuple[int
     if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
         raise InputError(f"{where} {side} indices must be a list of integers", path, number)
     for i in value:
-        if i < 0 or (size >= 0 and i >= size):
-            raise InputError(f"{where} {side} index {shown(i)} is out of range (side has {size} sentences)"
-                             if size >= 0 else f"{where} {side} index {shown(i)} is negative", path, number)
+        if i < 0:
+            raise InputError(f"{where} {side} index {shown(i)} is negative", path, number)
+        if size >= 0 and i >= size:
+            raise InputError(f"{where} {side} index {shown(i)} is out of range (side has {size} sentences)",
+                             path, number)
     if len(set(value)) != len(value):
         raise InputError(f"{where} repeats a {side} index", path, number)
     return tuple(sorted(value))
