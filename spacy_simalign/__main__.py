@@ -11,7 +11,7 @@ import sys
 from typing import List, Optional
 
 from . import commands
-from .errors import InputError
+from .errors import InputError, Terminated
 from .outputs import check_paths
 
 
@@ -46,6 +46,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("error: terminated (SIGTERM)", file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":

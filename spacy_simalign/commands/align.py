@@ -81,6 +81,10 @@ def run(args) -> int:
                    args.batch_size, args.threads)
     summary = align_file(args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume,
                          args.lang, args.progress)
-    print(f"aligned {summary.aligned_now} of {summary.pairs} pairs in {summary.seconds:.1f} s -> {args.output}",
-          file=sys.stderr)
+    if summary.complete:
+        print(f"{args.output} is complete: it holds all {summary.pairs} pairs of {args.input}, nothing to resume "
+              "(run without --resume to align again)", file=sys.stderr)
+        return 0
+    print(f"aligned {summary.aligned_now} of {summary.pairs} pairs ({summary.beads} beads) in {summary.seconds:.1f} s "
+          f"-> {args.output}", file=sys.stderr)
     return 0
