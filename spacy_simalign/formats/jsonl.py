@@ -5,6 +5,7 @@ import json
 import os
 import sys
 import tempfile
+import unicodedata
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, Tuple
 
@@ -50,6 +51,20 @@ def read_jsonl(path: str) -> Iterator[Tuple[int, Dict[str, Any]]]:
     """Stream (line number, object) from any JSONL file, with located errors."""
     for number, text in iter_lines(path):
         yield number, parse_json_line(text, path, number)
+
+
+def id_key(value: str) -> str:
+    """What makes two ids the same: equal after Unicode NFC normalisation ("é" typed as one code
+    point or as e + combining accent is one id; two such lines are duplicates)."""
+    return unicodedata.normalize("NFC", value)
+
+
+def duplicate_id_message(value: str, first_line: int, first_value: str) -> str:
+    """The error for an id met before (on `first_line`, written `first_value`)."""
+    if value == first_value:
+        return f"duplicate id '{value}' (first on line {first_line})"
+    return (f"duplicate id '{value}' (first on line {first_line}, written with other Unicode code points: "
+            "the same id once normalised, NFC)")
 
 
 def dump_line(obj: Dict[str, Any]) -> str:
