@@ -30,7 +30,7 @@ def run(args) -> int:
 
     stats = read_aligned(args.input, args.similarity_field)
     if args.histogram:
-        n = similarity_histogram(stats, args.histogram)
+        n = similarity_histogram(stats, args.histogram, field=args.similarity_field)
         print(f"histogram of {n} document similarities -> {args.histogram}", file=sys.stderr)
     if args.per_pair:
         with atomic_output(args.per_pair) as handle:
