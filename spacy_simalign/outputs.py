@@ -77,7 +77,8 @@ def _check_output(path: str, folders: Iterable[str]) -> None:
     if any(directory == os.path.realpath(f) for f in folders):
         return
     if not os.path.isdir(directory):
-        raise InputError(f"output folder does not exist: {directory}", path)
+        shown = directory if os.path.islink(path) else (os.path.dirname(path) or ".")
+        raise InputError(f"output folder does not exist: {shown}", path)
     if not os.access(directory, os.W_OK | os.X_OK):
         raise InputError(f"cannot write in the output folder {directory} (permission denied)", path)
 
