@@ -67,7 +67,7 @@ def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str
             return None
         given = request.headers.get(TOKEN_HEADER) or request.args.get("token") or ""
         if not hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8")):
-            return jsonify(error="missing or wrong token: open the URL that `review` printed "
+            return jsonify(error="missing or wrong token: open the URL that the review command printed "
                                  "(http://127.0.0.1:PORT/?token=...)"), 403
         origin = request.headers.get("Origin")
         if request.method not in ("GET", "HEAD", "OPTIONS") and origin is not None \
