@@ -87,6 +87,15 @@ def run(cmd, **kwargs) -> float:
     return time.perf_counter() - start
 
 
+def without_path(requirement: str) -> str:
+    """A `pip freeze` line without the folder of a local wheel: `name @ file:///.../x.whl#sha256=...`
+    becomes `name @ x.whl` (the report must not hold paths of the machine it ran on)."""
+    name, sep, url = requirement.partition(" @ ")
+    if not sep or not url.startswith("file://"):
+        return requirement
+    return f"{name} @ {url.split('#')[0].rsplit('/', 1)[-1]}"
+
+
 def pick_pair(gold: Path, max_sentences: int = 40) -> dict:
     """The first gold pair (pair JSONL or DocBin of Doc pairs) with 5 to `max_sentences`
     sentences per side, as a pair dict with pre-segmented sides (a quick check)."""
@@ -164,7 +173,7 @@ def main(argv=None) -> int:
     timings["remove_venv"] = time.perf_counter() - cleanup
     report["check"] = result
     wanted = ("spacy", "torch", "spacy-simalign", package.replace("_", "-"))
-    report["installed"] = sorted(line for line in freeze.splitlines()
+    report["installed"] = sorted(without_path(line) for line in freeze.splitlines()
                                  if line.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
     timings["total"] = time.perf_counter() - total
     report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
