@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) project/bench_crf.py
 	$(PY) project/bench_align_scale.py --method crf --pairs 1000 --big 5000
 	$(PY) project/bench_docmatch.py
+	$(PY) project/bench_long_sentence.py
 
 bench-startup: $(BASE_STAMP)
 	$(PY) project/bench_startup.py

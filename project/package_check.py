@@ -1,11 +1,12 @@
-"""The install check of a built pipeline package: build the spacy-simalign wheel, make a
-fresh virtual environment (no system site-packages), pip install torch (CPU, pinned by
-constraints.txt), the plugin wheel and the package, then in that environment
-`spacy.load("<lang>_<name>")` aligns a real gold pair with no other set-up (no cache, no
-download) and must reach a sane link F1. Timings of each step go to the JSON output.
+"""The install check of a built pipeline package: make a fresh virtual environment (no system
+site-packages), pip install torch (CPU, pinned by constraints.txt), the spacy-simalign wheel
+that the package step put in PACKAGES_DIR (project/plugin_wheel.py) and the package, then in
+that environment `spacy.load("<lang>_<name>")` aligns a real gold pair with no other set-up
+(no cache, no download) and must reach a sane link F1. Timings of each step go to the JSON
+output, which names files by their names only (no path of the machine it ran on).
 
     python project/package_check.py PACKAGES_DIR --name simalign_web --version 0.1.0 --lang de --gold GOLD.jsonl \
-        --output metrics/package_check.json [--keep-venv DIR]
+        --output metrics/package_check.json
 """
 import argparse
 import json
@@ -86,6 +87,15 @@ def run(cmd, **kwargs) -> float:
     return time.perf_counter() - start
 
 
+def without_path(requirement: str) -> str:
+    """A `pip freeze` line without the folder of a local wheel: `name @ file:///.../x.whl#sha256=...`
+    becomes `name @ x.whl` (the report must not hold paths of the machine it ran on)."""
+    name, sep, url = requirement.partition(" @ ")
+    if not sep or not url.startswith("file://"):
+        return requirement
+    return f"{name} @ {url.split('#')[0].rsplit('/', 1)[-1]}"
+
+
 def pick_pair(gold: Path, max_sentences: int = 40) -> dict:
     """The first gold pair (pair JSONL or DocBin of Doc pairs) with 5 to `max_sentences`
     sentences per side, as a pair dict with pre-segmented sides (a quick check)."""
@@ -111,12 +121,15 @@ def main(argv=None) -> int:
     ap.add_argument("--min-link-f", type=float, default=0.5)
     ap.add_argument("--smoke-langs", default="nl,fr,en",
                     help="also install these languages' packages (where built) and align a short pair in each")
-    ap.add_argument("--plugin-source", default=str(Path(spacy_simalign.__file__).resolve().parent.parent),
-                    help="source tree of spacy-simalign (setup.cfg inside) to build the wheel from")
-    ap.add_argument("--constraints", default=None, help="pip constraints (default: constraints.txt of the source)")
+    ap.add_argument("--constraints", default=str(Path(spacy_simalign.__file__).resolve().parent.parent
+                                                 / "constraints.txt"),
+                    help="pip constraints (default: constraints.txt of the spacy-simalign source tree)")
     args = ap.parse_args(argv)
-    source = Path(args.plugin_source)
-    constraints = Path(args.constraints or source / "constraints.txt")
+    constraints = Path(args.constraints)
+    plugin = sorted(Path(args.packages).glob(f"spacy_simalign-{spacy_simalign.__version__}-*.whl"))
+    if not plugin:
+        raise SystemExit(f"no spacy_simalign-{spacy_simalign.__version__} wheel in {args.packages}: run the "
+                         "package step first (python project/plugin_wheel.py PACKAGES_DIR)")
     package = f"{args.lang}_{args.name}"
     dist = Path(args.packages) / f"{package}-{args.version}" / "dist"
     wheels = sorted(dist.glob("*.whl")) or sorted(dist.glob("*.tar.gz"))
@@ -132,9 +145,7 @@ def main(argv=None) -> int:
     total = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="simalign-pkgcheck-") as tmp:
         tmp = Path(tmp)
-        timings["build_plugin_wheel"] = run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                                             "--no-build-isolation", "-w", str(tmp / "wheels"), str(source)])
-        report["plugin_wheel"] = next((tmp / "wheels").glob("*.whl")).name
+        report["plugin_wheel"] = plugin[0].name
         timings["create_venv"] = run([sys.executable, "-m", "venv", str(tmp / "venv")])
         py = tmp / "venv" / "bin" / "python"
         env = {k: v for k, v in os.environ.items()
@@ -142,10 +153,10 @@ def main(argv=None) -> int:
         env["HF_HUB_OFFLINE"] = "1"
         pip = [str(py), "-m", "pip", "install", "-q", "-c", str(constraints)]
         timings["pip_install_torch"] = run(pip + ["torch==2.13.0"], env=env, cwd=tmp)
-        timings["pip_install_package"] = run(pip + ["--find-links", str(tmp / "wheels"), str(wheels[0].resolve())],
+        timings["pip_install_package"] = run(pip + [str(plugin[0].resolve()), str(wheels[0].resolve())],
                                              env=env, cwd=tmp)
         if smoke:
-            timings["pip_install_other_languages"] = run(pip + ["--find-links", str(tmp / "wheels")] +
+            timings["pip_install_other_languages"] = run(pip + [str(plugin[0].resolve())] +
                                                          [str(w.resolve()) for w in smoke.values()], env=env, cwd=tmp)
         (tmp / "pair.json").write_text(json.dumps(pick_pair(Path(args.gold))), encoding="utf-8")
         (tmp / "check.py").write_text(CHECK, encoding="utf-8")
@@ -162,14 +173,16 @@ def main(argv=None) -> int:
     timings["remove_venv"] = time.perf_counter() - cleanup
     report["check"] = result
     wanted = ("spacy", "torch", "spacy-simalign", package.replace("_", "-"))
-    report["installed"] = sorted(line for line in freeze.splitlines()
+    report["installed"] = sorted(without_path(line) for line in freeze.splitlines()
                                  if line.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
     timings["total"] = time.perf_counter() - total
     report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
     smoke_ok = all(out["sentences"] == [2, 3] and any(1 in c and 2 in s for c, s in out["beads"])
                    for out in result["smoke"].values())
-    ok = (result["plugin"].startswith(str(tmp)) and result["beads"] > 0 and result["link_f"] >= args.min_link_f
-          and smoke_ok)
+    installed_in_venv = result["plugin"].startswith(str(tmp))
+    # where the plugin was imported from, relative to the fresh venv: the report holds no path of this machine
+    result["plugin"] = os.path.relpath(result["plugin"], tmp) if installed_in_venv else "outside the fresh venv"
+    ok = installed_in_venv and result["beads"] > 0 and result["link_f"] >= args.min_link_f and smoke_ok
     report["ok"] = ok
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

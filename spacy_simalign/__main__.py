@@ -1,6 +1,9 @@
 """`python -m spacy_simalign COMMAND ...`: finds the subcommands in spacy_simalign.commands.
 
-Bad input (InputError) prints one line `error: FILE:LINE: what` and exits with status 2."""
+Before a command runs, the paths it declares (its `paths(args)`) are checked by
+outputs.check_paths: an output that cannot be written, or that is one of the inputs, stops
+it before any work. Bad input (InputError) prints one line `error: FILE:LINE: what` and
+exits with status 2."""
 import argparse
 import importlib
 import pkgutil
@@ -8,7 +11,8 @@ import sys
 from typing import List, Optional
 
 from . import commands
-from .errors import InputError
+from .errors import InputError, Terminated
+from .outputs import check_paths
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
-        cmd.set_defaults(_run=module.run)
+        cmd.set_defaults(_run=module.run, _paths=getattr(module, "paths", None))
     return parser
 
 
@@ -33,6 +37,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.print_help()
         return 2
     try:
+        if args._paths is not None:
+            check_paths(args._paths(args))
         return int(args._run(args) or 0)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -40,6 +46,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("error: terminated (SIGTERM)", file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":

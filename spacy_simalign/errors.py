@@ -1,4 +1,10 @@
-"""One exception for bad input, so every entry point can print one line and exit 2."""
+"""One exception for bad input, so every entry point can print one line and exit 2, and one
+for a run ended by SIGTERM."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, turned into an exception so that a run ends as on Ctrl+C: partial output kept,
+    a note on how to resume, one line `error: terminated`."""
 
 
 class InputError(ValueError):

@@ -6,7 +6,7 @@ from typing import Any, Dict
 
 from .errors import InputError
 from .formats.alignments import AlignmentLine, read_alignments
-from .formats.beads import SIDES
+from .formats.beads import SIDES, shown
 from .formats.pairs import PairRecord, read_pairs
 from .scoring import AlignmentScorer
 from .structures import Side
@@ -41,7 +41,7 @@ def evaluate_files(gold_path: str, pred_path: str) -> Dict[str, Any]:
         for b, bead in enumerate(record.gold):
             for name, idx, size in zip(SIDES, (bead.complex, bead.simple), sizes):
                 if idx and max(idx) >= size:
-                    raise InputError(f"'gold[{b}]' {name} index {max(idx)} is out of range: the raw-text side has "
+                    raise InputError(f"'gold[{b}]' {name} index {shown(max(idx))} is out of range: the raw-text side has "
                                      f"{size} sentences as split for the prediction", gold_path, record.line)
         beads = line.check_sizes(sizes).beads if line is not None else []
         scorer.add(record.gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .errors import InputError
 from .formats.alignments import AlignmentLine, load_alignments, parse_alignment
-from .formats.beads import SIDES
+from .formats.beads import SIDES, shown
 from .formats.pairs import PairRecord, parse_pair, read_pairs
 from .segmentation.sides import side_from_sentences
 from .structures import Bead, Side
@@ -60,7 +60,7 @@ def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str) -
         for name, idx, side in (("complex", bead.complex, complex), ("simple", bead.simple, simple)):
             for i in idx:
                 if not 0 <= i < len(side):
-                    raise InputError(f"{what}[{b}] {name} index {i} is out of range (side has {len(side)} sentences)")
+                    raise InputError(f"{what}[{b}] {name} index {shown(i)} is out of range (side has {len(side)} sentences)")
 
 
 def view_from_record(record: PairRecord, alignment: Optional[AlignmentLine] = None) -> PairView:

@@ -2,7 +2,8 @@
 written whole and fsynced per batch, beside a small OUTPUT.partial.json with the
 settings that shape the output. `--resume` keeps the complete lines that match the
 input's ids in order, cuts a torn or corrupt tail, and carries on; at the end the
-partial file is renamed to OUTPUT, so OUTPUT itself is never half-written."""
+partial file is renamed to OUTPUT, so OUTPUT itself is never half-written. `--resume` on a
+finished run (no partial file, OUTPUT holding every input id in order) has nothing to do."""
 import fcntl
 import json
 import os
@@ -24,6 +25,28 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def complete_output(path: str, expected_ids: Iterable[str]) -> Optional[int]:
+    """The number of lines of a finished OUTPUT when it holds exactly the input's ids, in
+    order, each line whole JSON (what a complete run wrote); None otherwise or when absent."""
+    ids = iter(expected_ids)
+    count = 0
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    return None
+                try:
+                    obj = json.loads(raw.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError):
+                    return None
+                if not isinstance(obj, dict) or obj.get("id") != next(ids, None):
+                    return None
+                count += 1
+    except OSError:
+        return None
+    return count if next(ids, None) is None else None
 
 
 class PartialOutput:

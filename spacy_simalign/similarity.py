@@ -16,6 +16,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 import numpy as np
 
 from . import caches
+from .limits import capped
 from .registry import similarity_registry
 from .structures import Side
 from .tokens import words
@@ -107,9 +108,11 @@ class EmbeddingSimilarity(SimilarityBackend):
         return self._disk
 
     def _encode_missing(self, missing: List[str], lang: str) -> np.ndarray:
+        """Vectors of the texts, each encoded from its first limits.MAX_TEXT_CHARS characters
+        (an encoder's memory grows with the text; a longer sentence is kept whole everywhere else)."""
         disk = self._disk_cache()
         if disk is None:
-            return np.asarray(self._encode_batch(missing, lang), dtype=np.float32)
+            return np.asarray(self._encode_batch([capped(t) for t in missing], lang), dtype=np.float32)
         found = {}
         keys = [text_key(t) for t in missing]
         for i in range(0, len(keys), 500):
@@ -118,7 +121,7 @@ class EmbeddingSimilarity(SimilarityBackend):
             found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in rows})
         todo = [t for t, k in zip(missing, keys) if k not in found]
         if todo:
-            vecs = np.asarray(self._encode_batch(todo, lang), dtype=np.float32)
+            vecs = np.asarray(self._encode_batch([capped(t) for t in todo], lang), dtype=np.float32)
             disk.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?)",
                              [(text_key(t), v.tobytes()) for t, v in zip(todo, vecs)])
             disk.commit()

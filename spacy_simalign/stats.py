@@ -101,8 +101,17 @@ def read_aligned(path: str, similarity_field: str = "doc_score") -> List[PairSta
     return out
 
 
-def similarity_histogram(stats: Sequence[PairStats], path: str, bins: int = 40, title: str = "") -> int:
-    """Histogram of document similarities (x100) as a PNG; returns the number of pairs drawn."""
+def similarity_label(field: str = "doc_score") -> str:
+    """The histogram's axis label: what the drawn number is. `doc_score` is match-docs' score,
+    the embeddings' cosine mixed with a lexical signal (by default half of it TF-IDF cosine of the
+    texts), not a plain cosine; another field is named as it is."""
+    if field == "doc_score":
+        return "document similarity: match-docs score x 100 (embedding cosine mixed with TF-IDF by default)"
+    return f"document similarity: '{field}' x 100"
+
+
+def similarity_figure(stats: Sequence[PairStats], field: str = "doc_score", bins: int = 40, title: str = ""):
+    """The matplotlib Figure of the histogram of document similarities (x100)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -110,19 +119,30 @@ def similarity_histogram(stats: Sequence[PairStats], path: str, bins: int = 40, 
 
     sims = [100.0 * s.doc_similarity for s in stats if s.doc_similarity is not None]
     if not sims:
-        raise InputError("no document similarities to draw (pairs lack 'doc_score')")
+        raise InputError(f"no document similarities to draw (pairs lack '{field}')")
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=120)
     ax.hist(sims, bins=bins, color="#4c72b0", edgecolor="white")
-    ax.set_xlabel("document similarity (cosine x 100)")
+    ax.set_xlabel(similarity_label(field))
     ax.set_ylabel("pairs")
     ax.set_title(title or f"Document similarity of {len(sims)} aligned pairs")
     fig.tight_layout()
+    return fig
+
+
+def similarity_histogram(stats: Sequence[PairStats], path: str, bins: int = 40, title: str = "",
+                         field: str = "doc_score") -> int:
+    """Histogram of document similarities (x100) as a PNG; returns the number of pairs drawn."""
+    import matplotlib.pyplot as plt
+
     from .formats.jsonl import atomic_output
 
-    with atomic_output(path, "wb") as handle:
-        fig.savefig(handle, format="png")
-    plt.close(fig)
-    return len(sims)
+    fig = similarity_figure(stats, field, bins, title)
+    try:
+        with atomic_output(path, "wb") as handle:
+            fig.savefig(handle, format="png")
+    finally:
+        plt.close(fig)
+    return sum(s.doc_similarity is not None for s in stats)
 
 
 def format_summary(stats: Sequence[PairStats]) -> str:

@@ -83,8 +83,10 @@ def test_two_processes_write_the_bytes_of_one(tmp_path, deplain_pairs):
         result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method",
                                  "tfidf", "--batch-size", "3", "--n-process", str(n)], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-        assert result.stderr.startswith("aligned 12 of 12 pairs in ") and result.stderr.count("\n") == 1, \
+        assert result.stderr.startswith("aligned 12 of 12 pairs (") and result.stderr.count("\n") == 1, \
             "one summary line and no progress bar when stderr is not a terminal"
+        beads = sum(len(json.loads(line)["alignments"]) for line in out.read_text(encoding="utf-8").splitlines())
+        assert result.stderr.startswith(f"aligned 12 of 12 pairs ({beads} beads) in ") and beads > 12
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
     assert [json.loads(line)["id"] for line in outs[0].decode("utf-8").split("\n") if line] == \

@@ -55,3 +55,17 @@ def test_each_worker_builds_the_model_once(pairs_file):
     assert sum(s.get("pairs", 0) for s in stats.values()) == len(ids)
     for s in stats.values():
         assert s.get("pipeline", 0) == (1 if s.get("pairs") else 0)
+
+
+def test_a_cluster_without_workers_is_an_error_not_a_hang(pairs_file):
+    """Every worker gone (here: none ever joined): the client stops with a clear error."""
+    from distributed import LocalCluster
+
+    from spacy_simalign.errors import InputError
+
+    job = AlignJob(method_config("tfidf").to_str(), batch_size=2)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        with DaskEngine(cluster.scheduler_address) as engine:
+            engine.NO_WORKER_TIMEOUT_S, engine.POLL_S = 1.0, 0.2
+            with pytest.raises(InputError, match="has had no worker for 1 s: start workers"):
+                list(engine.map(job, batches(read_pairs(str(pairs_file)), job.batch_size)))

@@ -77,3 +77,46 @@ def test_raw_text_gold_beyond_the_predicted_sentences_is_a_located_error(tmp_pat
     assert main(["evaluate", str(gold), str(predictions(tmp_path / "pred.jsonl", [line]))]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {gold}:1: 'gold[") and "raw-text side has 2 sentences" in err
+
+
+GOLD_DEFECTS = {
+    "empty-complex-side": ([[], [0]], "'gold[1]' has no complex sentence"),
+    "empty-simple-side": ([[0], []], "'gold[1]' has no simple sentence"),
+    "repeated-bead": (None, "'gold[1]' repeats bead 0"),
+    "negative": ([[-1], [0]], "'gold[1]' complex index -1 is negative"),
+    "boolean": ([[True], [0]], "'gold[1]' complex indices must be a list of integers"),
+}
+
+
+@pytest.mark.parametrize("defect", sorted(GOLD_DEFECTS))
+@pytest.mark.parametrize("reader", ["align", "evaluate", "review"])
+def test_one_bead_rule_for_gold_in_align_evaluate_and_review(tmp_path, capsys, deplain_pairs, reader, defect):
+    """The same bad gold bead is refused with the same message whichever command reads it."""
+    from spacy_simalign.review import create_app
+
+    obj = json.loads(json.dumps(deplain_pairs[0]))
+    bead, message = GOLD_DEFECTS[defect]
+    obj["gold"] = [obj["gold"][0], bead if bead is not None else obj["gold"][0]] + obj["gold"][1:]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(obj, ensure_ascii=False) + "\n", encoding="utf-8")
+    if reader == "review":
+        with pytest.raises(ValueError, match=rf"^{gold}:1: ") as refused:
+            create_app(str(gold))
+        assert message in str(refused.value)
+        good = json.loads(json.dumps(deplain_pairs[0]))
+        gold.write_text(json.dumps(good, ensure_ascii=False) + "\n", encoding="utf-8")
+        client = create_app(str(gold)).test_client()
+        client.environ_base["HTTP_X_REVIEW_TOKEN"] = client.application.config["TOKEN"]
+        etag = client.get(f"/api/pairs/{good['id']}").get_json()["etag"]
+        response = client.put(f"/api/pairs/{good['id']}/gold", json={"gold": obj["gold"]},
+                              headers={"If-Match": f'"{etag}"'})
+        assert response.status_code == 400 and message in response.get_json()["error"]
+        return
+    if reader == "align":
+        argv = ["align", str(gold), str(tmp_path / "out.jsonl"), "--method", "tfidf"]
+    else:
+        argv = ["evaluate", str(gold), str(predictions(tmp_path / "pred.jsonl", perfect([deplain_pairs[0]])))]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {gold}:1: ") and message in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "out.jsonl").exists()

@@ -198,3 +198,30 @@ def test_a_side_of_20000_sentences_within_the_memory_budget(tmp_path, deplain_pa
     used = [i for b in got[0]["alignments"] for i in b["complex"]]
     assert all(0 <= i < 20_000 for i in used) and len(used) == len(set(used))
     assert all(0 <= j < n_simple for b in got[0]["alignments"] for j in b["simple"])
+
+
+@pytest.mark.parametrize("digits, expected", [
+    (5000, "invalid JSON (a number of more than 4300 digits)"),
+    (4000, "'gold[0]' complex index 999999... (4000 digits) is out of range (side has"),
+])
+def test_a_gold_index_of_thousands_of_digits_is_a_short_located_error(tmp_path, capsys, deplain_pairs, digits,
+                                                                      expected):
+    """json.dumps cannot even write such a number: the line is built as text."""
+    line = dump(pair_from(deplain_pairs[0], "huge", gold=[[[0], [0]]])).replace(b"[[[0], [0]]]", b"[[[" + b"9" * digits
+                                                                                + b"], [0]]]")
+    code, src, out = run_align(tmp_path, dump(pair_from(deplain_pairs[1], "first")) + line)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith(f"error: {src}:2: ") and expected in err, err[:300]
+    assert len(err) < 200 and not out.exists()
+
+
+def test_a_predicted_index_of_thousands_of_digits_is_a_short_located_error(tmp_path, capsys, deplain_pairs):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_bytes(dump(deplain_pairs[0]))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_bytes(b'{"id": "%s", "alignments": [{"complex": [%s], "simple": [0]}]}\n'
+                     % (deplain_pairs[0]["id"].encode(), b"7" * 3000))
+    assert main(["evaluate", str(gold), str(pred)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {pred}:1: 'alignments[0]' complex index 777777... (3000 digits) is out of range")
+    assert len(err) < 200

@@ -11,7 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "spacy_simalign"
 
 LAYERS = [  # module name prefixes (dotted, below spacy_simalign), lowest layer first
-    ("base", ["errors", "structures", "caches", "registry", "progress", "configs", "tokens"]),
+    ("base", ["errors", "structures", "caches", "registry", "progress", "configs", "tokens", "outputs", "limits"]),
     ("text", ["segmentation.rules", "segmentation.abbreviations", "segmentation.sides", "segmentation.evaluation",
               "similarity"]),
     ("algorithms", ["aligner_protocol", "lexical", "paragraphs", "xling", "crf", "scoring", "docmatch.strategies",

@@ -72,3 +72,40 @@ def test_a_flat_list_of_sentences_is_one_presegmented_paragraph(deplain_pairs):
     assert side.sentences == [" ".join(s.split()) for s in complex_sents]
     assert side.paragraphs == [list(range(len(complex_sents)))]
     assert len(pair.side_of(doc, "simple")) == len(simple_sents)
+
+
+SPACED = [["Satz  eins hat  zwei Leerzeichen.", "Satz\tzwei hat einen Tabulator."], ["Der  dritte\t Satz."]]
+PLAIN = [[" ".join(s.split()) for s in para] for para in SPACED]
+
+
+def test_given_sentences_keep_their_inner_whitespace_in_the_doc_pair():
+    """Issue 15, item 14: "Satz  eins" stays "Satz  eins", a tab stays a tab."""
+    nlp = spacy.blank("de")
+    doc = pair.make_pair(nlp, SPACED, PLAIN)
+    sentences = [s for para in SPACED for s in para]
+    assert pair.side_of(doc, "complex").sentences == sentences
+    assert [s.text for s in doc._.complex_sents] == sentences
+    assert pair.side_of(doc, "complex").paragraphs == [[0, 1], [2]]
+    assert pair.side_of(doc, "simple").sentences == [s for para in PLAIN for s in para]
+
+
+def test_align_keeps_inner_whitespace_and_the_same_beads(tmp_path):
+    """Through `align`: a raw-text side's output sentences keep their whitespace exactly, and the
+    beads are those of the same text with single spaces."""
+    import json
+
+    from spacy_simalign.__main__ import main
+
+    rows = [{"id": "spaced", "lang": "de", "complex": {"paragraphs": SPACED},
+             "simple": {"text": "\n\n".join(" ".join(p) for p in SPACED)}},
+            {"id": "plain", "lang": "de", "complex": {"paragraphs": PLAIN},
+             "simple": {"text": "\n\n".join(" ".join(p) for p in PLAIN)}}]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for method in ("tfidf", "crf"):
+        assert main(["align", str(src), str(out), "--method", method]) == 0
+        spaced, plain = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+        assert spaced["simple_sentences"] == [s for para in SPACED for s in para]
+        assert plain["simple_sentences"] == [s for para in PLAIN for s in para]
+        assert [(b["complex"], b["simple"]) for b in spaced["alignments"]] == \
+            [(b["complex"], b["simple"]) for b in plain["alignments"]] == [([0], [0]), ([1], [1]), ([2], [2])]

@@ -9,6 +9,7 @@ import pytest
 import spacy
 from weasel.cli.run import project_run
 
+import spacy_simalign
 from spacy_simalign import pair
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +45,7 @@ def test_ci_workflow_trains_evaluates_and_packages(ci_project):
     packaged = json.loads((ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "meta.json")
                           .read_text(encoding="utf-8"))
     assert any(req.startswith("spacy-simalign") for req in packaged["requirements"])
+    assert (ci_project / "packages" / "ci" / f"spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl").is_file()
 
 
 @pytest.mark.slow
@@ -64,3 +66,65 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
     before = model.stat().st_mtime_ns
     project_run(ci_project, "ci", capture=True)
     assert model.stat().st_mtime_ns == before
+
+
+def run_script(*args, cwd=ROOT):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(tmp_path):
+    """Issue 15, items 10 and 16: the package step builds the spacy-simalign wheel into packages/
+    (the install line of docs/training.md names it), with every data file and no setuptools
+    "Package would be ignored" warning; a build that warns is refused."""
+    import zipfile
+
+    import yaml
+
+    steps = {c["name"]: c["script"] for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
+    assert "python project/plugin_wheel.py packages" in steps["package"]
+    assert any(line.startswith("python project/package_check.py packages ") for line in steps["package-check"])
+    result = run_script(ROOT / "project" / "plugin_wheel.py", tmp_path / "packages")
+    assert result.returncode == 0, result.stderr
+    wheel = tmp_path / "packages" / f"spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"
+    assert result.stdout.strip() == str(wheel)
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for data in ("weights/crf/model.pt", "weights/crf/config.json", "templates/review.js", "templates/review.html",
+                 "resources/example-de.jsonl", "outputs.py", "review/store.py"):
+        assert f"spacy_simalign/{data}" in names, data
+    install = f"pip install packages/{wheel.name} packages/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
+    assert install in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    # the same build from a tree whose setup.cfg leaves the data folders out is refused
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "spacy_simalign", tree / "spacy_simalign", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
+    (tree / "setup.cfg").write_text((ROOT / "setup.cfg").read_text().replace("find_namespace:", "find:"))
+    refused = run_script(ROOT / "project" / "plugin_wheel.py", tmp_path / "refused", "--source", tree)
+    assert refused.returncode != 0, refused.stdout
+    assert "the spacy-simalign wheel lacks" in refused.stderr and "resources/example-de.jsonl" in refused.stderr
+    assert not (tmp_path / "refused").exists() or not list((tmp_path / "refused").iterdir())
+
+
+def test_package_check_takes_the_plugin_wheel_from_the_packages_folder(tmp_path):
+    result = run_script(ROOT / "project" / "package_check.py", tmp_path, "--gold", "x", "--output", tmp_path / "o")
+    assert result.returncode != 0
+    assert f"no spacy_simalign-{spacy_simalign.__version__} wheel in {tmp_path}: run the package step" in result.stderr
+
+
+def test_generated_project_outputs_are_not_versioned():
+    """Issue 15, item 11: `spacy project run all` writes metrics/*.json and project.lock; neither
+    is tracked (they changed on every run, and held a path of the machine)."""
+    import subprocess
+
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(["git", "ls-files", "metrics", "project.lock"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert tracked == []
+    generated = ["metrics/test.json", "metrics/test_massalign.json", "metrics/package_check.json", "metrics/ci.json",
+                 "project.lock", f"packages/spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"]
+    ignored = subprocess.run(["git", "check-ignore", *generated], cwd=ROOT, capture_output=True, text=True).stdout
+    assert ignored.split() == generated

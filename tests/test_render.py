@@ -224,3 +224,46 @@ def test_cli_bad_alignment_is_one_line_error_and_no_output(deplain_pairs, tmp_pa
     write_jsonl(alignments, records)
     assert main(["render", str(pairs), str(alignments), str(out)]) == 2
     assert "no-such-pair" in capsys.readouterr().err and not out.exists()
+
+
+def test_an_alignment_file_for_some_pairs_renders_them_all(deplain_pairs, tmp_path, capsys):
+    """Issue 15, item 13: pairs without an alignment show their gold, or nothing; a raw-text pair
+    without an alignment is split by our segmenter."""
+    from spacy_simalign.segmentation.sides import side_from_text
+
+    with_gold, no_gold, raw = (json.loads(json.dumps(o)) for o in deplain_pairs[:3])
+    del no_gold["gold"]
+    del raw["gold"]
+    raw["simple"] = {"text": "\n\n".join(" ".join(p) for p in raw["simple"]["paragraphs"])}
+    pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "some.jsonl"
+    pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in (with_gold, no_gold, raw)),
+                     encoding="utf-8")
+    alignments.write_text(json.dumps({"id": no_gold["id"], "alignments": [
+        {"complex": [0], "simple": [0], "score": 0.5}]}) + "\n", encoding="utf-8")
+    out = tmp_path / "view.html"
+    assert main(["render", str(pairs), str(alignments), str(out)]) == 0, capsys.readouterr().err
+    html = out.read_text(encoding="utf-8")
+    stats = [part.split("</span>")[0] for part in html.split('class="sa-stats">')[1:]]
+    assert len(stats) == 3
+    assert stats[0].startswith(f"{len(with_gold['gold'])} beads") and stats[0].endswith("from gold")
+    assert stats[1].startswith("1 beads") and stats[1].endswith("from alignments")
+    n_raw = len(side_from_text(raw["simple"]["text"], "de"))
+    assert stats[2].startswith("0 beads") and f"/ {n_raw} simple sentences" in stats[2] and stats[2].endswith("none")
+
+
+def test_review_with_an_alignment_file_for_some_pairs(deplain_pairs, tmp_path):
+    from spacy_simalign.review import create_app
+
+    objs = [json.loads(json.dumps(o)) for o in deplain_pairs[:3]]
+    del objs[2]["gold"]
+    pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "some.jsonl"
+    pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    alignments.write_text(json.dumps({"id": objs[1]["id"], "alignments": [
+        {"complex": [0], "simple": [0], "score": 0.5}]}) + "\n", encoding="utf-8")
+    app = create_app(str(pairs), str(alignments))
+    client = app.test_client()
+    client.environ_base["HTTP_X_REVIEW_TOKEN"] = app.config["TOKEN"]
+    listing = client.get("/api/pairs").get_json()["pairs"]
+    assert [(p["gold"], p["alignment"]) for p in listing] == [(True, False), (True, True), (False, False)]
+    sources = [client.get(f"/api/pairs/{o['id']}").get_json()["source"] for o in objs]
+    assert sources == ["gold", "gold", "none"]

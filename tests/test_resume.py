@@ -180,3 +180,50 @@ def test_crf_resume_from_the_middle_of_a_batch_gives_the_same_bytes(tmp_path, de
         {"version": 1, "settings": dict(settings_of("crf", 4), lang=None)}))
     assert main(["align", str(src), str(out), *options, "--resume"]) == 0, capsys.readouterr().err
     assert out.read_bytes() == expected
+
+
+def test_resume_on_a_complete_output_says_so_and_aligns_nothing(tmp_path, uninterrupted, capsys, monkeypatch):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(expected)
+    from spacy_simalign.engines import align_file as module
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("a complete output was aligned again")
+
+    monkeypatch.setattr(module, "make_engine", no_engine)
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0
+    err = capsys.readouterr().err.strip()
+    assert err == f"{out} is complete: it holds all {len(ids)} pairs of {src}, nothing to resume " \
+                  "(run without --resume to align again)"
+    assert out.read_bytes() == expected and sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+def test_resume_on_an_output_of_another_input_aligns_again(tmp_path, uninterrupted, capsys):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"\n".join(expected.split(b"\n")[:-2]) + b"\n")  # one line short
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0
+    assert capsys.readouterr().err.startswith(f"aligned {len(ids)} of {len(ids)} pairs (")
+    assert out.read_bytes() == expected
+
+
+def test_sigterm_keeps_the_partial_output_and_says_how_to_resume(tmp_path, uninterrupted):
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    partial = out.with_name(out.name + ".partial")
+    proc = subprocess.Popen(cli(str(src), str(out), *METHOD), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    while complete_lines(partial) < 2 and proc.poll() is None:
+        time.sleep(0.01)
+    assert proc.poll() is None, "align finished before it could be stopped: give it more pairs"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    lines = err.strip().splitlines()
+    assert lines[-2].startswith("note: ") and lines[-2].endswith(
+        f"of {len(ids)} pairs are saved in {partial}; run again with --resume to continue"), err
+    assert lines[-1] == "error: terminated (SIGTERM)" and "Traceback" not in err
+    assert complete_lines(partial) >= 2 and not out.exists()
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0
+    assert out.read_bytes() == expected

@@ -35,11 +35,17 @@ def files(tmp_path, deplain_pairs):
     return pairs, alignments, deplain_pairs[:6]
 
 
+def token_client(app):
+    """A test client that sends the run's token with every request, as the page does."""
+    client = app.test_client()
+    client.environ_base["HTTP_X_REVIEW_TOKEN"] = app.config["TOKEN"]
+    return client
+
+
 @pytest.fixture()
 def client(files):
     pairs, alignments, _ = files
-    app = create_app(str(pairs), str(alignments))
-    return app.test_client()
+    return token_client(create_app(str(pairs), str(alignments)))
 
 
 def put_gold(client, pair_id, gold, etag):
@@ -246,9 +252,9 @@ def test_raw_text_side_reviewed_with_the_aligners_sentences(tmp_path, deplain_pa
     write_jsonl(alignments, [{"id": obj["id"], "simple_sentences": sentences,
                               "alignments": [{"complex": c, "simple": s, "score": 0.7} for c, s in gold]}])
     # without an alignment file the raw side is split by our segmenter (the same sentences here)
-    alone = create_app(str(pairs)).test_client().get(f"/api/pairs/{obj['id']}").get_json()
+    alone = token_client(create_app(str(pairs))).get(f"/api/pairs/{obj['id']}").get_json()
     assert alone["simple"]["sentences"] == segmented(obj["simple"]["text"]) and alone["raw_sides"] == ["simple"]
-    client = create_app(str(pairs), str(alignments)).test_client()
+    client = token_client(create_app(str(pairs), str(alignments)))
     data = client.get(f"/api/pairs/{obj['id']}").get_json()
     assert data["simple"]["sentences"] == sentences and data["raw_sides"] == ["simple"]
     assert data["simple"]["paragraphs"] == Side.from_paragraphs(paragraphs).paragraphs
@@ -256,3 +262,91 @@ def test_raw_text_side_reviewed_with_the_aligners_sentences(tmp_path, deplain_pa
     saved = next(read_pairs(str(pairs)))
     assert [[list(b.complex), list(b.simple)] for b in saved.gold] == sorted(gold[:-1])
     assert saved.raw["simple"] == obj["simple"]
+
+
+SAVER = r"""
+import json, os, sys, time
+import spacy_simalign.review.store as store
+
+pairs, go, ids = sys.argv[1], sys.argv[2], sys.argv[3:]
+normalise = store.normalise_gold
+
+
+def slow_normalise(*args):  # widen the read-modify-write window, as a slow disk or a busy machine would
+    time.sleep(0.02)
+    return normalise(*args)
+
+
+store.normalise_gold = slow_normalise
+pair_store = store.PairStore(pairs)
+open(go + "." + ids[0], "w").close()
+while not os.path.exists(go):
+    time.sleep(0.005)
+for pair_id in ids:
+    view, etag = pair_store.view(pair_id)
+    gold = [[list(b.complex), list(b.simple)] for b in view.beads][1:]
+    pair_store.save(pair_id, gold, etag)
+    print("saved", pair_id, flush=True)
+"""
+
+
+def test_two_review_processes_saving_different_pairs_lose_no_save(tmp_path, deplain_pairs):
+    """Two servers on one file (here two PairStores in two processes) save different pairs at the
+    same time: every save answered "saved" is in the file afterwards."""
+    import subprocess
+    import sys
+    import time
+
+    objs = [o for o in deplain_pairs if len(o["gold"]) >= 2][:16]
+    pairs = tmp_path / "pairs.jsonl"
+    write_jsonl(pairs, objs)
+    go = tmp_path / "go"
+    halves = [[o["id"] for o in objs[0::2]], [o["id"] for o in objs[1::2]]]
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(pairs), str(go), *ids], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for ids in halves]
+    while not all((tmp_path / f"go.{ids[0]}").exists() for ids in halves):
+        assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
+        time.sleep(0.01)
+    go.touch()
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outputs
+    assert sum(out.count("saved") for out, _ in outputs) == len(objs)
+    saved = {r.id: [[list(b.complex), list(b.simple)] for b in r.gold] for r in read_pairs(str(pairs))}
+    lost = [o["id"] for o in objs if saved[o["id"]] != sorted(o["gold"][1:])]
+    assert lost == [], f"{len(lost)} of {len(objs)} saves were overwritten"
+
+
+def test_a_file_changed_without_the_lock_while_saving_is_a_conflict(files, monkeypatch):
+    """A program that takes no lock rewrote the file between the save's reading and its replace:
+    the save is refused and that program's content kept."""
+    from spacy_simalign.review import store as store_module
+
+    pairs, alignments, objs = files
+    pair_store = PairStore(str(pairs), str(alignments))
+    _, etag = pair_store.view(objs[0]["id"])
+    normalise = store_module.normalise_gold
+    other = pairs.read_bytes().replace(b'"gold"', b'"gold" ', 1)
+
+    def external_write(*args):
+        pairs.write_bytes(other)
+        return normalise(*args)
+
+    monkeypatch.setattr(store_module, "normalise_gold", external_write)
+    with pytest.raises(Conflict, match="changed by another program"):
+        pair_store.save(objs[0]["id"], objs[0]["gold"][1:], etag)
+    assert pairs.read_bytes() == other
+    assert sorted(p.name for p in pairs.parent.iterdir()) == ["alignments.jsonl", "pairs.jsonl"]
+
+
+def test_a_symlinked_pairs_file_is_written_through_to_its_target(tmp_path, files):
+    pairs, alignments, objs = files
+    real = tmp_path / "data" / "real.jsonl"
+    real.parent.mkdir()
+    pairs.rename(real)
+    pairs.symlink_to(real)
+    pair_store = PairStore(str(pairs), str(alignments))
+    _, etag = pair_store.view(objs[0]["id"])
+    pair_store.save(objs[0]["id"], objs[0]["gold"][1:], etag)
+    assert pairs.is_symlink() and os.readlink(pairs) == str(real)
+    assert json.loads(real.read_bytes().splitlines()[0])["gold"] == sorted(objs[0]["gold"][1:])
+    assert sorted(p.name for p in real.parent.iterdir()) == ["real.jsonl"]

@@ -82,6 +82,8 @@ def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys):
      '"simple_sentences": ["b"]}', "list of integers"),
     ('{"id": "x", "alignments": [{"complex": [0], "simple": [0], "score": "0.5"}], "complex_sentences": ["a"], '
      '"simple_sentences": ["b"]}', "score must be a number"),
+    ('{"id": "x", "alignments": [{"complex": [0], "simple": [0]}], "complex_sentences": [1, 2], '
+     '"simple_sentences": [3.5]}', "'complex_sentences' must be a list of strings"),
 ])
 def test_bad_alignment_files_are_located_errors(tmp_path, capsys, line, message):
     path = tmp_path / "bad.jsonl"
@@ -98,3 +100,22 @@ def test_histogram_needs_document_similarities(tmp_path, capsys):
     assert main(["stats", str(path), "--histogram", str(tmp_path / "h.png")]) == 2
     assert "doc_score" in capsys.readouterr().err
     assert len(read_aligned(str(path))) == 1
+
+
+def test_histogram_axis_says_what_the_similarity_is(tmp_path):
+    """Issue 15, item 16: match-docs' score mixes TF-IDF into the cosine; the axis must not say "cosine"."""
+    import matplotlib.pyplot as plt
+
+    from spacy_simalign.stats import similarity_figure
+
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], '
+                    '"doc_score": 0.5, "my_sim": 0.25}\n')
+    for field, label in (("doc_score", "match-docs score x 100 (embedding cosine mixed with TF-IDF by default)"),
+                         ("my_sim", "document similarity: 'my_sim' x 100")):
+        fig = similarity_figure(read_aligned(str(path), field), field)
+        xlabel = fig.axes[0].get_xlabel()
+        plt.close(fig)
+        assert label in xlabel and "cosine x 100" not in xlabel
+    assert main(["stats", str(path), "--histogram", str(tmp_path / "h.png"), "--similarity-field", "my_sim"]) == 0
+    assert (tmp_path / "h.png").read_bytes().startswith(b"\x89PNG")

@@ -9,6 +9,7 @@ import sys
 from ..engines import ENGINES, AlignJob
 from ..errors import InputError
 from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, build_aligner, load_aligner_config, method_config
+from ..outputs import Paths
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."
@@ -39,6 +40,12 @@ def add_arguments(parser):
                         help="continue an interrupted run from OUTPUT.partial (same options as the first run)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on stderr (default: only when stderr is a terminal and not in CI)")
+
+
+def paths(args) -> Paths:
+    """The input, the config and model it reads; OUTPUT and the files of a running align."""
+    return Paths(inputs=[args.input, args.config, args.model],
+                 outputs=[args.output, args.output + ".partial", args.output + ".partial.json"])
 
 
 def check_options(args) -> None:
@@ -74,6 +81,10 @@ def run(args) -> int:
                    args.batch_size, args.threads)
     summary = align_file(args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume,
                          args.lang, args.progress)
-    print(f"aligned {summary.aligned_now} of {summary.pairs} pairs in {summary.seconds:.1f} s -> {args.output}",
-          file=sys.stderr)
+    if summary.complete:
+        print(f"{args.output} is complete: it holds all {summary.pairs} pairs of {args.input}, nothing to resume "
+              "(run without --resume to align again)", file=sys.stderr)
+        return 0
+    print(f"aligned {summary.aligned_now} of {summary.pairs} pairs ({summary.beads} beads) in {summary.seconds:.1f} s "
+          f"-> {args.output}", file=sys.stderr)
     return 0

@@ -6,6 +6,7 @@ dropped pairs are counted on stderr and written with their reasons to --dropped.
 import sys
 
 from ..errors import InputError
+from ..outputs import Paths
 
 NAME = "align-xling"
 HELP = "align sentences of matched cross-lingual document pairs (20min-XD intersection or CRF), with filters"
@@ -26,6 +27,11 @@ def add_arguments(parser):
     parser.add_argument("--no-filter", action="store_true", help="keep every pair (no post-processing)")
     parser.add_argument("--dropped", default=None, help="write dropped pairs with their reasons here (JSONL)")
     parser.add_argument("--allow-mixed-languages", action="store_true", help="see match-docs")
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.input, args.source, args.target, args.config, args.model],
+                 outputs=[args.output, args.dropped])
 
 
 def build(args):

@@ -4,6 +4,8 @@ write them into the matcher config as the pair's profile (default ./docmatch.cfg
 `match-docs` then uses (`--threshold auto` for another strategy's threshold)."""
 import sys
 
+from ..outputs import Paths
+
 NAME = "calibrate-docs"
 HELP = "choose document-matching signals and thresholds on gold pairs and write them into the matcher config"
 
@@ -21,6 +23,11 @@ def add_arguments(parser):
     parser.add_argument("--thresholds-only", action="store_true",
                         help="keep the pair's signals (lexical signal and weights) and calibrate the thresholds only")
     add_matcher_arguments(parser)
+
+
+def paths(args) -> Paths:
+    """The config read (--config) may be the one written: its thresholds are updated in place."""
+    return Paths(inputs=[args.source, args.target, args.gold], outputs=[args.output_config])
 
 
 def run(args) -> int:

@@ -1,6 +1,7 @@
 """`convert-deplain PLAN.csv|FOLDER ... OUTPUT.jsonl`: DEplain plan CSV files to pair JSONL with gold."""
 from ..deplain import plan_files, read_plan
 from ..formats.pairs import write_pairs
+from ..outputs import Paths
 
 NAME = "convert-deplain"
 HELP = "Convert DEplain simplification-plan CSV files (or folders of them) into pair JSONL with gold beads."
@@ -10,6 +11,10 @@ def add_arguments(parser):
     parser.add_argument("inputs", nargs="+", help="plan_doc_*.csv files or folders holding them")
     parser.add_argument("output", help="pair JSONL to write")
     parser.add_argument("--lang", default="de")
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=list(args.inputs) + plan_files(args.inputs), outputs=[args.output])
 
 
 def run(args) -> int:

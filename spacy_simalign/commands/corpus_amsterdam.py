@@ -1,11 +1,14 @@
 """`amsterdam PAIRS.jsonl OUT_DIR`: build a sentence-pair corpus the way the Amsterdam
 municipal corpus was built (candidates by paragraph-then-sentence best match, or any
 aligner's output, then the four post-processing rules), print the counts, export it."""
+import sys
+
 from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
 from ..corpus.candidates import CandidateSettings
-from ..corpus.export import FORMATS, CardInfo, export_corpus, rows_from_alignment_file
+from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, rows_from_alignment_file
 from ..errors import InputError
-from ..formats.pairs import read_pairs
+from ..formats.pairs import lang_warning, read_pairs
+from ..outputs import Paths
 
 NAME = "amsterdam"
 HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."
@@ -35,10 +38,21 @@ def add_arguments(parser):
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
 
 
+def paths(args) -> Paths:
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    return Paths(inputs=[args.input, args.alignments], outputs=export_files(args.output, formats),
+                 folders=[args.output])
+
+
 def run(args) -> int:
     from ..similarity import get_similarity
 
     records = list(read_pairs(args.input, default_lang=args.lang))
+    if args.lang:
+        warning = lang_warning([r for r in records if r.raw.get("lang", args.lang) != args.lang], args.lang,
+                               args.input)
+        if warning:
+            print(warning, file=sys.stderr)
     # an alignment file is checked against its pairs (indices in range, the aligner's own
     # sentences when it wrote them) by the same reader that `export` uses
     candidates = rows_from_alignment_file(args.input, args.alignments, split_simple=True) if args.alignments else None

@@ -3,6 +3,7 @@ numbers by placeholders (and sensitive sentences by `xxx xxx xxx`) in sentence-p
 (CSV 'Document ID,Complex,Simple' or rows JSONL) or in a plain text file (one text a line)."""
 from ..corpus.export import delimited_text, read_rows
 from ..formats.jsonl import atomic_output, dump_line, iter_lines
+from ..outputs import Paths
 from ..structures import SUPPORTED_LANGS
 
 NAME = "anonymise"
@@ -19,6 +20,10 @@ def add_arguments(parser):
     parser.add_argument("--no-ner", action="store_true", help="patterns only, even if a trained pipeline is installed")
     parser.add_argument("--sensitive-pattern", action="append", default=[],
                         help="regular expression: a sentence matching it becomes 'xxx xxx xxx' (repeatable)")
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.input], outputs=[args.output])
 
 
 def run(args) -> int:

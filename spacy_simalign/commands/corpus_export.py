@@ -1,8 +1,9 @@
 """`export OUT_DIR (--pairs P.jsonl --alignments A.jsonl | --rows R.jsonl|R.csv)`: publish an
 aligned corpus as JSONL, CSV, TSV and (with the `datasets` extra) a Hugging Face folder,
 with a data card."""
-from ..corpus.export import FORMATS, CardInfo, export_corpus, read_rows, rows_from_alignment_file
+from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, read_rows, rows_from_alignment_file
 from ..errors import InputError
+from ..outputs import Paths
 
 NAME = "export"
 HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets with a data card."
@@ -20,6 +21,12 @@ def add_arguments(parser):
     parser.add_argument("--license", default="unknown")
     parser.add_argument("--lang", default="de", help="language(s) for the card, comma-separated")
     parser.add_argument("--aligned-with", default=None, help="how the pairs were aligned (card text)")
+
+
+def paths(args) -> Paths:
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    return Paths(inputs=[args.pairs, args.alignments, args.rows], outputs=export_files(args.output, formats),
+                 folders=[args.output])
 
 
 def run(args) -> int:

@@ -6,6 +6,7 @@ import statistics
 
 from ..corpus.klexikon import CLEANUP_RULES, KlexikonSettings, run_pipeline
 from ..formats.jsonl import atomic_output, dump_line
+from ..outputs import Paths
 
 NAME = "klexikon"
 HELP = "Clean, filter and split Klexikon/Wikipedia article pairs; write the lead-3 baseline."
@@ -20,6 +21,14 @@ def add_arguments(parser):
     parser.add_argument("--min-paragraphs", type=int, default=15,
                         help="discard pairs whose Wikipedia article has fewer paragraphs (default 15)")
     parser.add_argument("--seed", type=int, default=42, help="seed of the stratified split")
+
+
+OUTPUT_FILES = ("train.jsonl", "validation.jsonl", "test.jsonl", "lead3.jsonl", "counts.txt")
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.folder], outputs=[os.path.join(args.output, name) for name in OUTPUT_FILES],
+                 folders=[args.output])
 
 
 def run(args) -> int:

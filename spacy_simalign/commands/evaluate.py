@@ -4,6 +4,7 @@ file (evaluation.evaluate_files)."""
 import json
 
 from ..formats.jsonl import atomic_output
+from ..outputs import Paths
 
 NAME = "evaluate"
 HELP = "Score predicted alignments against gold: link, bead-text and paragraph-pair P/R/F1."
@@ -13,6 +14,10 @@ def add_arguments(parser):
     parser.add_argument("gold", help="pair JSONL with a 'gold' field")
     parser.add_argument("predicted", help="alignment JSONL (output of align)")
     parser.add_argument("--output", default=None, help="also write the scores as JSON here")
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.gold, args.predicted], outputs=[args.output])
 
 
 def run(args) -> int:

@@ -5,6 +5,7 @@ import sys
 
 from ..errors import InputError
 from ..formats.matches import write_matches
+from ..outputs import Paths
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
@@ -20,6 +21,10 @@ def add_arguments(parser):
                         help="minimum similarity on the 0..100 scale (default: the language pair's profile), or "
                              "'auto' for the threshold calibrate-docs chose for the strategy")
     add_matcher_arguments(parser)
+
+
+def paths(args) -> Paths:
+    return Paths(inputs=[args.source, args.target, args.config], outputs=[args.output])
 
 
 def run(args) -> int:

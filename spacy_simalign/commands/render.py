@@ -3,6 +3,7 @@ import os
 
 from ..errors import InputError
 from ..formats.jsonl import atomic_output
+from ..outputs import Paths
 from ..render import load_views, render
 
 NAME = "render"
@@ -18,6 +19,12 @@ def add_arguments(parser) -> None:
                              "the pairs' gold is shown), and OUT.html, the page to write")
     parser.add_argument("--ids", default=None, help="comma-separated pair ids to show (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="show at most this many pairs")
+
+
+def paths(args) -> Paths:
+    if len(args.paths) not in (2, 3):
+        raise InputError(f"expected PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html, got {len(args.paths)} paths")
+    return Paths(inputs=args.paths[:-1], outputs=[args.paths[-1]])
 
 
 def run(args) -> int:

@@ -2,6 +2,7 @@
 import webbrowser
 
 from ..errors import InputError
+from ..outputs import Paths
 
 NAME = "review"
 HELP = ("Serve a page on 127.0.0.1 to walk through the pairs, add and remove links with the mouse or keyboard, "
@@ -14,6 +15,12 @@ def add_arguments(parser) -> None:
                         help="alignment JSONL from `align`, shown for pairs that have no gold yet")
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port; default 8765)")
     parser.add_argument("--open", action="store_true", help="open the page in the default web browser")
+
+
+def paths(args) -> Paths:
+    """Saves rewrite PAIRS.jsonl in place: its folder must be writable from the start (a save
+    must not be the first to find out), and it must not be the alignments file it reads."""
+    return Paths(inputs=[args.alignments], outputs=[args.pairs])
 
 
 def run(args) -> int:

@@ -5,6 +5,8 @@ import json
 import math
 import sys
 
+from ..outputs import Paths
+
 NAME = "stats"
 HELP = "statistics of an aligned comparable corpus (AlignRatio, length Pearson, Kendall, histogram)"
 
@@ -18,13 +20,17 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print the corpus summary as JSON")
 
 
+def paths(args) -> Paths:
+    return Paths(inputs=[args.input], outputs=[args.per_pair, args.histogram])
+
+
 def run(args) -> int:
     from ..formats.jsonl import atomic_output, dump_line
     from ..stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
 
     stats = read_aligned(args.input, args.similarity_field)
     if args.histogram:
-        n = similarity_histogram(stats, args.histogram)
+        n = similarity_histogram(stats, args.histogram, field=args.similarity_field)
         print(f"histogram of {n} document similarities -> {args.histogram}", file=sys.stderr)
     if args.per_pair:
         with atomic_output(args.per_pair) as handle:

@@ -9,6 +9,7 @@ It is a TrainablePipe whose learning happens in the aligner: `spacy train` calls
 project/train_crf.py). spaCy's optimizer is not used ([training.optimizer] is ignored; the
 aligner's config holds the learning rate). `pipe` aligns a batch at once: the aligner primes
 its sentence encoder with every sentence of the batch (aligner_protocol)."""
+import warnings
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -70,6 +71,7 @@ class SentenceAligner(TrainablePipe):
         if doc._.pair_info is None:
             raise ValueError(f"[{self.name}] expects a Doc pair: build it with "
                              "spacy_simalign.pair.make_pair(nlp, complex, simple)")
+        warn_if_unsegmented(doc, self.name)
         links = doc._.paragraph_alignment if (self.use_paragraphs and doc._.paragraph_alignment_data) else None
         return pair.side_of(doc, "complex"), pair.side_of(doc, "simple"), links
 
@@ -141,6 +143,28 @@ class SentenceAligner(TrainablePipe):
         if folder.is_dir() and hasattr(self.aligner, "from_disk"):
             self.aligner.from_disk(folder)
         return self
+
+
+_warned_unsegmented = False
+
+
+def warn_if_unsegmented(doc: Doc, name: str) -> None:
+    """Warn (once per process) when a side given as raw text reaches the aligner with no
+    sentence boundaries set by anyone (no simalign_segmenter, parser or senter before it):
+    the whole side would be aligned as one sentence, which is almost never what was meant."""
+    global _warned_unsegmented
+    if _warned_unsegmented:
+        return
+    info = doc._.pair_info
+    for k, view in enumerate(pair.sides(doc)):
+        if view.presegmented or (info.get("offsets") or [None, None])[k] is not None or len(view.span) < 2:
+            continue
+        if all(token.is_sent_start is None for token in view.span[1:]):
+            _warned_unsegmented = True
+            warnings.warn(f"[{name}] the {view.name} side of Doc pair {doc._.pair_id or ''!r} is raw text that no "
+                          "segmenter split, so it is aligned as one sentence: add the segmenter before the aligner, "
+                          'nlp.add_pipe("simalign_segmenter", first=True)', UserWarning, stacklevel=3)
+            return
 
 
 def validate_examples(examples: Sequence[Example]) -> None:

@@ -143,6 +143,13 @@ def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]
     return "\n".join(out)
 
 
+def export_files(out_dir: str, formats: Iterable[str]) -> List[str]:
+    """The files export_corpus writes under `out_dir` for these formats (the `hf` folder aside),
+    for the commands to check before any work."""
+    names = [f"pairs.{fmt}" for fmt in dict.fromkeys(formats) if fmt in ("jsonl", "csv", "tsv")]
+    return [os.path.join(out_dir, name) for name in names + ["README.md"]]
+
+
 def export_corpus(rows: Sequence[SentencePair], out_dir: str, formats: Iterable[str] = ("jsonl", "csv"),
                   info: Optional[CardInfo] = None) -> List[str]:
     """Write the rows in each format under `out_dir` plus README.md; returns the paths written."""

@@ -8,6 +8,8 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from ..limits import capped
+
 _SPACES = re.compile(r"\s\s+")
 _WORD_OR_NUL = re.compile(r"\w+|\x00")  # the word tokens of tokens.words, and the NUL between texts
 DENSE_CELLS = 4_000_000  # sentences x vocabulary cells (32 MB) up to which a pair's rows are made dense
@@ -15,7 +17,9 @@ DENSE_CELLS = 4_000_000  # sentences x vocabulary cells (32 MB) up to which a pa
 
 def _joined(texts: Sequence[str]) -> str:
     """The texts lower-cased and joined by NUL (a NUL inside a text becomes a space): one call
-    of each string method for the whole pair instead of one per sentence."""
+    of each string method for the whole pair instead of one per sentence. Each text counts with
+    its first limits.MAX_TEXT_CHARS characters, so that one huge sentence costs bounded memory."""
+    texts = [capped(t) for t in texts]
     joined = "\x00".join(texts)
     if joined.count("\x00") != max(len(texts) - 1, 0):
         joined = "\x00".join(t.replace("\x00", " ") for t in texts)

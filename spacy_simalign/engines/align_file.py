@@ -1,24 +1,57 @@
 """Aligning a pair JSONL file into an alignment JSONL file: the whole input is validated
 first, then streamed in fixed batches through an engine, each batch's lines written whole to
 OUTPUT.partial and fsynced (resume.PartialOutput), OUTPUT appearing only when the run is
-complete. What `align` runs; usable from Python too."""
+complete. What `align` runs; usable from Python too.
+
+A run stopped by Ctrl+C or SIGTERM (a job scheduler's stop, `kill`) keeps its partial
+output and says on stderr how to resume; `--resume` on a finished run has nothing to do."""
+import json
+import os
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
+from ..errors import Terminated
 from ..formats.pairs import read_pairs, validate_pairs
+from ..outputs import Paths, check_paths
 from ..progress import progress_bar
-from ..resume import PartialOutput
+from ..resume import PartialOutput, complete_output
 from . import batches, make_engine
 from .work import AlignJob
 
 
 @dataclass
 class AlignSummary:
+    """What a run did: input pairs, pairs aligned by this run and their beads, wall seconds;
+    `complete` when --resume found OUTPUT already finished."""
+
     pairs: int
     aligned_now: int
     seconds: float
+    beads: int = 0
+    complete: bool = False
+
+
+@contextmanager
+def sigterm_as_exception():
+    """While aligning, SIGTERM raises errors.Terminated in the main thread (instead of ending
+    the process on the spot), so the run stops as on Ctrl+C: partial output kept, note printed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "local", n_process: int = 1,
@@ -27,19 +60,26 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
     """Align every pair of `input_path` into `output_path` (see the module docstring); on a
     failure after some batches, the partial output is kept and a note on stderr says how to resume."""
     t0 = time.monotonic()
-    total = validate_pairs(input_path, lang)
+    check_paths(Paths([input_path], [output_path, output_path + ".partial", output_path + ".partial.json"]))
+    total = validate_pairs(input_path, lang, warn=lambda message: print(message, file=sys.stderr))
     output = PartialOutput(output_path, dict(job.settings(), lang=lang))
+    if resume and not os.path.exists(output.partial):
+        done = complete_output(output_path, (r.id for r in read_pairs(input_path, default_lang=lang,
+                                                                      unique_ids=False)))
+        if done is not None:
+            return AlignSummary(total, 0, time.monotonic() - t0, complete=True)
     # ids were checked unique by validate_pairs(): later reads need not hold them all again
     done = output.open((r.id for r in read_pairs(input_path, default_lang=lang, unique_ids=False)), resume=resume)
     bar = progress_bar(total, initial=done, enabled=progress)
-    first = done
+    first, beads = done, 0
     try:
-        with make_engine(engine, n_process, scheduler) as runner:
+        with sigterm_as_exception(), make_engine(engine, n_process, scheduler) as runner:
             stream = batches(read_pairs(input_path, default_lang=lang, unique_ids=False), job.batch_size, first=done)
             for start, lines in runner.map(job, stream):
                 new = lines[max(0, done - start):]
                 output.write(new)
                 done += len(new)
+                beads += sum(len(json.loads(line)["alignments"]) for line in new)
                 bar.update(len(new))
         output.finish()
     except BaseException:
@@ -49,4 +89,4 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
         raise
     finally:
         bar.close()
-    return AlignSummary(total, done - first, time.monotonic() - t0)
+    return AlignSummary(total, done - first, time.monotonic() - t0, beads)

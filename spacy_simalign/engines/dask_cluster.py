@@ -2,9 +2,14 @@
 LocalCluster when no address is given. Each worker process builds its pipeline once
 (engines.work keeps it in a module-level cache that lives as long as the worker) and
 runs one batch at a time; the client reads the input, keeps a bounded number of
-batches in flight and writes the results in input order."""
+batches in flight and writes the results in input order.
+
+When the cluster has had no worker for NO_WORKER_TIMEOUT_S seconds (all of them died, or none
+ever joined the scheduler), the run stops with a one-line error instead of waiting forever;
+the batches done so far stay in OUTPUT.partial for --resume."""
 import dataclasses
 import logging
+import time
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import InputError
@@ -14,6 +19,8 @@ from .work import AlignJob, align_batch
 
 class DaskEngine:
     name = "dask"
+    NO_WORKER_TIMEOUT_S = 60.0  # how long a run waits for a worker to (re)appear
+    POLL_S = 2.0  # how often a waiting client asks the scheduler for its workers
 
     def __init__(self, scheduler: Optional[str] = None, n_workers: int = 2):
         try:
@@ -44,11 +51,28 @@ class DaskEngine:
 
         def result(future):
             try:
-                return future.result()
+                return self._wait(future)
             finally:
                 future.release()
 
         yield from ordered_results(submit, stream, window=2 * self.workers, result=result)
+
+    def _wait(self, future):
+        """The future's result; an error when the cluster has had no worker for NO_WORKER_TIMEOUT_S."""
+        alone_since = None
+        while True:
+            try:
+                return future.result(timeout=self.POLL_S)
+            except TimeoutError:
+                pass
+            if self.client.nthreads():
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since >= self.NO_WORKER_TIMEOUT_S:
+                raise InputError(f"the Dask scheduler at {self.client.scheduler.address} has had no worker for "
+                                 f"{self.NO_WORKER_TIMEOUT_S:g} s: start workers (dask worker ADDRESS), then run "
+                                 "again with --resume")
 
     def run_on_workers(self, function):
         """`function()` on every worker: {worker address: result} (tests read worker_stats)."""

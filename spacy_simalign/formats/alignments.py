@@ -2,12 +2,12 @@
 raw text, the sentences the indices refer to. The writer, and the one reader that evaluate,
 stats, export, render and review use."""
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
 from ..structures import Bead
-from .beads import SIDES, beads_to_json, parse_beads
-from .jsonl import read_jsonl
+from .beads import SIDES, beads_to_json, parse_beads, shown
+from .jsonl import duplicate_id_message, id_key, read_jsonl
 
 
 def alignment_record(record_id: str, beads: Sequence[Bead], complex_sentences: Optional[List[str]] = None,
@@ -44,7 +44,7 @@ class AlignmentLine:
             for name, idx, size in zip(SIDES, (bead.complex, bead.simple), sizes):
                 bad = [i for i in idx if size >= 0 and i >= size]
                 if bad:
-                    raise InputError(f"'alignments[{b}]' {name} index {bad[0]} is out of range "
+                    raise InputError(f"'alignments[{b}]' {name} index {shown(bad[0])} is out of range "
                                      f"(side has {size} sentences)", self.path, self.line)
         return self
 
@@ -80,13 +80,14 @@ def parse_alignment(obj: Dict[str, Any], path: str = "<input>", number: int = 0,
 
 def read_alignments(path: str, unique_ids: bool = True, **options) -> Iterator[AlignmentLine]:
     """Stream checked alignment lines (options as parse_alignment); a repeated id is an error."""
-    seen: Dict[str, int] = {}
+    seen: Dict[str, Tuple[int, str]] = {}
     for number, obj in read_jsonl(path):
         line = parse_alignment(obj, path, number, **options)
         if unique_ids:
-            if line.id in seen:
-                raise InputError(f"duplicate id '{line.id}' (first on line {seen[line.id]})", path, number)
-            seen[line.id] = number
+            key = id_key(line.id)
+            if key in seen:
+                raise InputError(duplicate_id_message(line.id, *seen[key]), path, number)
+            seen[key] = number, line.id
         yield line
 
 

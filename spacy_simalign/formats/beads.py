@@ -19,13 +19,22 @@ from ..structures import Bead
 SIDES = ("complex", "simple")
 
 
+def shown(i: int) -> str:
+    """An index as a message shows it: a number of thousands of digits in a few characters."""
+    if abs(i) < 10 ** 12:
+        return str(i)
+    return f"{'-' if i < 0 else ''}{str(abs(i))[:6]}... ({len(str(abs(i)))} digits)"
+
+
 def _indices(value, side: str, size: int, where: str, path, number) -> Tuple[int, ...]:
     if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
         raise InputError(f"{where} {side} indices must be a list of integers", path, number)
     for i in value:
-        if i < 0 or (size >= 0 and i >= size):
-            raise InputError(f"{where} {side} index {i} is out of range (side has {size} sentences)"
-                             if size >= 0 else f"{where} {side} index {i} is negative", path, number)
+        if i < 0:
+            raise InputError(f"{where} {side} index {shown(i)} is negative", path, number)
+        if size >= 0 and i >= size:
+            raise InputError(f"{where} {side} index {shown(i)} is out of range (side has {size} sentences)",
+                             path, number)
     if len(set(value)) != len(value):
         raise InputError(f"{where} repeats a {side} index", path, number)
     return tuple(sorted(value))

@@ -3,7 +3,9 @@ object per line with a located error, and atomic output files (a failed run leav
 half-written file and an existing one untouched)."""
 import json
 import os
+import sys
 import tempfile
+import unicodedata
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, Tuple
 
@@ -36,7 +38,10 @@ def parse_json_line(text: str, path: str, number: int) -> Dict[str, Any]:
     except RecursionError:
         raise InputError("invalid JSON (nested too deeply)", path, number) from None
     except ValueError as err:  # e.g. an integer of thousands of digits
-        raise InputError(f"invalid JSON ({str(err).splitlines()[0][:120]})", path, number) from None
+        message = str(err).splitlines()[0]
+        if "integer string conversion" in message:
+            message = f"a number of more than {sys.get_int_max_str_digits()} digits"
+        raise InputError(f"invalid JSON ({message[:120]})", path, number) from None
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", path, number)
     return obj
@@ -46,6 +51,20 @@ def read_jsonl(path: str) -> Iterator[Tuple[int, Dict[str, Any]]]:
     """Stream (line number, object) from any JSONL file, with located errors."""
     for number, text in iter_lines(path):
         yield number, parse_json_line(text, path, number)
+
+
+def id_key(value: str) -> str:
+    """What makes two ids the same: equal after Unicode NFC normalisation ("é" typed as one code
+    point or as e + combining accent is one id; two such lines are duplicates)."""
+    return unicodedata.normalize("NFC", value)
+
+
+def duplicate_id_message(value: str, first_line: int, first_value: str) -> str:
+    """The error for an id met before (on `first_line`, written `first_value`)."""
+    if value == first_value:
+        return f"duplicate id '{value}' (first on line {first_line})"
+    return (f"duplicate id '{value}' (first on line {first_line}, written with other Unicode code points: "
+            "the same id once normalised, NFC)")
 
 
 def dump_line(obj: Dict[str, Any]) -> str:
@@ -65,13 +84,15 @@ def check_unicode(obj: Any, path: str, number: int) -> None:
 @contextmanager
 def atomic_output(path: str, mode: str = "w"):
     """Write to a temporary file beside `path` and move it into place only on success,
-    so a failed run leaves no half-written output (and an existing file untouched)."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
+    so a failed run leaves no half-written output (and an existing file untouched). A
+    symbolic link is written through: its target gets the new content, the link stays."""
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target) or "."
     if not os.path.isdir(directory):
         raise InputError(f"output folder does not exist: {directory}", path)
-    if os.path.isdir(path):
+    if os.path.isdir(target):
         raise InputError("output path is a folder, not a file", path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(target), dir=directory)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
@@ -80,7 +101,7 @@ def atomic_output(path: str, mode: str = "w"):
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files: give the output the usual mode
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)

@@ -2,12 +2,13 @@
 validation that names file and line, the record the rest of the package works on, and the
 writer."""
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError
+from ..segmentation.rules import is_blank
 from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
 from .beads import SIDES, parse_beads
-from .jsonl import check_unicode, iter_lines, parse_json_line, write_jsonl
+from .jsonl import check_unicode, duplicate_id_message, id_key, iter_lines, parse_json_line, write_jsonl
 
 
 @dataclass
@@ -64,6 +65,8 @@ def _check_side(obj: Dict, name: str, path: str, number: int) -> int:
         raise InputError(f"missing side '{name}'", path, number)
     if not isinstance(side, dict):
         raise InputError(f"side '{name}' must be an object with 'paragraphs' or 'text'", path, number)
+    if "paragraphs" in side and "text" in side:
+        raise InputError(f"side '{name}' has both 'paragraphs' and 'text': give one of them", path, number)
     if "paragraphs" in side:
         paragraphs = side["paragraphs"]
         if not isinstance(paragraphs, list):
@@ -78,8 +81,9 @@ def _check_side(obj: Dict, name: str, path: str, number: int) -> int:
                 if not isinstance(sent, str):
                     raise InputError(f"'{name}.paragraphs[{k}][{j}]' must be a string, got {type(sent).__name__}",
                                      path, number)
-                if not sent.strip():
-                    raise InputError(f"'{name}.paragraphs[{k}][{j}]' is an empty sentence", path, number)
+                if is_blank(sent):
+                    raise InputError(f"'{name}.paragraphs[{k}][{j}]' is an empty sentence"
+                                     + (" (only invisible characters)" if sent.strip() else ""), path, number)
             count += len(para)
         return count
     if "text" in side:
@@ -105,6 +109,8 @@ def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, defa
         raise InputError("missing field 'id'", path, number)
     if not isinstance(obj["id"], str):
         raise InputError(f"'id' must be a string, got {type(obj['id']).__name__}", path, number)
+    if is_blank(obj["id"]):
+        raise InputError("empty 'id'", path, number)
     if "lang" not in obj and default_lang is None:
         raise InputError("missing field 'lang' (or pass --lang)", path, number)
     lang = check_lang(obj.get("lang", default_lang), "lang", path, number)
@@ -118,27 +124,47 @@ def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, defa
 
 def read_pairs(path: str, default_lang: str = None, unique_ids: bool = True) -> Iterator[PairRecord]:
     """Stream validated pairs from a pair JSONL file; the first bad line raises InputError."""
-    seen = set()
+    seen: Dict[str, Tuple[int, str]] = {}
     for number, text in iter_lines(path):
         record = parse_pair(parse_json_line(text, path, number), path, number, default_lang)
         if unique_ids:
-            if record.id in seen:
-                raise InputError(f"duplicate id '{record.id}'", path, number)
-            seen.add(record.id)
+            key = id_key(record.id)
+            if key in seen:
+                raise InputError(duplicate_id_message(record.id, *seen[key]), path, number)
+            seen[key] = number, record.id
         yield record
 
 
-def validate_pairs(path: str, default_lang: str = None) -> int:
+def validate_pairs(path: str, default_lang: str = None, warn: Optional[Callable[[str], None]] = None) -> int:
     """Read a whole pair file once before any work: every line a valid pair with a unique id,
-    every string writable as UTF-8. Returns the number of pairs."""
+    every string writable as UTF-8. Returns the number of pairs; `warn` gets the warning of
+    lang_warning, if any."""
     count = last = 0
+    differ: List[PairRecord] = []
     try:
         for record in read_pairs(path, default_lang=default_lang):
             check_unicode(record.raw, path, record.line)
             count, last = count + 1, record.line
+            if default_lang is not None and record.raw.get("lang", default_lang) != default_lang:
+                differ.append(record)
     except RecursionError:  # thousands of nested brackets inside a pair's fields
         raise InputError("invalid JSON (nested too deeply)", path, _next_content_line(path, last)) from None
+    message = lang_warning(differ, default_lang, path)
+    if message and warn is not None:
+        warn(message)
     return count
+
+
+def lang_warning(differ: Sequence[PairRecord], default_lang: Optional[str], path: str) -> Optional[str]:
+    """`--lang` is the language of lines without a 'lang' field; a line whose own 'lang' says
+    otherwise keeps its own (it is the more specific statement), but the contradiction is worth
+    a warning: one line on stderr, naming the first such line and how many there are."""
+    if not differ:
+        return None
+    first = differ[0]
+    more = f" (and {len(differ) - 1} more lines)" if len(differ) > 1 else ""
+    return (f"warning: {path}:{first.line}: 'lang' is '{first.lang}' but --lang is '{default_lang}'{more}: "
+            "--lang applies only to lines without 'lang'; these keep their own")
 
 
 def _next_content_line(path: str, after: int) -> int:

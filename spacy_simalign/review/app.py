@@ -1,12 +1,25 @@
 """The review web app (Flask): one page to walk through the pairs and correct their links,
-and a small JSON API behind it. Meant for 127.0.0.1 only: requests naming another host are
-refused (no DNS rebinding), and saves must be JSON (no cross-site form posts)."""
+and a small JSON API behind it. Meant for 127.0.0.1 only, and for the person who started it:
+
+- requests naming another host are refused (no DNS rebinding);
+- every request but the static files needs the run's token, a random string printed in the
+  URL the command shows (`http://127.0.0.1:8765/?token=...`, as Jupyter does): the page gets
+  it from that URL and sends it with every API call (header X-Review-Token); without it, 403.
+  Any other local process or user could otherwise read the pairs and save gold;
+- a request that changes something must come from the page itself: an Origin header naming
+  another site is refused (403), and saves must be JSON (no cross-site form posts);
+- a request body above MAX_BODY bytes is refused unread (413), and a body that is not JSON
+  (or nested too deeply to parse) is a 400 with a message, never a server error."""
+import hmac
+import json
 import os
+import secrets
 import socket
 import threading
 from typing import Optional
 
 from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import make_server
 
 from ..errors import InputError
@@ -14,21 +27,57 @@ from ..render import TEMPLATES
 from .store import Conflict, PairStore
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
+TOKEN_HEADER = "X-Review-Token"
+MAX_BODY = 2 * 1024 * 1024  # a pair's gold is a few kB; the largest real pair's is under 100 kB
+OPEN_PATHS = ("/static/", "/favicon.ico")
 
 
-def create_app(pairs_path: str, alignments_path: str = None) -> Flask:
-    """The app for one pairs file (and optionally the aligner's output to start from)."""
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def read_json_body():
+    """The request body as JSON, or (response, status) for a body that is not JSON."""
+    try:
+        return json.loads(request.get_data(cache=True))
+    except RequestEntityTooLarge:
+        raise
+    except RecursionError:
+        return jsonify(error="not saved: the body is nested too deeply to be gold"), 400
+    except ValueError as err:  # not JSON, not UTF-8, an integer of thousands of digits
+        return jsonify(error=f"not saved: the body is not JSON ({str(err).splitlines()[0][:100]})"), 400
+
+
+def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str] = None) -> Flask:
+    """The app for one pairs file (and optionally the aligner's output to start from); `token`
+    is the secret every request must carry (default: a new random one, in app.config["TOKEN"])."""
     store = PairStore(pairs_path, alignments_path)
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=str(TEMPLATES), static_url_path="/static")
     app.config["STORE"] = store
+    app.config["TOKEN"] = token = token or new_token()
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.json.ensure_ascii = False
 
     @app.before_request
-    def only_local():
+    def guard():
         host = request.host.rsplit(":", 1)[0]
         if host not in LOCAL_HOSTS:
             return jsonify(error=f"this review server answers only to 127.0.0.1, not '{request.host}'"), 403
+        if request.path.startswith(OPEN_PATHS):
+            return None
+        given = request.headers.get(TOKEN_HEADER) or request.args.get("token") or ""
+        if not hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8")):
+            return jsonify(error="missing or wrong token: open the URL that the review command printed "
+                                 "(http://127.0.0.1:PORT/?token=...)"), 403
+        origin = request.headers.get("Origin")
+        if request.method not in ("GET", "HEAD", "OPTIONS") and origin is not None \
+                and origin != f"{request.scheme}://{request.host}":
+            return jsonify(error=f"refused: a request from {origin} may not change this file"), 403
         return None
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(_err):
+        return jsonify(error=f"not saved: the body is larger than {MAX_BODY // (1024 * 1024)} MB"), 413
 
     @app.after_request
     def no_cache(response):
@@ -38,7 +87,7 @@ def create_app(pairs_path: str, alignments_path: str = None) -> Flask:
 
     @app.get("/")
     def page():
-        return render_template("review.html", file_name=os.path.basename(pairs_path),
+        return render_template("review.html", file_name=os.path.basename(pairs_path), token=token,
                                alignments_name=os.path.basename(alignments_path) if alignments_path else "")
 
     @app.get("/favicon.ico")
@@ -65,10 +114,12 @@ def create_app(pairs_path: str, alignments_path: str = None) -> Flask:
     def save_gold(pair_id):
         if not request.is_json:
             return jsonify(error="send the gold as application/json"), 415
-        body = request.get_json(silent=True)
-        etag = (request.headers.get("If-Match") or "").strip('"') or (body or {}).get("etag")
+        body = read_json_body()
+        if isinstance(body, tuple):
+            return body
         if not isinstance(body, dict) or "gold" not in body:
             return jsonify(error="expected {\"gold\": [[[complex], [simple]], ...]}"), 400
+        etag = (request.headers.get("If-Match") or "").strip('"') or body.get("etag")
         if not etag:
             return jsonify(error="missing If-Match: the version of the pair this edit starts from"), 428
         try:
@@ -87,17 +138,19 @@ def create_app(pairs_path: str, alignments_path: str = None) -> Flask:
 
 
 class ReviewServer:
-    """The app served on 127.0.0.1:port in a background thread (port 0: a free one)."""
+    """The app served on 127.0.0.1:port in a background thread (port 0: a free one); `url` is
+    the page's address with the token."""
 
-    def __init__(self, pairs_path: str, alignments_path: str = None, port: int = 0):
-        self.app = create_app(pairs_path, alignments_path)
+    def __init__(self, pairs_path: str, alignments_path: str = None, port: int = 0, token: Optional[str] = None):
+        self.token = token or new_token()
+        self.app = create_app(pairs_path, alignments_path, self.token)
         if port:  # werkzeug exits the process on a busy port: find out first, as an OSError
             with socket.socket() as probe:
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 probe.bind(("127.0.0.1", port))
         self.server = make_server("127.0.0.1", port, self.app, threaded=True)
         self.port = self.server.server_port
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.url = f"http://127.0.0.1:{self.port}/?token={self.token}"  # what the command prints and opens
         self._thread: Optional[threading.Thread] = None
 
     def start(self) -> "ReviewServer":

@@ -1,11 +1,20 @@
 """The pair JSONL file under review: read one pair for the page, and save its corrected
 `gold` in place. A save rewrites the whole file atomically, changes only that pair's line
 (every other byte, field and the line order stay as they were), and is refused when the
-pair's gold changed since the page loaded it (another tab, another window, another tool)."""
+pair's gold changed since the page loaded it (another tab, another window, another tool).
+
+Two review servers (or a server and another tool) may work on one file: each save reads,
+changes and replaces the file under an exclusive lock on the file itself (fcntl.flock; after
+the lock is taken the path must still name the locked file, since a save replaces it), and
+the file must still be the version it read when it is replaced. Without the lock, two
+servers saving different pairs each rewrote the file from their own reading and one of the
+two saves was lost. A pairs file given as a symbolic link is written through to its target."""
+import fcntl
 import hashlib
 import json
 import os
 import threading
+from contextlib import contextmanager
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
@@ -84,21 +93,25 @@ class PairStore:
     def view(self, pair_id: str) -> Tuple[PairView, str]:
         """The pair as the page shows it (gold if saved, else the aligner's beads) and its etag."""
         k, obj = self._find(self._lines(), pair_id)
+        return self._view_of(k, obj), gold_etag(obj.get("gold"))
+
+    def _view_of(self, k: int, obj: Dict[str, Any]) -> PairView:
         record = parse_pair(obj, self.path, k + 1)
-        view = view_from_record(record, self.alignments.get(pair_id))
+        view = view_from_record(record, self.alignments.get(record.id))
         if record.gold is not None:
             view.beads, view.source = list(record.gold), "gold"
-        return view, gold_etag(obj.get("gold"))
+        return view
 
     # -------------------------------------------------------------- saving
 
     def save(self, pair_id: str, gold: Any, etag: str) -> Tuple[PairView, str]:
         """Write `gold` as the pair's gold if its saved gold still has version `etag`."""
-        with self._lock:
-            lines = self._lines()
+        with self._lock, locked_file(self.path) as (target, handle):
+            lines = handle.readlines()
+            version = file_version(os.fstat(handle.fileno()))
             k, obj = self._find(lines, pair_id)
             current = gold_etag(obj.get("gold"))
-            view, _ = self.view(pair_id)
+            view = self._view_of(k, obj)
             if etag != current:
                 raise Conflict(f"pair '{pair_id}' was saved from another tab or window after this page loaded it; "
                                "your edits were not saved", {"etag": current, **view.to_json()})
@@ -106,8 +119,39 @@ class PairStore:
             parse_pair(obj, self.path, k + 1)  # what training reads must accept it
             ending = lines[k][len(lines[k].rstrip(b"\r\n")):]
             lines[k] = dump_line(obj).rstrip("\n").encode("utf-8") + ending
-            mode = os.stat(self.path).st_mode & 0o7777
-            with atomic_output(self.path, "wb") as out:
+            mode = os.stat(target).st_mode & 0o7777
+            with atomic_output(target, "wb") as out:
                 out.writelines(lines)
-            os.chmod(self.path, mode)
+                if file_version(os.stat(target)) != version:  # written by a program that takes no lock
+                    raise Conflict(f"{os.path.basename(self.path)} was changed by another program while saving; "
+                                   "your edits were not saved: reload the pair", {"etag": current, **view.to_json()})
+            os.chmod(target, mode)
         return self.view(pair_id)
+
+
+def file_version(st: os.stat_result) -> Tuple[int, int, int, int]:
+    """Which file and which content: device, inode, size, modification time (ns)."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+@contextmanager
+def locked_file(path: str):
+    """(resolved path, binary handle) of the file at `path` (through symbolic links), held under
+    an exclusive flock; retried when the path was replaced while waiting for the lock."""
+    target = os.path.realpath(path)
+    while True:
+        try:
+            handle = open(target, "rb")
+        except OSError as err:
+            raise InputError(f"cannot read file: {err.strerror}", path) from None
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.fstat(handle.fileno()), os.stat(target))
+            except FileNotFoundError:
+                same = False
+            if same:
+                yield target, handle
+                return
+        finally:
+            handle.close()  # closing releases the lock

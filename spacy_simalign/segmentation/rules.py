@@ -6,10 +6,12 @@ a run of final punctuation (".", "?", "!", "…", "?!", "...") with the quotes a
 brackets that close it; it becomes a boundary unless the next word starts in
 lower case or the word before the period is an abbreviation, an initial, an
 ordinal ("3. Oktober", "am 1. Mai", "der 2. Weltkrieg") or a list number.
-Offsets exclude surrounding whitespace.
+Offsets exclude surrounding whitespace; a piece of text that shows nothing (only white space
+and invisible characters such as a zero-width space) is no sentence.
 """
 import bisect
 import re
+import unicodedata
 from functools import lru_cache
 from typing import FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
@@ -61,6 +63,19 @@ def lexicon(lang: str, extra_non_final: Tuple[str, ...] = (), extra_final: Tuple
         abbr.ORDINAL_HEADS.get(lang, frozenset()),
         abbr.SPEECH_VERBS.get(lang, frozenset()),
     )
+
+
+INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # fillers that are letters or symbols by category
+INVISIBLE_CATEGORIES = ("Cc", "Cf", "Zs", "Zl", "Zp")  # controls, format characters, separators
+
+
+def is_blank(text: str) -> bool:
+    """True when `text` shows nothing: white space, control and format characters (zero-width
+    space and joiners, byte order mark, word joiner, direction marks, soft hyphen) and the
+    Hangul and braille blank fillers. Such a sentence is empty: an error when given, skipped
+    when the segmenter would cut it from raw text."""
+    return all(c.isspace() or c in INVISIBLE_LETTERS or unicodedata.category(c) in INVISIBLE_CATEGORIES
+               for c in text)
 
 
 def _strip(text: str, start: int, end: int) -> Optional[Offsets]:
@@ -252,7 +267,7 @@ def split_sentences(text: str, lang: str, **options) -> List[Offsets]:
     out, pos = [], 0
     for end in sentence_ends(text, lang, **options) + [len(text)]:
         span = _strip(text, pos, end)
-        if span:
+        if span and not is_blank(text[span[0]:span[1]]):
             out.append(span)
         pos = end
     return out
@@ -264,5 +279,6 @@ def segment(text: str, lang: str, **options) -> List[List[Offsets]]:
     out = []
     for para_start, para_end in split_paragraphs(text):
         sents = split_sentences(text[para_start:para_end], lang, **options)
-        out.append([(para_start + s, para_start + e) for s, e in sents])
+        if sents:  # (a paragraph of invisible characters only has none)
+            out.append([(para_start + s, para_start + e) for s, e in sents])
     return out

@@ -27,8 +27,11 @@
     el.className = kind ? "rv-" + kind : "";
   }
 
+  /* the run's token (from the URL `review` printed, put in the page by the server): every API call sends it */
+  var TOKEN = (document.querySelector('meta[name="review-token"]') || {}).content || "";
+
   function api(method, url, body, etag) {
-    var opts = {method: method, headers: {"Accept": "application/json"}};
+    var opts = {method: method, headers: {"Accept": "application/json", "X-Review-Token": TOKEN}};
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);

@@ -1,0 +1,216 @@
+"""The hostile-input table of the README (section "Limits and hostile input"), measured: each
+case runs the real command (`python -m spacy_simalign ...` in a fresh folder, or HTTP against a
+real `review` server) and the table shows its exit status (or HTTP status), the first line it
+printed on stderr, and what it left in the folder.
+
+    python project/hostile_table.py [--only SUBSTRING]
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
+ZWSP = "\u200b"
+
+
+def dev_lines(n=2):
+    return DEV.read_bytes().splitlines(keepends=True)[:n]
+
+
+def pair(pair_id="p", **changes):
+    obj = {"id": pair_id, "lang": "de", "complex": {"paragraphs": [["Ein Satz hier.", "Noch ein Satz."]]},
+           "simple": {"text": "Ein Satz. Noch einer."}}
+    obj.update(changes)
+    return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write(folder: Path, name: str, data: bytes) -> None:
+    (folder / name).write_bytes(data)
+
+
+def long_pair(chars: int) -> bytes:
+    words = " ".join(f"wort{k % 997}" for k in range(chars // 7 + 1))[:chars]
+    return pair("long", complex={"paragraphs": [["Ein Satz hier.", words, "Noch ein Satz."]]})
+
+
+def predictions(lines):
+    out = []
+    for raw in lines:
+        obj = json.loads(raw)
+        out.append(json.dumps({"id": obj["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
+                                                               for c, s in obj["gold"]]}) + "\n")
+    return "".join(out).encode("utf-8")
+
+
+def setup_common(folder: Path) -> None:
+    write(folder, "in.jsonl", b"".join(dev_lines()))
+    write(folder, "gold.jsonl", b"".join(dev_lines()))
+    write(folder, "pred.jsonl", predictions(dev_lines()))
+
+
+# (input, argv after `python -m spacy_simalign`, extra set-up of the folder)
+CASES = [
+    ("output is the input", ["align", "in.jsonl", "in.jsonl"], None),
+    ("output is a symbolic link to the input", ["align", "in.jsonl", "link.jsonl"],
+     lambda f: (f / "link.jsonl").symlink_to("in.jsonl")),
+    ("output is a hard link to the input", ["align", "in.jsonl", "hard.jsonl"],
+     lambda f: os.link(f / "in.jsonl", f / "hard.jsonl")),
+    ("`--output` names the gold file", ["evaluate", "gold.jsonl", "pred.jsonl", "--output", "gold.jsonl"], None),
+    ("`--dropped` is the output", ["align-xling", "in.jsonl", "out.jsonl", "--dropped", "out.jsonl"], None),
+    ("output is an existing folder", ["align", "in.jsonl", "results"], lambda f: (f / "results").mkdir()),
+    ("output folder does not exist", ["align", "in.jsonl", "missing/out.jsonl"], None),
+    ("`--dropped` in a missing folder", ["align-xling", "in.jsonl", "out.jsonl", "--dropped", "no/d.jsonl"], None),
+    ("a line that is not JSON", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", dev_lines(1)[0] + b'{"id": "x", "lang": }\n')),
+    ("100,000 nested brackets", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", b"[" * 100_000 + b"\n")),
+    ("gold index of 5,000 digits", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", pair(gold=[[[0], [0]]]).replace(b"[[[0]", b"[[[" + b"9" * 5000 + b"]"))),
+    ("gold index of 4,000 digits", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", pair(gold=[[[0], [0]]]).replace(b"[[[0]", b"[[[" + b"9" * 4000 + b"]"))),
+    ("gold bead `[[], [0]]`", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", pair(gold=[[[], [0]]]))),
+    ("a side with both `text` and `paragraphs`", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", pair(complex={"text": "A.", "paragraphs": [["A."]]}))),
+    ("a sentence of one zero-width space", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", pair(complex={"paragraphs": [["Ein Satz.", ZWSP]]}))),
+    ("an empty id", ["align", "bad.jsonl", "out.jsonl"], lambda f: write(f, "bad.jsonl", pair(""))),
+    ("ids equal but for NFC/NFD", ["align", "bad.jsonl", "out.jsonl"],
+     lambda f: write(f, "bad.jsonl", pair("Café") + pair(unicodedata.normalize("NFD", "Café")))),
+    ("`--lang de`, a pair with `lang: fr`", ["align", "mixed.jsonl", "out.jsonl", "--lang", "de", "--method", "tfidf"],
+     lambda f: write(f, "mixed.jsonl", pair("a") + pair("b", lang="fr"))),
+    ("one sentence of 5 MB", ["align", "long.jsonl", "out.jsonl"],
+     lambda f: write(f, "long.jsonl", long_pair(5_000_000))),
+    ("`--resume` on a finished output", ["align", "in.jsonl", "out.jsonl", "--method", "tfidf", "--resume"],
+     "finished"),
+    ("SIGTERM while aligning", ["align", "many.jsonl", "out.jsonl", "--method", "tfidf", "--batch-size", "1"],
+     "sigterm"),
+    ("predicted index out of range", ["evaluate", "gold.jsonl", "bad.jsonl"],
+     lambda f: write(f, "bad.jsonl", predictions(dev_lines(1)).replace(b'"alignments": [',
+                                                                       b'"alignments": [{"complex": [999], '
+                                                                       b'"simple": [0]}, ', 1))),
+    ("predicted index `\"3\"`", ["evaluate", "gold.jsonl", "bad.jsonl"],
+     lambda f: write(f, "bad.jsonl", predictions(dev_lines(1)).replace(b'"alignments": [',
+                                                                       b'"alignments": [{"complex": ["3"], '
+                                                                       b'"simple": [0]}, ', 1))),
+    ("stats: sentences given as numbers", ["stats", "bad.jsonl"],
+     lambda f: write(f, "bad.jsonl", b'{"id": "x", "alignments": [], "complex_sentences": [1], '
+                                     b'"simple_sentences": ["b"]}\n')),
+]
+
+
+def listing(folder: Path):
+    return {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
+
+
+def left(before, after) -> str:
+    new = sorted(set(after) - set(before))
+    changed = sorted(n for n in before if n in after and before[n] != after[n])
+    parts = []
+    if changed:
+        parts.append("changed: " + ", ".join(changed))
+    for name in new:
+        data = after[name]
+        lines = data.count(b"\n") if data is not None else 0
+        parts.append(f"{name} ({lines} lines)" if data is not None and name.endswith(".jsonl") else name)
+    return "; ".join(parts) or "nothing (inputs untouched)"
+
+
+def run_case(argv, setup):
+    with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
+        folder = Path(tmp)
+        setup_common(folder)
+        cmd = [sys.executable, "-m", "spacy_simalign", *argv]
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        if setup == "finished":
+            subprocess.run(cmd[:-1], cwd=folder, env=env, capture_output=True, check=True)
+        elif setup == "sigterm":
+            write(folder, "many.jsonl", b"".join(
+                json.dumps(dict(json.loads(raw), id=f"p{k}")).encode() + b"\n" for k, raw in
+                enumerate(dev_lines(40))))
+        elif setup:
+            setup(folder)
+        before = listing(folder)
+        if setup == "sigterm":
+            proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True)
+            partial = folder / "out.jsonl.partial"
+            while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < 3):
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate()
+            code = proc.returncode
+            code = 128 - code if code < 0 else code
+        else:
+            proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True)
+            code, err = proc.returncode, proc.stderr
+        lines = [line for line in err.strip().splitlines() if line]
+        shown = " / ".join(lines[:2]) if setup == "sigterm" else (lines[0] if lines else "")
+        if len(shown) > 170:
+            shown = shown[:167] + "..."
+        return code, shown, left(before, listing(folder))
+
+
+def review_cases():
+    """(request, HTTP status, message) against a real review server on a free port."""
+    from spacy_simalign.review import ReviewServer
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="hostile-review-") as tmp:
+        pairs = Path(tmp) / "pairs.jsonl"
+        pairs.write_bytes(b"".join(dev_lines()))
+        before = pairs.read_bytes()
+        server = ReviewServer(str(pairs), port=0).start()
+        try:
+            obj = json.loads(dev_lines(1)[0])
+            url = f"http://127.0.0.1:{server.port}/api/pairs/{obj['id']}/gold"
+            good = json.dumps({"gold": obj["gold"][1:]}).encode()
+            token = {"X-Review-Token": server.token}
+            for what, body, headers in (
+                    ("PUT without the token", good, {}),
+                    ("PUT with the token, `Origin: http://evil`", good, {**token, "Origin": "http://evil"}),
+                    ("PUT with a 3 MB body", b'{"gold": [], "pad": "' + b"x" * 3_000_000 + b'"}', token),
+                    ("PUT of 100,000 nested brackets", b"[" * 100_000 + b"]" * 100_000, token)):
+                request = urllib.request.Request(url, data=body, method="PUT", headers={
+                    "Content-Type": "application/json", "If-Match": '"x"', **headers})
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as response:
+                        status, message = response.status, json.loads(response.read()).get("error", "")
+                except urllib.error.HTTPError as err:
+                    status, message = err.code, json.loads(err.read()).get("error", "")
+                out.append((what, status, message))
+        finally:
+            server.stop()
+        assert pairs.read_bytes() == before, "a refused request changed the pairs file"
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="run only the cases whose input contains this text")
+    args = ap.parse_args(argv)
+    print("| input | command | exit | message (stderr) | left behind |")
+    print("|---|---|---|---|---|")
+    for what, argv_, setup in CASES:
+        if args.only in what:
+            code, message, rest = run_case(argv_, setup)
+            message = message.replace("|", "\\|")
+            print(f"| {what} | `{' '.join(argv_)}` | {code} | `{message}` | {rest} |", flush=True)
+    if args.only in "review":
+        for what, status, message in review_cases():
+            print(f"| {what} | `review pairs.jsonl` | HTTP {status} | `{message}` | nothing (file untouched) |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The check every command runs on its paths before it reads or aligns anything: each output
+can be written where it is asked for, and no output is one of the command's inputs.
+
+Why before any work: a command that aligned for minutes and then found its output folder
+missing, or its output path a folder, used to die with a traceback and leave partial files
+behind; and a command whose output was its own input (`align same.jsonl same.jsonl`, an
+`--output` naming the gold file) replaced the input with its results and exited 0. Identity
+is checked through symbolic links (os.path.realpath) and hard links (st_dev and st_ino), and
+two outputs of one command must differ too (`align-xling OUT --dropped OUT`).
+
+Commands declare their paths with a `paths(args) -> Paths` function; `__main__` runs
+`check_paths` on them. Library functions that write (engines.align_file) call it as well."""
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, List, Optional
+
+from .errors import InputError
+
+
+@dataclass
+class Paths:
+    """What a command reads and writes. `outputs`: files it writes (each replaced atomically);
+    `folders`: folders it writes files into, created when missing (their files are listed in
+    `outputs` too); `inputs`: files or folders it reads. None entries (unset options) are ignored."""
+
+    inputs: List[Optional[str]] = field(default_factory=list)
+    outputs: List[Optional[str]] = field(default_factory=list)
+    folders: List[Optional[str]] = field(default_factory=list)
+
+
+def same_file(a: str, b: str) -> bool:
+    """True when the two paths name one file: the same path after resolving symbolic links,
+    or the same inode on the same device (a hard link, a bind mount)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def _nearest_existing(path: str) -> str:
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path
+
+
+def _check_folder(folder: str) -> None:
+    """A folder to write files into: a folder if it exists, else creatable (its nearest existing
+    ancestor is a folder this process may write in)."""
+    if os.path.exists(folder):
+        if not os.path.isdir(folder):
+            raise InputError("output folder is a file, not a folder", folder)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError("cannot write in output folder (permission denied)", folder)
+        return
+    ancestor = _nearest_existing(folder)
+    if not os.path.isdir(ancestor):
+        raise InputError(f"cannot create output folder: {ancestor} is a file", folder)
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(f"cannot create output folder: no permission to write in {ancestor}", folder)
+
+
+def _check_output(path: str, folders: Iterable[str]) -> None:
+    """A file to write: its folder exists (or is one the command creates) and is writable, and
+    the path is not a folder or a device (an atomic replace would put a file in its place)."""
+    if os.path.isdir(path):
+        raise InputError("output path is a folder, not a file", path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise InputError("output path exists and is not a regular file", path)
+    directory = os.path.dirname(os.path.realpath(path))  # a link is written through to its target
+    if any(directory == os.path.realpath(f) for f in folders):
+        return
+    if not os.path.isdir(directory):
+        shown = directory if os.path.islink(path) else (os.path.dirname(path) or ".")
+        raise InputError(f"output folder does not exist: {shown}", path)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in the output folder {directory} (permission denied)", path)
+
+
+def check_paths(paths: Paths) -> None:
+    """Raise InputError (naming the output) when an output cannot be written or would
+    overwrite an input or another output; see the module docstring."""
+    inputs = [p for p in paths.inputs if p]
+    outputs = [p for p in paths.outputs if p]
+    folders = [p for p in paths.folders if p]
+    for folder in folders:
+        _check_folder(folder)
+        for source in inputs:
+            if os.path.isfile(source) and same_file(folder, source):
+                raise InputError(f"output folder is the input file {source}", folder)
+    for k, out in enumerate(outputs):
+        for source in inputs:
+            if same_file(out, source):
+                what = "the input" if os.path.abspath(source) == os.path.abspath(out) else f"the input {source}"
+                raise InputError(f"output would overwrite {what}: choose another output path "
+                                 "(nothing was written)", out)
+        for other in outputs[:k]:
+            if same_file(out, other):
+                raise InputError(f"two outputs are the same file ({other} and {out})", out)
+        _check_output(out, folders)

@@ -1,0 +1,188 @@
+"""Issue 15, items 1 and 4: every command checks its output paths before any work. An output
+that is one of its inputs (the same path, a symbolic link, a hard link) or another of its
+outputs is refused with exit status 2 and the input left byte for byte; an output that is a
+folder, or in a folder that does not exist, is refused before aligning starts, so nothing
+(no OUTPUT.partial) is left behind."""
+import importlib
+import json
+import os
+import pkgutil
+
+import pytest
+from conftest import DEPLAIN_PAIRS
+
+from spacy_simalign import commands
+from spacy_simalign.__main__ import main
+from spacy_simalign.outputs import Paths, check_paths, same_file
+
+READ_ONLY_COMMANDS = {"demo", "init-config"}
+
+
+@pytest.fixture()
+def files(tmp_path):
+    """Small real inputs of every kind the commands read."""
+    lines = DEPLAIN_PAIRS.read_bytes().splitlines(keepends=True)[:2]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_bytes(b"".join(lines))
+    objs = [json.loads(line) for line in lines]
+    predicted = tmp_path / "predicted.jsonl"
+    predicted.write_text("".join(json.dumps({"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
+                                                                         for c, s in o["gold"]]}) + "\n"
+                                 for o in objs), encoding="utf-8")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "a", "lang": "de", "text": "Ein Text."}) + "\n", encoding="utf-8")
+    rows = tmp_path / "rows.csv"
+    rows.write_text("Document ID,Complex,Simple\n1,Ein Satz.,Ein Satz.\n", encoding="utf-8")
+    text = tmp_path / "texts.txt"
+    text.write_text("Herr Müller wohnt in Berlin.\n", encoding="utf-8")
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    plan = plans / "plan_doc_1.csv"
+    plan.write_text("a,b\n", encoding="utf-8")
+    return {"pairs": pairs, "predicted": predicted, "docs": docs, "rows": rows, "text": text, "plans": plans,
+            "plan": plan}
+
+
+def snapshot(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# command line with {name} placeholders (files of the fixture), and the input the output names
+SAME_AS_INPUT = {
+    "align": (["align", "{pairs}", "{pairs}", "--method", "tfidf"], "pairs"),
+    "align-partial-file": (None, "pairs"),  # OUTPUT.partial would be the input: set up below
+    "evaluate": (["evaluate", "{pairs}", "{predicted}", "--output", "{pairs}"], "pairs"),
+    "evaluate-predicted": (["evaluate", "{pairs}", "{predicted}", "--output", "{predicted}"], "predicted"),
+    "match-docs": (["match-docs", "{docs}", "{docs}", "{docs}"], "docs"),
+    "align-xling": (["align-xling", "{pairs}", "{pairs}"], "pairs"),
+    "align-xling-dropped": (["align-xling", "{pairs}", "{tmp}/out.jsonl", "--dropped", "{pairs}"], "pairs"),
+    "render": (["render", "{pairs}", "{pairs}"], "pairs"),
+    "render-alignments": (["render", "{pairs}", "{predicted}", "{predicted}"], "predicted"),
+    "stats-per-pair": (["stats", "{predicted}", "--per-pair", "{predicted}"], "predicted"),
+    "stats-histogram": (["stats", "{predicted}", "--histogram", "{predicted}"], "predicted"),
+    "amsterdam": (["amsterdam", "{pairs}", "{tmp}"], "pairs"),  # writes {tmp}/pairs.jsonl
+    "export": (["export", "{plans}", "--rows", "{plan}", "--formats", "csv"], "plan"),  # plans/pairs.csv, below
+    "anonymise": (["anonymise", "{text}", "{text}", "--lang", "de"], "text"),
+    "convert-deplain": (["convert-deplain", "{plans}", "{plan}"], "plan"),
+    "review": (["review", "{pairs}", "{pairs}", "--port", "0"], "pairs"),  # the alignments file is the pairs file
+    "calibrate-docs": (["calibrate-docs", "{docs}", "{docs}", "{predicted}", "--output-config", "{predicted}"],
+                       "predicted"),
+}
+
+
+def fill(argv, files, tmp_path):
+    names = {k: str(v) for k, v in files.items()}
+    names["tmp"] = str(tmp_path)
+    return [a.format(**names) for a in argv]
+
+
+@pytest.mark.parametrize("case", sorted(SAME_AS_INPUT))
+def test_output_equal_to_an_input_is_refused_and_the_input_kept(tmp_path, files, capsys, case):
+    argv, _ = SAME_AS_INPUT[case]
+    if case == "align-partial-file":
+        files["pairs"] = files["pairs"].rename(tmp_path / "pairs.partial")
+        argv = ["align", "{pairs}", str(tmp_path / "pairs"), "--method", "tfidf"]
+    if case == "export":
+        (files["plans"] / "pairs.csv").write_bytes(files["rows"].read_bytes())
+        files["plan"] = files["plans"] / "pairs.csv"
+    before = snapshot(tmp_path)
+    assert main(fill(argv, files, tmp_path)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error: "), err
+    assert "would overwrite" in err, err
+    assert snapshot(tmp_path) == before, "nothing written, the input untouched"
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink", "dotted"])
+def test_links_to_the_input_are_the_input(tmp_path, files, capsys, link):
+    pairs = files["pairs"]
+    out = tmp_path / "out.jsonl"
+    if link == "symlink":
+        out.symlink_to(pairs.name)
+    elif link == "hardlink":
+        os.link(pairs, out)
+    else:
+        out = tmp_path / "sub" / ".." / "pairs.jsonl"
+        (tmp_path / "sub").mkdir()
+    before = pairs.read_bytes()
+    assert main(["align", str(pairs), str(out), "--method", "tfidf"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {out}: output would overwrite the input" in err
+    assert pairs.read_bytes() == before and not list(tmp_path.glob("*.partial*"))
+
+
+def test_two_outputs_of_one_command_must_differ(tmp_path, files, capsys):
+    out = tmp_path / "out.jsonl"
+    assert main(["align-xling", str(files["pairs"]), str(out), "--dropped", str(out)]) == 2
+    assert "two outputs are the same file" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_every_command_that_writes_declares_its_paths():
+    """The check runs in __main__ on what each command declares: a new command that writes
+    must declare its paths (or be listed here as writing nothing, or in place by design)."""
+    for info in pkgutil.iter_modules(commands.__path__):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if hasattr(module, "NAME") and module.NAME not in READ_ONLY_COMMANDS:
+            assert hasattr(module, "paths"), f"command {module.NAME} declares no paths(args)"
+
+
+def test_align_into_an_existing_folder_fails_before_aligning(tmp_path, files, capsys):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    assert main(["align", str(files["pairs"]), str(folder), "--method", "tfidf"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"error: {folder}: output path is a folder, not a file"
+    assert not list(tmp_path.glob("results.partial*")) and list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["align", "{pairs}", "{tmp}/missing/out.jsonl", "--method", "tfidf"], "output folder does not exist"),
+    (["evaluate", "{pairs}", "{predicted}", "--output", "{plans}"], "output path is a folder"),
+    (["stats", "{predicted}", "--per-pair", "{tmp}/no/such.jsonl"], "output folder does not exist"),
+    (["align-xling", "{pairs}", "{tmp}/out.jsonl", "--dropped", "{tmp}/missing/dropped.jsonl"],
+     "output folder does not exist"),
+    (["export", "{rows}", "--rows", "{rows}"], "output folder is a file"),
+    (["klexikon", "{plans}", "{text}"], "output folder is a file"),
+    (["render", "{pairs}", "{plans}"], "output path is a folder"),
+])
+def test_unwritable_outputs_are_refused_before_any_work(tmp_path, files, capsys, argv, message):
+    before = snapshot(tmp_path)
+    assert main(fill(argv, files, tmp_path)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert snapshot(tmp_path) == before
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any folder")
+def test_a_folder_without_write_permission_is_refused(tmp_path, files):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    with pytest.raises(ValueError, match="permission denied"):
+        check_paths(Paths([str(files["pairs"])], [str(folder / "out.jsonl")]))
+
+
+def test_a_device_is_not_an_output():
+    with pytest.raises(ValueError, match="not a regular file"):
+        check_paths(Paths([], ["/dev/null"]))
+
+
+def test_same_file_sees_through_links(tmp_path):
+    a = tmp_path / "a"
+    a.write_text("x")
+    os.link(a, tmp_path / "b")
+    (tmp_path / "c").symlink_to(a)
+    assert same_file(str(a), str(tmp_path / "b")) and same_file(str(a), str(tmp_path / "c"))
+    assert not same_file(str(a), str(tmp_path / "d"))
+
+
+def test_an_output_that_is_a_symlink_is_written_through(tmp_path, files):
+    real = tmp_path / "results" / "scores.json"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "scores.json"
+    link.symlink_to(real)
+    assert main(["evaluate", str(files["pairs"]), str(files["predicted"]), "--output", str(link)]) == 0
+    assert link.is_symlink() and json.loads(real.read_text())["link"]["f"] == 1.0
