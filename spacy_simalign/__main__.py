@@ -6,6 +6,7 @@ it before any work. Bad input (InputError) prints one line `error: FILE:LINE: wh
 exits with status 2."""
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from typing import List, Optional
@@ -49,6 +50,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Terminated:
         print("error: terminated (SIGTERM)", file=sys.stderr)
         return 143
+    except BrokenPipeError:  # the reader of stdout went away (`... | head`): stop quietly, as Unix tools do
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 141
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ LAYERS = [  # module name prefixes (dotted, below spacy_simalign), lowest layer 
     ("base", ["errors", "structures", "caches", "registry", "progress", "configs", "tokens", "outputs", "limits"]),
     ("text", ["segmentation.rules", "segmentation.abbreviations", "segmentation.sides", "segmentation.evaluation",
               "similarity"]),
-    ("algorithms", ["aligner_protocol", "lexical", "paragraphs", "xling", "crf", "scoring", "docmatch.strategies",
+    ("algorithms", ["aligner_protocol", "bead_dp", "lexical", "paragraphs", "xling", "crf", "scoring", "docmatch.strategies",
                     "docmatch.index", "docmatch.lexical", "docmatch.fields", "corpus.pairs"]),
     ("formats", ["formats"]),
     ("spacy", ["pair", "segmentation.component", "segmentation", "components", "readers", "docmatch.component",

@@ -80,12 +80,20 @@ class CRFAligner(SentenceAlignerBase):
 
     For the components it is also trainable: `initialize` readies a fresh model (`ready`
     False: built from a config, not loaded from weights) and `update` takes a training step
-    through crf.train.CRFTrainer, with the aligner's `settings` (TrainingSettings)."""
+    through crf.train.CRFTrainer, with the aligner's `settings` (TrainingSettings).
+
+    Translations: a pair whose sides are in two languages and of about the same length (their
+    characters within a factor `translation_length_ratio`) is a translation, not a
+    simplification; with `translations = "bead-dp"` (default) it is aligned by the monotone bead
+    decoder (bead_dp.py) on the same encoder. The CRF learned from simplifications, which delete
+    a lot, and leaves a translation's sentences unaligned too often (docs/results.md)."""
 
     is_trainable = True
+    TRANSLATIONS = ("bead-dp", "crf")
 
     def __init__(self, config: Optional[Dict[str, Any]] = None, model: Optional[CRF] = None, encoder=None,
-                 settings=None, ready: bool = True, weights: Optional[str] = None):
+                 settings=None, ready: bool = True, weights: Optional[str] = None, translations: str = "bead-dp",
+                 translation_length_ratio: float = 1.25):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(config or {})
         if cfg["combination"] not in COMBINATIONS:
@@ -99,6 +107,16 @@ class CRFAligner(SentenceAlignerBase):
         self.ready = ready          # False: a fresh model that initialize() must prepare
         self.weights = weights      # where the weights came from (initialize reloads them)
         self._trainer = None
+        self._bead_dp = None
+        self.set_translations(translations, translation_length_ratio)
+
+    def set_translations(self, translations: str, length_ratio: float) -> None:
+        """How pairs that are translations are aligned (see the class docstring)."""
+        if translations not in self.TRANSLATIONS:
+            raise InputError(f"unknown translations decoder {translations!r}: choose one of {', '.join(self.TRANSLATIONS)}")
+        if length_ratio < 1.0:
+            raise InputError(f"translation_length_ratio must be at least 1, got {length_ratio}")
+        self.translations, self.translation_length_ratio = translations, float(length_ratio)
 
     @staticmethod
     def build_model(cfg: Dict[str, Any]) -> CRF:
@@ -144,10 +162,27 @@ class CRFAligner(SentenceAlignerBase):
                              "a trained pipeline")
         if not len(complex_side) or not len(simple_side):
             return []
+        if self.is_translation(complex_side, simple_side):
+            return self.bead_dp.align(complex_side, simple_side)
         embeddings = (self.featurizer.embed(complex_side), self.featurizer.embed(simple_side))
         with threadpool_limits(limits=1, user_api="blas"):  # the same bits on any number of BLAS threads
             pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
             return self.align_input(pair)
+
+    def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
+        """Two languages and about the same length: aligned by the bead decoder (see the class docstring)."""
+        if self.translations != "bead-dp" or complex_side.lang == simple_side.lang:
+            return False
+        chars = [sum(len(t) for t in side.sentences) for side in (complex_side, simple_side)]
+        return bool(min(chars)) and max(chars) / min(chars) <= self.translation_length_ratio
+
+    @property
+    def bead_dp(self):
+        if self._bead_dp is None:
+            from ..bead_dp import BeadDPAligner
+
+            self._bead_dp = BeadDPAligner(self.encoder)
+        return self._bead_dp
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation)."""
@@ -282,7 +317,8 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
                      hidden: Optional[int] = None, emission: Optional[str] = None,
                      cross_encoder_path: Optional[str] = None, learn_rate: float = 0.01,
                      encoder_learn_rate: float = 3e-5, cross_lingual_rate: float = 0.25, combination_epochs: int = 10,
-                     combination_holdout: float = 0.2, seed: int = 0) -> CRFAligner:
+                     combination_holdout: float = 0.2, seed: int = 0, translations: str = "bead-dp",
+                     translation_length_ratio: float = 1.25) -> CRFAligner:
     """The neural CRF sentence aligner (the default).
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
@@ -291,7 +327,9 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
     combination, threshold, top_k, top_k_lexical, band, neighbours: override the weights'
         inference settings (how the two directions are combined, the link probability kept,
         the candidates per sentence); hidden, emission, cross_encoder_path: a fresh model's shape.
-    learn_rate ... seed: training (crf.train.TrainingSettings)."""
+    learn_rate ... seed: training (crf.train.TrainingSettings).
+    translations, translation_length_ratio: pairs in two languages whose lengths differ by at most
+        this factor are aligned by the monotone bead decoder ("bead-dp"), or by the CRF ("crf")."""
     from .train import TrainingSettings
 
     settings = TrainingSettings(learn_rate, encoder_learn_rate, cross_lingual_rate, combination_epochs,
@@ -303,10 +341,12 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
     if weights is None:
-        return CRFAligner(overrides, encoder=similarity, settings=settings, ready=False)
+        return CRFAligner(overrides, encoder=similarity, settings=settings, ready=False, translations=translations,
+                          translation_length_ratio=translation_length_ratio)
     folder = DEFAULT_WEIGHTS if weights == SHIPPED else Path(weights)
     if not folder.exists():
         raise InputError(f"CRF weights folder not found: {weights}")
     aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
     aligner.settings = settings
+    aligner.set_translations(translations, translation_length_ratio)
     return aligner

@@ -1,0 +1,83 @@
+"""The monotone bead decoder (bead_dp.py) and the CRF aligner's routing of translations to it,
+on the Text+Berg German/French dev article and DEplain pairs."""
+import json
+
+import numpy as np
+import pytest
+
+from spacy_simalign.bead_dp import align_monotone, bead_types, make_bead_dp, runs
+from spacy_simalign.formats.pairs import parse_pair, read_pairs
+from spacy_simalign.scoring import AlignmentScorer
+from spacy_simalign.structures import Side
+
+
+@pytest.fixture(scope="module")
+def textberg(shared_data):
+    return next(read_pairs(str(shared_data / "textberg-dev-de-fr" / "pairs.jsonl")))
+
+
+def score(record, beads):
+    c, s = record.side("complex"), record.side("simple")
+    scorer = AlignmentScorer()
+    scorer.add(record.gold, beads, c.sentences, s.sentences)
+    return scorer.scores()
+
+
+def test_bead_types_and_runs():
+    assert bead_types(3) == [(1, 0), (0, 1), (1, 1), (1, 2), (2, 1)]
+    vectors = np.eye(3, dtype=np.float32)
+    out, lengths = runs(vectors, np.array([1.0, 2.0, 4.0]), 2)
+    np.testing.assert_allclose(out[1, 2], np.array([0, 1, 1]) / np.sqrt(2), atol=1e-6)  # sentences 1 and 2
+    np.testing.assert_allclose(out[1, 0], [1, 0, 0], atol=1e-6)  # a run before the first sentence is shorter
+    assert lengths[1].tolist() == [1.0, 3.0, 6.0]
+
+
+def test_translation_article_beats_the_one_label_crf(textberg):
+    """The dev article (468 German / 554 French sentences, a third of the beads not 1:1): the bead
+    decoder on USE sums scores n:m beads as units (bertalign with the same encoder: link F1 0.925,
+    strict 0.862, project/bench_peers.py)."""
+    beads = make_bead_dp().align(textberg.side("complex"), textberg.side("simple"))
+    scores = score(textberg, beads)
+    assert scores["link"]["f"] > 0.925 and scores["bead_text"]["f"] > 0.862
+    assert any(len(b.complex) > 1 for b in beads) and any(len(b.simple) > 1 for b in beads)
+
+
+def test_beads_are_monotone_disjoint_and_in_range(deplain_pairs):
+    aligner = make_bead_dp()
+    for obj in deplain_pairs[:6]:
+        record = parse_pair(obj)
+        c, s = record.side("complex"), record.side("simple")
+        beads = aligner.align(c, s)
+        assert beads and all(0.0 <= b.score <= 1.0 for b in beads)
+        for a, b in zip(beads, beads[1:]):
+            assert max(a.complex) < min(b.complex) and max(a.simple) < min(b.simple)
+        assert all(list(b.complex) == list(range(b.complex[0], b.complex[-1] + 1)) for b in beads)
+        assert max(b.complex[-1] for b in beads) < len(c) and max(b.simple[-1] for b in beads) < len(s)
+    empty = Side([], [], "de")
+    assert aligner.align(empty, c) == [] and aligner.align(c, empty) == []
+
+
+def test_sentences_that_disagree_are_left_out():
+    """A bead scoring below the cost of leaving its sentences out (skip -0.1 a sentence, as in
+    bertalign) is not taken: opposite sentences stay unaligned, equal ones align 1:1."""
+    src = np.eye(4, dtype=np.float32)[:2]
+    opposite = -np.tile(src.sum(axis=0) / np.sqrt(2), (2, 1))  # every pair's cosine is -0.71
+    assert align_monotone(src, opposite, np.ones(2), np.ones(2), margin=False) == []
+    same = align_monotone(src, src.copy(), np.ones(2), np.ones(2), margin=False)
+    assert [(a, b, c, d) for a, b, c, d, _ in same] == [(0, 1, 0, 1), (1, 2, 1, 2)]
+
+
+def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplain_pairs):
+    from spacy_simalign.crf.aligner import make_crf_aligner
+
+    aligner = make_crf_aligner()
+    c, s = textberg.side("complex"), textberg.side("simple")
+    assert aligner.is_translation(c, s)  # de-fr, 1.04 times the characters
+    assert aligner.align(c, s) == aligner.bead_dp.align(c, s)
+    record = parse_pair(json.loads(json.dumps(deplain_pairs[0])))
+    assert not aligner.is_translation(record.side("complex"), record.side("simple"))  # one language
+    shorter = Side(s.sentences[: len(s) // 2], [list(range(len(s) // 2))], "fr")
+    assert not aligner.is_translation(c, shorter)  # half the length: not a translation
+    crf_only = make_crf_aligner(translations="crf")
+    assert not crf_only.is_translation(c, s)
+    assert score(textberg, aligner.align(c, s))["bead_text"]["f"] > score(textberg, crf_only.align(c, s))["bead_text"]["f"]
