@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.crf.identical import MODES as IDENTICAL_MODES  # noqa: E402
 from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
 from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
 from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
@@ -70,6 +71,8 @@ def main(argv=None) -> int:
     results = {"folds": []}
     combos = ("union", "intersection", "learned")
     per = {c: [] for c in combos}
+    modes = [m for m in IDENTICAL_MODES if m != probe.config["identical"]]
+    per_identical = {m: [] for m in modes}
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
         train = [i for i in range(len(pairs)) if i not in set(test)]
         settings = TrainingSettings(seed=args.seed, combination_epochs=args.epochs)
@@ -82,6 +85,10 @@ def main(argv=None) -> int:
             if c == aligner.config["combination"]:
                 for i, beads in zip(test, preds):
                     held_out[i] = beads
+        for m in modes:
+            aligner.config["identical"] = m
+            per_identical[m].append(score(tp, [aligner.align_input(test_inputs[i]) for i in test]))
+        aligner.config["identical"] = probe.config["identical"]
         lf, bf = per[aligner.config["combination"]][-1]
         print(f"fold {f + 1}: {len(test)} docs  link F1 {lf:.3f}  bead-text F1 {bf:.3f}", flush=True)
         results["folds"].append({"docs": len(test), "link_f1": lf, "bead_text_f1": bf})
@@ -95,6 +102,10 @@ def main(argv=None) -> int:
         lf, bf = np.mean([x[0] for x in per[c]]), np.mean([x[1] for x in per[c]])
         results[f"mean_{c}"] = {"link_f1": lf, "bead_text_f1": bf}
         print(f"{'CRF (' + c + ') mean of folds':34s} {lf:8.3f} {bf:13.3f}")
+    for m in modes:
+        lf, bf = np.mean([x[0] for x in per_identical[m]]), np.mean([x[1] for x in per_identical[m]])
+        results[f"mean_identical_{m}"] = {"link_f1": lf, "bead_text_f1": bf}
+        print(f"{'CRF, identical = ' + m + ', mean':34s} {lf:8.3f} {bf:13.3f}")
     for name, backend, thr in (("C3G closest >= 0.3 (ours)", TfidfSimilarity("char", 3), 0.3),
                                ("word TF-IDF closest >= 0.3 (ours)", TfidfSimilarity("word", 1), 0.3)):
         lf, bf = score(pairs, [lexical_baseline(p, backend, thr) for p in pairs])

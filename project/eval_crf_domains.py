@@ -32,9 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.train import GoldPair, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
 from spacy_simalign.scoring import PRF, AlignmentScorer  # noqa: E402
-from spacy_simalign.structures import Bead, Side  # noqa: E402
+from spacy_simalign.structures import Bead, Side, TrainingPair  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 DEPLAIN = DATA / "deplain-web-dev" / "pairs.jsonl"
@@ -54,10 +55,10 @@ def folds_of(n: int, k: int, seed: int):
 
 def read_pairs(path: Path):
     records = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
-    return records, [GoldPair.from_record(r) for r in records]
+    return records, [parse_pair(r, default_lang="de").training_pair() for r in records]
 
 
-def textberg_halves(pair: GoldPair) -> List[GoldPair]:
+def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:
     """The article cut in two where no gold bead crosses, as near the middle of the complex side
     as possible; sentences re-indexed in each half."""
     nc, ns = len(pair.complex), len(pair.simple)
@@ -80,9 +81,9 @@ def textberg_halves(pair: GoldPair) -> List[GoldPair]:
     for (c0, c1), (s0, s1), tag in (((0, cc), (0, cs), "a"), ((cc, nc), (cs, ns), "b")):
         gold = [Bead(tuple(c - c0 for c in b.complex), tuple(s - s0 for s in b.simple))
                 for b in pair.gold if c0 <= min(b.complex) < c1]
-        halves.append(GoldPair(f"{pair.id}-{tag}",
-                               Side.from_paragraphs([pair.complex.sentences[c0:c1]], pair.complex.lang),
-                               Side.from_paragraphs([pair.simple.sentences[s0:s1]], pair.simple.lang), gold))
+        halves.append(TrainingPair(Side.from_paragraphs([pair.complex.sentences[c0:c1]], pair.complex.lang),
+                                   Side.from_paragraphs([pair.simple.sentences[s0:s1]], pair.simple.lang), gold,
+                                   id=f"{pair.id}-{tag}"))
     return halves
 
 
@@ -102,7 +103,7 @@ class Tally:
         self.shape_beads = {s: [0, 0] for s in SHAPES}  # [exactly predicted, total] beads
         self.wrong = self.wrong_added = self.wrong_deleted = 0
 
-    def add(self, pair: GoldPair, pred: Sequence[Bead]) -> None:
+    def add(self, pair: TrainingPair, pred: Sequence[Bead]) -> None:
         self.scorer.add(pair.gold, list(pred), pair.complex.sentences, pair.simple.sentences)
         gold_beads = {(b.complex, b.simple) for b in pair.gold}
         pred_beads = {(b.complex, b.simple) for b in pred}
@@ -145,7 +146,8 @@ def _run(job):
     """One training run: (name, train indices into the pool, test indices) -> predictions."""
     name, train_idx, test_idx = job
     st = _STATE
-    aligner = train_aligner([st["pool"][i] for i in train_idx], st["config"], epochs=st["epochs"], seed=st["seed"],
+    aligner = train_aligner([st["pool"][i] for i in train_idx], st["config"], epochs=st["epochs"],
+                            settings=TrainingSettings(seed=st["seed"], combination_epochs=st["epochs"]),
                             encoder=st["encoder"], inputs=[st["train_inputs"][i] for i in train_idx])
     preds = [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
     return name, test_idx, preds
@@ -257,7 +259,7 @@ def main(argv=None) -> int:
                 f"(halves {len(halves[0].complex)}/{len(halves[0].simple)} + "
                 f"{len(halves[1].complex)}/{len(halves[1].simple)})")
     if "cv" not in skip:
-        print(f"\nerror analysis of the CV predictions, by corpus: gold beads, link recall, exact bead recall")
+        print("\nerror analysis of the CV predictions, by corpus: gold beads, link recall, exact bead recall")
         print(f"{'shape':12s}" + "".join(f" {c[:12]:>26s}" for c in ("all",) + (PORTAL, BIBLE)))
         figs = [out["cv_pooled"]] + [out["cv_corpus"][c] for c in (PORTAL, BIBLE)]
         for s in SHAPES:

@@ -24,6 +24,7 @@ from ..registry import aligner_registry
 from ..structures import Bead, Side, TrainingPair
 from .combine import COMBINATIONS, combine, direction_output
 from .features import PairFeaturizer, PairInput
+from .identical import MODES as IDENTICAL_MODES, identical_beads_win
 from .model import CRF
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "crf"
@@ -42,6 +43,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "threshold": 0.5,            # link probability kept by the learned combination
     "combination_weights": None,
     "torch_threads": 1,          # torch threads for training and the cross-encoder (inference is numpy)
+    "identical": "unique",       # identical sentences get their own 1:1 bead: "off", "linked", "unique" (identical.py)
 }
 
 
@@ -98,6 +100,8 @@ class CRFAligner(SentenceAlignerBase):
         cfg.update(config or {})
         if cfg["combination"] not in COMBINATIONS:
             raise InputError(f"unknown combination {cfg['combination']!r}: choose one of {', '.join(COMBINATIONS)}")
+        if cfg["identical"] not in IDENTICAL_MODES:
+            raise InputError(f"unknown identical {cfg['identical']!r}: choose one of {', '.join(IDENTICAL_MODES)}")
         self.config = cfg
         self._encoder = encoder
         self.model = model if model is not None else self.build_model(cfg)
@@ -191,7 +195,8 @@ class CRFAligner(SentenceAlignerBase):
         weights = self.config.get("combination_weights")
         if method == "learned" and weights is None:
             method = "union"
-        return combine(s2c, c2s, method, None if weights is None else np.asarray(weights), self.config["threshold"])
+        beads = combine(s2c, c2s, method, None if weights is None else np.asarray(weights), self.config["threshold"])
+        return identical_beads_win(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, self.config["identical"])
 
     def decode(self, pair: PairInput):
         decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
