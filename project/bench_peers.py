@@ -340,8 +340,8 @@ def main(argv=None) -> int:
     print("eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by a CRF that "
           "never saw it; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
           "IN-SAMPLE = weights trained on them.")
-    print("Text+Berg: the CRF's shipped weights were trained on DEplain only (German complex/simple), so this "
-          "is out of domain and cross-lingual for it.")
+    print("Text+Berg is a translation (two languages, about the same length): the default align sends it to "
+          "the bead decoder (bead_dp.py), not to the CRF, whose weights learned German simplification only.")
     for note in notes:
         print(note)
     print(f"bertalign {bert_info['bertalign']} in .venv-peers (Python {bert_info['python']}, numba "

@@ -65,6 +65,17 @@ paragraph_threshold = 0.2
 analyzer = "word"
 ngram = 1
 """,
+    "bead-dp": """
+[aligner]
+@simalign_aligners = "spacy-simalign.BeadDP.v1"
+max_align = 5
+top_k = 3
+window = 5
+skip = -0.1
+
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+""",
     "intersection": """
 [aligner]
 @simalign_aligners = "spacy-simalign.XlingIntersection.v1"

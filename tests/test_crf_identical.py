@@ -3,7 +3,7 @@ its near-duplicate neighbour alike and put both in one n:1 bead with the simple 
 repeats one of them word for word."""
 import pytest
 
-from spacy_simalign.crf.aligner import CRFAligner
+from spacy_simalign.crf.aligner import CRFAligner, make_crf_aligner
 from spacy_simalign.crf.identical import identical_beads_win, identical_pairs, normal_form
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.pairs import parse_pair
@@ -36,9 +36,9 @@ def test_copied_sentences_keep_their_own_beads_beside_near_duplicates(aligner, d
 
 
 def test_without_the_rule_the_model_merges_the_neighbour(aligner):
-    """The rule is what makes the first test pass: the CRF alone builds the 2:1 bead."""
-    plain = CRFAligner.default(encoder=aligner.encoder)
-    plain.config["identical"] = "off"
+    """The rule is what makes the first test pass: the CRF alone builds the 2:1 bead (the
+    registered aligner with `identical = "off"`, as a config would set it)."""
+    plain = make_crf_aligner(similarity=aligner.encoder, identical="off")
     beads = plain.align(Side(["Das ist ein Satz.", "Das ist noch ein Satz."], [[0, 1]]),
                         Side(["Das ist ein Satz."], [[0]]))
     assert [(b.complex, b.simple) for b in beads] != [((0,), (0,))]

@@ -24,7 +24,8 @@ from ..registry import aligner_registry
 from ..structures import Bead, Side, TrainingPair
 from .combine import COMBINATIONS, combine, direction_output
 from .features import PairFeaturizer, PairInput
-from .identical import MODES as IDENTICAL_MODES, identical_beads_win
+from .identical import MODES as IDENTICAL_MODES
+from .identical import identical_beads_win
 from .model import CRF
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "weights" / "crf"
@@ -323,7 +324,7 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
                      cross_encoder_path: Optional[str] = None, learn_rate: float = 0.01,
                      encoder_learn_rate: float = 3e-5, cross_lingual_rate: float = 0.25, combination_epochs: int = 10,
                      combination_holdout: float = 0.2, seed: int = 0, translations: str = "bead-dp",
-                     translation_length_ratio: float = 1.25) -> CRFAligner:
+                     translation_length_ratio: float = 1.25, identical: Optional[str] = None) -> CRFAligner:
     """The neural CRF sentence aligner (the default).
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
@@ -334,14 +335,16 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
         the candidates per sentence); hidden, emission, cross_encoder_path: a fresh model's shape.
     learn_rate ... seed: training (crf.train.TrainingSettings).
     translations, translation_length_ratio: pairs in two languages whose lengths differ by at most
-        this factor are aligned by the monotone bead decoder ("bead-dp"), or by the CRF ("crf")."""
+        this factor are aligned by the monotone bead decoder ("bead-dp"), or by the CRF ("crf").
+    identical: "unique" (default), "linked" or "off": identical sentences get their own 1:1 bead
+        (crf/identical.py)."""
     from .train import TrainingSettings
 
     settings = TrainingSettings(learn_rate, encoder_learn_rate, cross_lingual_rate, combination_epochs,
                                 combination_holdout, seed)
     given = {"combination": combination, "threshold": threshold, "top_k": top_k, "top_k_lexical": top_k_lexical,
              "band": band, "neighbours": neighbours, "hidden": hidden, "emission": emission,
-             "cross_encoder_path": cross_encoder_path}
+             "cross_encoder_path": cross_encoder_path, "identical": identical}
     overrides = {k: v for k, v in given.items() if v is not None}
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
