@@ -2,12 +2,12 @@
 raw text, the sentences the indices refer to. The writer, and the one reader that evaluate,
 stats, export, render and review use."""
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ..errors import InputError
 from ..structures import Bead
 from .beads import SIDES, beads_to_json, parse_beads, shown
-from .jsonl import duplicate_id_message, id_key, read_jsonl
+from .jsonl import UniqueIds, read_jsonl
 
 
 def alignment_record(record_id: str, beads: Sequence[Bead], complex_sentences: Optional[List[str]] = None,
@@ -80,14 +80,11 @@ def parse_alignment(obj: Dict[str, Any], path: str = "<input>", number: int = 0,
 
 def read_alignments(path: str, unique_ids: bool = True, **options) -> Iterator[AlignmentLine]:
     """Stream checked alignment lines (options as parse_alignment); a repeated id is an error."""
-    seen: Dict[str, Tuple[int, str]] = {}
+    ids = UniqueIds(path)
     for number, obj in read_jsonl(path):
         line = parse_alignment(obj, path, number, **options)
         if unique_ids:
-            key = id_key(line.id)
-            if key in seen:
-                raise InputError(duplicate_id_message(line.id, *seen[key]), path, number)
-            seen[key] = number, line.id
+            ids.check(line.id, number)
         yield line
 
 

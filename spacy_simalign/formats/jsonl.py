@@ -67,6 +67,19 @@ def duplicate_id_message(value: str, first_line: int, first_value: str) -> str:
             "the same id once normalised, NFC)")
 
 
+class UniqueIds:
+    """Refuses a repeated id while a file is read line by line (ids compared by `id_key`)."""
+
+    def __init__(self, path: str):
+        self.path, self.seen = path, {}
+
+    def check(self, value: str, number: int) -> None:
+        key = id_key(value)
+        if key in self.seen:
+            raise InputError(duplicate_id_message(value, *self.seen[key]), self.path, number)
+        self.seen[key] = number, value
+
+
 def dump_line(obj: Dict[str, Any]) -> str:
     """One JSONL line (UTF-8 text as it is, not \\u-escaped)."""
     return json.dumps(obj, ensure_ascii=False) + "\n"

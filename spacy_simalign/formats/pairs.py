@@ -2,13 +2,13 @@
 validation that names file and line, the record the rest of the package works on, and the
 writer."""
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from ..errors import InputError
 from ..segmentation.rules import is_blank
 from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
 from .beads import SIDES, parse_beads
-from .jsonl import check_unicode, duplicate_id_message, id_key, iter_lines, parse_json_line, write_jsonl
+from .jsonl import UniqueIds, check_unicode, iter_lines, parse_json_line, write_jsonl
 
 
 @dataclass
@@ -124,14 +124,11 @@ def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, defa
 
 def read_pairs(path: str, default_lang: str = None, unique_ids: bool = True) -> Iterator[PairRecord]:
     """Stream validated pairs from a pair JSONL file; the first bad line raises InputError."""
-    seen: Dict[str, Tuple[int, str]] = {}
+    ids = UniqueIds(path)
     for number, text in iter_lines(path):
         record = parse_pair(parse_json_line(text, path, number), path, number, default_lang)
         if unique_ids:
-            key = id_key(record.id)
-            if key in seen:
-                raise InputError(duplicate_id_message(record.id, *seen[key]), path, number)
-            seen[key] = number, record.id
+            ids.check(record.id, number)
         yield record
 
 
