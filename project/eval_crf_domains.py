@@ -31,9 +31,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cv_crf import folds_of  # noqa: E402  (the same folds as project/cv_crf.py)
+
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
 from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
+from spacy_simalign.formats.pairs import read_pairs as read_pair_records  # noqa: E402
 from spacy_simalign.scoring import PRF, AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Bead, Side, TrainingPair  # noqa: E402
 
@@ -44,18 +46,10 @@ PORTAL, BIBLE = "Alumniportal-2020", "bible_verified"
 SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
 
 
-def folds_of(n: int, k: int, seed: int):
-    """The folds of project/cv_crf.py."""
-    import random
-
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[f::k]) for f in range(k)]
-
-
 def read_pairs(path: Path):
-    records = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
-    return records, [parse_pair(r, default_lang="de").training_pair() for r in records]
+    """(the corpus of each pair, its training pair) of a pair JSONL file."""
+    records = list(read_pair_records(str(path), default_lang="de"))
+    return [r.raw.get("corpus", "?") for r in records], [r.training_pair(str(path)) for r in records]
 
 
 def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:
@@ -174,8 +168,7 @@ def main(argv=None) -> int:
 
         torch.set_num_threads(1)
     t0 = time.time()
-    records, pairs = read_pairs(DEPLAIN)
-    corpus = [r.get("corpus", "?") for r in records]
+    corpus, pairs = read_pairs(DEPLAIN)
     _, (tb,) = read_pairs(TEXTBERG)
     halves = textberg_halves(tb)
     # one pool of documents, featurized once: DEplain 0..81, Text+Berg whole, half a, half b

@@ -44,10 +44,10 @@ def identical_beads_win(beads: List[Bead], complex_texts: Sequence[str], simple_
     pairs already in one bead; "unique": also a pair the model split up, when its text occurs
     once on each side and has at least MIN_WORDS_UNLINKED words. The rest of a bead keeps its
     score; a rest with sentences on one side only is unaligned."""
-    if mode == "off" or not beads and mode == "linked":
-        return beads
     if mode not in MODES:
         raise ValueError(f"unknown identical-sentence mode {mode!r}: choose one of {', '.join(MODES)}")
+    if mode == "off":
+        return beads
     bead_of_c = {c: k for k, bead in enumerate(beads) for c in bead.complex}
     bead_of_s = {s: k for k, bead in enumerate(beads) for s in bead.simple}
     taken_c, taken_s, chosen = set(), set(), []
