@@ -5,8 +5,8 @@ never a silently wrong score."""
 from typing import Any, Dict
 
 from .errors import InputError
-from .formats.alignments import AlignmentLine, read_alignments
-from .formats.beads import SIDES, shown
+from .formats.alignments import AlignmentLine, load_alignments
+from .formats.beads import SIDES, out_of_range, shown
 from .formats.pairs import PairRecord, read_pairs
 from .scoring import AlignmentScorer
 from .structures import Side
@@ -27,7 +27,7 @@ def _side(record: PairRecord, name: str, predicted: AlignmentLine, gold_path: st
 def evaluate_files(gold_path: str, pred_path: str) -> Dict[str, Any]:
     """Link, bead-text and paragraph-pair P/R/F1 of the predictions, pooled over the gold pairs;
     a gold pair without a prediction counts as predicting nothing."""
-    predicted = {line.id: line for line in read_alignments(pred_path)}
+    predicted = load_alignments(pred_path)
     scorer = AlignmentScorer()
     missing = 0
     for record in read_pairs(gold_path):
@@ -38,11 +38,9 @@ def evaluate_files(gold_path: str, pred_path: str) -> Dict[str, Any]:
             missing += 1
         c, s = (_side(record, name, line, gold_path) for name in SIDES)
         sizes = (len(c), len(s))
-        for b, bead in enumerate(record.gold):
-            for name, idx, size in zip(SIDES, (bead.complex, bead.simple), sizes):
-                if idx and max(idx) >= size:
-                    raise InputError(f"'gold[{b}]' {name} index {shown(max(idx))} is out of range: the raw-text side has "
-                                     f"{size} sentences as split for the prediction", gold_path, record.line)
+        for b, name, bad, size in out_of_range(record.gold, sizes):
+            raise InputError(f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has "
+                             f"{size} sentences as split for the prediction", gold_path, record.line)
         beads = line.check_sizes(sizes).beads if line is not None else []
         scorer.add(record.gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
     scores = scorer.scores()

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .errors import InputError
 from .formats.alignments import AlignmentLine, load_alignments, parse_alignment
-from .formats.beads import SIDES, shown
+from .formats.beads import SIDES, out_of_range, shown
 from .formats.pairs import PairRecord, parse_pair, read_pairs
 from .segmentation.sides import side_from_sentences
 from .structures import Bead, Side
@@ -56,11 +56,8 @@ def asset(name: str) -> str:
 
 def check_beads(beads: Sequence[Bead], complex: Side, simple: Side, what: str) -> None:
     """Beads handed over in Python (not read from a file) must name sentences of the sides."""
-    for b, bead in enumerate(beads):
-        for name, idx, side in (("complex", bead.complex, complex), ("simple", bead.simple, simple)):
-            for i in idx:
-                if not 0 <= i < len(side):
-                    raise InputError(f"{what}[{b}] {name} index {shown(i)} is out of range (side has {len(side)} sentences)")
+    for b, name, bad, size in out_of_range(beads, (len(complex), len(simple))):
+        raise InputError(f"{what}[{b}] {name} index {shown(bad[0])} is out of range (side has {size} sentences)")
 
 
 def view_from_record(record: PairRecord, alignment: Optional[AlignmentLine] = None) -> PairView:

@@ -7,7 +7,7 @@ from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
 from ..corpus.candidates import CandidateSettings
 from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, rows_from_alignment_file
 from ..errors import InputError
-from ..formats.pairs import lang_warning, read_pairs
+from ..formats.pairs import lang_warning, overrides_lang, read_pairs
 from ..outputs import Paths
 
 NAME = "amsterdam"
@@ -49,8 +49,8 @@ def run(args) -> int:
 
     records = list(read_pairs(args.input, default_lang=args.lang))
     if args.lang:
-        warning = lang_warning([r for r in records if r.raw.get("lang", args.lang) != args.lang], args.lang,
-                               args.input)
+        differ = [r for r in records if overrides_lang(r, args.lang)]
+        warning = lang_warning(differ[0] if differ else None, len(differ), args.lang, args.input)
         if warning:
             print(warning, file=sys.stderr)
     # an alignment file is checked against its pairs (indices in range, the aligner's own

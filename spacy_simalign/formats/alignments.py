@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from ..errors import InputError
 from ..structures import Bead
-from .beads import SIDES, beads_to_json, parse_beads, shown
+from .beads import SIDES, beads_to_json, out_of_range, parse_beads, shown
 from .jsonl import UniqueIds, read_jsonl
 
 
@@ -40,12 +40,9 @@ class AlignmentLine:
 
     def check_sizes(self, sizes: Sequence[int]) -> "AlignmentLine":
         """Every index must name a sentence of a side of `sizes` sentences (-1: unknown)."""
-        for b, bead in enumerate(self.beads):
-            for name, idx, size in zip(SIDES, (bead.complex, bead.simple), sizes):
-                bad = [i for i in idx if size >= 0 and i >= size]
-                if bad:
-                    raise InputError(f"'alignments[{b}]' {name} index {shown(bad[0])} is out of range "
-                                     f"(side has {size} sentences)", self.path, self.line)
+        for b, name, bad, size in out_of_range(self.beads, sizes):
+            raise InputError(f"'alignments[{b}]' {name} index {shown(bad[0])} is out of range "
+                             f"(side has {size} sentences)", self.path, self.line)
         return self
 
 
@@ -59,11 +56,10 @@ def _sentences(obj: Dict[str, Any], name: str, path: str, number: int) -> Option
 
 
 def parse_alignment(obj: Dict[str, Any], path: str = "<input>", number: int = 0,
-                    sizes: Sequence[int] = (-1, -1), strict: bool = False,
-                    need_sentences: bool = False) -> AlignmentLine:
-    """Validate one alignment object: a string id, an 'alignments' list of beads (lenient by
-    default: predictions), optional sentence lists; indices are checked against the carried
-    sentences, else against `sizes` where known."""
+                    sizes: Sequence[int] = (-1, -1), need_sentences: bool = False) -> AlignmentLine:
+    """Validate one alignment object: a string id, an 'alignments' list of beads (lenient: a
+    prediction's bead with an empty side is dropped), optional sentence lists; indices are
+    checked against the carried sentences, else against `sizes` where known."""
     if not isinstance(obj.get("id"), str) or not obj["id"]:
         raise InputError("missing, empty or non-string 'id'", path, number)
     if not isinstance(obj.get("alignments"), list):
@@ -74,17 +70,16 @@ def parse_alignment(obj: Dict[str, Any], path: str = "<input>", number: int = 0,
             if sents is None:
                 raise InputError(f"alignment line needs list '{name}_sentences'", path, number)
     sizes = [len(s) if s is not None else size for s, size in zip(sentences, sizes)]
-    beads = parse_beads(obj["alignments"], sizes, "alignments", path, number, strict=strict)
+    beads = parse_beads(obj["alignments"], sizes, "alignments", path, number, strict=False)
     return AlignmentLine(obj["id"], beads, sentences[0], sentences[1], obj, path, number)
 
 
-def read_alignments(path: str, unique_ids: bool = True, **options) -> Iterator[AlignmentLine]:
+def read_alignments(path: str, **options) -> Iterator[AlignmentLine]:
     """Stream checked alignment lines (options as parse_alignment); a repeated id is an error."""
     ids = UniqueIds(path)
     for number, obj in read_jsonl(path):
         line = parse_alignment(obj, path, number, **options)
-        if unique_ids:
-            ids.check(line.id, number)
+        ids.check(line.id, number)
         yield line
 
 

@@ -11,7 +11,7 @@ methods document n:m overlap).
 `strict` (gold) refuses a bead with an empty side; lenient (predictions of other tools)
 drops it, since a sentence in no bead already says "deleted" or "added"."""
 import math
-from typing import List, Sequence, Tuple
+from typing import Iterator, List, Sequence, Tuple
 
 from ..errors import InputError
 from ..structures import Bead
@@ -76,6 +76,17 @@ def parse_beads(beads, sizes: Sequence[int], key: str, path=None, number=None, s
         seen[complex_idx, simple_idx] = b
         out.append(Bead(complex_idx, simple_idx, score))
     return out
+
+
+def out_of_range(beads: Sequence[Bead], sizes: Sequence[int]) -> Iterator[Tuple[int, str, List[int], int]]:
+    """(bead number, side, the indices that name no sentence, the side's size) of each bead side
+    with such indices, in order: for beads checked against sides known only later (a raw-text
+    side split for the prediction, beads handed over in Python). A size of -1 is unknown."""
+    for b, bead in enumerate(beads):
+        for name, idx, size in zip(SIDES, (bead.complex, bead.simple), sizes):
+            bad = [i for i in idx if i < 0 or 0 <= size <= i]
+            if bad:
+                yield b, name, bad, size
 
 
 def beads_to_json(beads: Sequence[Bead], with_scores: bool = True) -> list:

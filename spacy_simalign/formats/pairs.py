@@ -136,30 +136,34 @@ def validate_pairs(path: str, default_lang: str = None, warn: Optional[Callable[
     """Read a whole pair file once before any work: every line a valid pair with a unique id,
     every string writable as UTF-8. Returns the number of pairs; `warn` gets the warning of
     lang_warning, if any."""
-    count = last = 0
-    differ: List[PairRecord] = []
+    count = last = differ = 0
+    first_differ: Optional[PairRecord] = None
     try:
         for record in read_pairs(path, default_lang=default_lang):
             check_unicode(record.raw, path, record.line)
             count, last = count + 1, record.line
-            if default_lang is not None and record.raw.get("lang", default_lang) != default_lang:
-                differ.append(record)
+            if overrides_lang(record, default_lang):
+                first_differ, differ = first_differ or record, differ + 1
     except RecursionError:  # thousands of nested brackets inside a pair's fields
         raise InputError("invalid JSON (nested too deeply)", path, _next_content_line(path, last)) from None
-    message = lang_warning(differ, default_lang, path)
+    message = lang_warning(first_differ, differ, default_lang, path)
     if message and warn is not None:
         warn(message)
     return count
 
 
-def lang_warning(differ: Sequence[PairRecord], default_lang: Optional[str], path: str) -> Optional[str]:
+def overrides_lang(record: PairRecord, default_lang: Optional[str]) -> bool:
+    """The line's own 'lang' contradicts `--lang` (see lang_warning)."""
+    return default_lang is not None and record.raw.get("lang", default_lang) != default_lang
+
+
+def lang_warning(first: Optional[PairRecord], count: int, default_lang: Optional[str], path: str) -> Optional[str]:
     """`--lang` is the language of lines without a 'lang' field; a line whose own 'lang' says
     otherwise keeps its own (it is the more specific statement), but the contradiction is worth
-    a warning: one line on stderr, naming the first such line and how many there are."""
-    if not differ:
+    a warning: one line on stderr, naming the first such line and how many there are (`count`)."""
+    if first is None:
         return None
-    first = differ[0]
-    more = f" (and {len(differ) - 1} more lines)" if len(differ) > 1 else ""
+    more = f" (and {count - 1} more lines)" if count > 1 else ""
     return (f"warning: {path}:{first.line}: 'lang' is '{first.lang}' but --lang is '{default_lang}'{more}: "
             "--lang applies only to lines without 'lang'; these keep their own")
 
