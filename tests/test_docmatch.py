@@ -369,3 +369,53 @@ def test_null_text_and_duplicate_match_lines_are_located_errors(tmp_path, capsys
                  "--target", str(NEWS / "fr.jsonl")]) == 2
     assert f"error: {matches}:2: duplicate match de-01 -> " in capsys.readouterr().err
     assert not (tmp_path / "a.jsonl").exists()
+
+
+V1_CONFIG = """[docmatch]
+@misc = "spacy-simalign.DocMatcher.v1"
+strategy = "intersection"
+threshold = 20.0
+lexical = "tfidf"
+lexical_weight = 0.25
+
+[docmatch.embedder]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+"""
+
+
+def test_per_pair_options_reach_every_profile_and_keep_a_calibrated_weight(tmp_path):
+    """--lexical and --rerank-weight are options for every language pair: they set the built-in
+    profiles as well as a config's own, and a lexical weight the profile has stays."""
+    from argparse import Namespace
+
+    from spacy_simalign.docmatch.cli import load_matcher
+
+    config = tmp_path / "docmatch.cfg"
+    config.write_text('[docmatch]\n@misc = "spacy-simalign.DocMatcher.v2"\n\n[docmatch.profiles]\n\n'
+                      '[docmatch.profiles.de-fr]\nlexical = "none"\nlexical_weight = 0.25\nrerank_weight = 1.0\n'
+                      'threshold = 30.0\n')
+    options = dict(config=str(config), strategy=None, fields=None, window_days=None, top_k=None, index=None,
+                   lexical="tfidf", lexical_weight=None, rerank=None, rerank_weight=0.5, embedder=None,
+                   allow_mixed_languages=False)
+    matcher, written, _ = load_matcher(Namespace(**options))
+    assert {name: (p.lexical, p.lexical_weight, p.rerank_weight) for name, p in matcher.profiles.items()} == {
+        "de-fr": ("tfidf", 0.25, 0.5), "same": ("tfidf", 0.5, 0.5), "cross": ("tfidf", 0.5, 0.5)}
+    assert written["docmatch"]["profiles"]["de-fr"]["lexical_weight"] == 0.25
+    assert matcher.profiles["de-fr"].threshold == 30.0
+
+
+def test_a_v1_config_takes_lexical_options_and_calibrates_into_a_v1_config(tmp_path, capsys):
+    config, written = tmp_path / "v1.cfg", tmp_path / "out.cfg"
+    config.write_text(V1_CONFIG)
+    args = [str(XLING / "de.jsonl"), str(XLING / "fr.jsonl")]
+    out = tmp_path / "m.jsonl"
+    assert main(["match-docs", *args, str(out), "--config", str(config), "--lexical", "names-numbers"]) == 0
+    assert main(["match-docs", *args, str(out), "--config", str(config), "--rerank", "none"]) == 2
+    assert "--rerank needs a spacy-simalign.DocMatcher.v2 config" in capsys.readouterr().err
+    assert main(["calibrate-docs", *args, str(XLING / "gold_docs.jsonl"), "--config", str(config),
+                 "--output-config", str(written), "--thresholds-only"]) == 0
+    from spacy_simalign.docmatch.matcher import DocMatcher
+
+    matcher = DocMatcher.from_config(str(written))
+    assert matcher.profiles["same"].lexical_weight == 0.25 and set(matcher.profiles["same"].thresholds) == set(STRATEGIES)
+    assert main(["match-docs", *args, str(out), "--config", str(written), "--threshold", "auto"]) == 0

@@ -33,6 +33,7 @@ def paths(args) -> Paths:
 def run(args) -> int:
     from ..docmatch.calibration import calibrate, format_profiles, format_table, held_out, write_config
     from ..docmatch.cli import load_matcher
+    from ..docmatch.matcher import is_v1
     from ..formats.documents import read_documents
     from ..formats.matches import read_gold_pairs
 
@@ -53,5 +54,6 @@ def run(args) -> int:
                            f"Held out ({args.folds}-fold by document pair: signals and thresholds chosen on the other "
                            "folds; threshold = mean over folds)"))
     write_config(config, key, profile, args.output_config)
-    print(f"profile {key} written to {args.output_config} [docmatch.profiles.{key}]", file=sys.stderr)
+    section = "[docmatch] (a v1 config: one profile for every pair)" if is_v1(config) else f"[docmatch.profiles.{key}]"
+    print(f"profile {key} written to {args.output_config} {section}", file=sys.stderr)
     return 0

@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..scoring import PRF
-from .matcher import Profile, pair_key
+from .matcher import Profile, is_v1, pair_key
 from .strategies import STRATEGIES, assignment_mask, select, strategy_mask
 
 THRESHOLDS = np.round(np.arange(0.0, 100.0 + 1e-9, 0.5), 1)
@@ -191,10 +191,14 @@ def format_profiles(tried, strategy: str, chosen: Profile) -> str:
 
 
 def write_config(config, key: str, profile: Profile, path: str) -> None:
-    """Store the language pair's profile in [docmatch.profiles.<key>]; written atomically."""
+    """Store the language pair's profile in [docmatch.profiles.<key>] (a v1 config has one set of
+    signals for every pair: its top-level settings); written atomically."""
     from ..formats.jsonl import atomic_output
 
-    config["docmatch"].setdefault("profiles", {})[key] = profile.to_config()
+    if is_v1(config):  # v1 has no second stage, so the profile's evidence weight is 0
+        config["docmatch"].update({k: v for k, v in profile.to_config().items() if k != "rerank_weight"})
+    else:
+        config["docmatch"].setdefault("profiles", {})[key] = profile.to_config()
     with atomic_output(path) as handle:
         handle.write(config.to_str())
 

@@ -40,8 +40,11 @@ def add_matcher_arguments(parser: argparse.ArgumentParser) -> None:
                         help="accept a collection whose documents declare different languages")
 
 
-def _overrides(args, profiles) -> Dict:
-    """Dotted config keys for the options given; `profiles` are the config's profile names."""
+PROFILE_OPTIONS = ("lexical", "lexical_weight", "rerank_weight")  # per language pair: set in every profile
+
+
+def _overrides(args) -> Dict:
+    """Dotted config keys for the matcher-wide options given (the per-pair ones: profile_values)."""
     out: Dict = {}
     if args.strategy:
         out["docmatch.strategy"] = args.strategy
@@ -58,21 +61,24 @@ def _overrides(args, profiles) -> Dict:
     for key in ("top_k", "index", "rerank"):
         if getattr(args, key) is not None:
             out[f"docmatch.{key}"] = getattr(args, key)
-    for key in ("lexical", "lexical_weight", "rerank_weight"):  # per-pair signals: set in every profile
-        if getattr(args, key) is not None:
-            for name in profiles:
-                out[f"docmatch.profiles.{name}.{key}"] = getattr(args, key)
-    if args.lexical not in (None, "none") and args.lexical_weight is None:
-        for name in profiles:  # a lexical signal asked for by name gets a weight where its profile had none
-            out.setdefault(f"docmatch.profiles.{name}.lexical_weight", 0.5)
     if args.allow_mixed_languages:
         out["docmatch.allow_mixed_languages"] = True
     return out
 
 
+def profile_values(args, profile) -> Dict:
+    """The per-pair options given, for one profile: a lexical signal asked for by name gets
+    the weight 0.5 where the profile had none (a weight it had, calibrated or not, stays)."""
+    values = {key: getattr(args, key) for key in PROFILE_OPTIONS if getattr(args, key) is not None}
+    if args.lexical not in (None, "none") and args.lexical_weight is None and not profile.lexical_weight:
+        values["lexical_weight"] = 0.5
+    return values
+
+
 def load_matcher(args):
-    """(DocMatcher, Config, config path or None) from the options."""
-    from .matcher import DocMatcher, default_config
+    """(DocMatcher, Config, config path or None) from the options; the Config holds the options
+    given, for calibrate-docs to write."""
+    from .matcher import DocMatcher, Profile, default_config, is_v1
 
     path = args.config
     if path is None and os.path.exists(DEFAULT_CONFIG_PATH):
@@ -81,12 +87,22 @@ def load_matcher(args):
     if args.embedder and args.embedder != "use":
         config["docmatch"]["embedder"] = {"@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
                                           "model_path": args.embedder}
-    overrides = _overrides(args, list(config["docmatch"].get("profiles", {})) or ["same", "cross"])
+    v1 = is_v1(config)
+    for option, given in (("--rerank", args.rerank), ("--rerank-weight", args.rerank_weight)):
+        if v1 and given is not None:
+            raise InputError(f"{option} needs a spacy-simalign.DocMatcher.v2 config (v1 has no second stage)", path)
+    overrides = _overrides(args)
     matcher = DocMatcher.from_config(config, overrides, path)
-    for key, value in overrides.items():  # keep the config in step, for calibrate-docs to write
-        section = config["docmatch"]
-        *parents, last = key.split(".")[1:]
-        for part in parents:
-            section = section.setdefault(part, {})
-        section[last] = value
+    for key, value in overrides.items():  # keep the config in step
+        config["docmatch"][key.split(".", 1)[1]] = value
+    for name, profile in matcher.profiles.items():
+        values = profile_values(args, profile)
+        if values:
+            matcher.profiles[name] = Profile.from_config(name, {**profile.to_config(), **values})
+    if any(getattr(args, key) is not None for key in PROFILE_OPTIONS):
+        if v1:  # one profile for every pair, stored at the top
+            config["docmatch"].update({k: v for k, v in matcher.profiles["same"].to_config().items()
+                                       if k in ("lexical", "lexical_weight")})
+        else:
+            config["docmatch"]["profiles"] = {name: p.to_config() for name, p in matcher.profiles.items()}
     return matcher, config, path

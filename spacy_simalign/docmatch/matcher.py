@@ -295,6 +295,11 @@ class DocMatcher:
         return [Match(source[src[i]].id, target[tgt[i]].id, float(sim[i])) for i in order]
 
 
+def is_v1(config) -> bool:
+    """A DocMatcher.v1 config: one set of signals for every pair, no profiles, no second stage."""
+    return config["docmatch"].get("@misc") == "spacy-simalign.DocMatcher.v1"
+
+
 def default_config():
     from spacy.util import Config
 
