@@ -25,7 +25,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    from ..formats.jsonl import atomic_output, dump_line
+    from ..formats.jsonl import write_jsonl
     from ..stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
 
     stats = read_aligned(args.input, args.similarity_field)
@@ -33,9 +33,7 @@ def run(args) -> int:
         n = similarity_histogram(stats, args.histogram, field=args.similarity_field)
         print(f"histogram of {n} document similarities -> {args.histogram}", file=sys.stderr)
     if args.per_pair:
-        with atomic_output(args.per_pair) as handle:
-            for s in stats:
-                handle.write(dump_line(s.to_json()))
+        write_jsonl(args.per_pair, (s.to_json() for s in stats))
     if args.json:
         corr = corpus_correlations(stats)
         clean = {k: {kk: (None if isinstance(vv, float) and math.isnan(vv) else vv) for kk, vv in v.items()}

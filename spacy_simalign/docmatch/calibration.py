@@ -14,7 +14,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..scoring import PRF
-from .matcher import Profile, is_v1, pair_key
+from .lexical import LEXICAL
+from .matcher import Profile, is_v1, mix, pair_key
 from .strategies import STRATEGIES, assignment_mask, select, strategy_mask
 
 THRESHOLDS = np.round(np.arange(0.0, 100.0 + 1e-9, 0.5), 1)
@@ -43,12 +44,7 @@ class Signals:
     evidence: Optional[np.ndarray]
 
     def similarity(self, profile: Profile) -> np.ndarray:
-        sim = self.cosine
-        if profile.lexical != "none" and profile.lexical_weight > 0:
-            sim = (1.0 - profile.lexical_weight) * sim + profile.lexical_weight * self.lexical[profile.lexical]
-        if self.evidence is not None and profile.rerank_weight > 0:
-            sim = (1.0 - profile.rerank_weight) * sim + profile.rerank_weight * self.evidence
-        return np.asarray(sim, dtype=np.float32)
+        return mix(profile, self.cosine, self.lexical.get(profile.lexical), self.evidence)
 
 
 def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
@@ -56,13 +52,12 @@ def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
     return scores.p, scores.r, scores.f
 
 
-def signals(matcher, source, target, evidence: bool = True) -> Signals:
-    """Every signal the profiles may mix, on the matcher's candidates (the sentence evidence
-    only when asked for: it costs the encoding of the candidates' sentences)."""
-    from .lexical import LEXICAL
-
+def signals(matcher, source, target, evidence: bool = True, kinds: Sequence[str] = LEXICAL) -> Signals:
+    """The signals the profiles may mix, on the matcher's candidates: the lexical signals of
+    `kinds`, and the sentence evidence only when asked for (it costs the encoding of the
+    candidates' sentences)."""
     src, tgt, cos = matcher.first_stage(source, target)
-    lexical = {kind: matcher.lexical_scores(kind, source, target, src, tgt) for kind in LEXICAL if kind != "none"}
+    lexical = {kind: matcher.lexical_scores(kind, source, target, src, tgt) for kind in kinds if kind != "none"}
     return Signals(src, tgt, cos, lexical, matcher.evidence(source, target, src, tgt) if evidence else None)
 
 
@@ -102,8 +97,6 @@ def _correct(sig: Signals, source_ids, target_ids, gold) -> np.ndarray:
 
 def candidate_profiles(start: Profile, with_evidence: bool) -> List[Profile]:
     """The profiles the search tries, `start` (the configured one) first."""
-    from .lexical import LEXICAL
-
     out = [start]
     for lexical in LEXICAL:
         for weight in ((0.0,) if lexical == "none" else LEXICAL_WEIGHTS):
@@ -149,7 +142,8 @@ def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool 
     """(key "src-tgt", chosen profile with every strategy's threshold, per-strategy results, the
     profiles tried) for the collections' language pair."""
     start = matcher.profile(source, target)
-    sig = signals(matcher, source, target, evidence=search or start.rerank_weight > 0)
+    sig = signals(matcher, source, target, evidence=search or start.rerank_weight > 0,
+                  kinds=LEXICAL if search else (start.lexical,))
     source_ids, target_ids = [d.id for d in source], [d.id for d in target]
     profile, tried = choose_profile(sig, source_ids, target_ids, gold, matcher.strategy, start, search)
     results = calibrate_strategies(sig, profile, source_ids, target_ids, gold)
@@ -159,7 +153,7 @@ def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool 
 
 def evaluate_at(matcher, source, target, gold, profile: Profile) -> List[StrategyResult]:
     """P/R/F1 of each strategy at the profile's thresholds (for held-out folds)."""
-    sig = signals(matcher, source, target, evidence=profile.rerank_weight > 0)
+    sig = signals(matcher, source, target, evidence=profile.rerank_weight > 0, kinds=(profile.lexical,))
     sim = sig.similarity(profile)
     out = []
     for strategy, t in profile.thresholds.items():

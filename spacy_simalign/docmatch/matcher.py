@@ -118,14 +118,24 @@ class Match:
 
 @dataclass
 class Candidates:
-    """Scored candidate pairs (indices into the two collections, final similarity x100) and the
-    signals behind the score (x100; `evidence` None without the second stage)."""
+    """Scored candidate pairs: indices into the two collections, final similarity x100."""
 
     source: np.ndarray
     target: np.ndarray
     similarity: np.ndarray
-    cosine: Optional[np.ndarray] = None
-    evidence: Optional[np.ndarray] = None
+
+
+def mix(profile: Profile, cosine: np.ndarray, lexical: Optional[np.ndarray], evidence: Optional[np.ndarray]
+        ) -> np.ndarray:
+    """The final similarity x100 of candidate pairs under a profile: the embedding cosine mixed
+    with the lexical signal (first stage), then with the sentence evidence (second stage); a
+    signal that is None or weighted 0 is left out."""
+    sim = cosine
+    if lexical is not None and profile.lexical != "none" and profile.lexical_weight > 0:
+        sim = (1.0 - profile.lexical_weight) * sim + profile.lexical_weight * lexical
+    if evidence is not None and profile.rerank_weight > 0:
+        sim = (1.0 - profile.rerank_weight) * sim + profile.rerank_weight * evidence
+    return np.asarray(sim, dtype=np.float32)
 
 
 def as_documents(items: Iterable) -> List[Document]:
@@ -273,21 +283,18 @@ class DocMatcher:
         source, target = self._check(source, "source"), self._check(target, "target")
         profile = profile or self.profile(source, target)
         src, tgt, cos = self.first_stage(source, target)
-        sim = cos
+        lexical = None
         if profile.lexical != "none" and profile.lexical_weight > 0:
             lexical = self.lexical_scores(profile.lexical, source, target, src, tgt)
-            sim = (1.0 - profile.lexical_weight) * cos + profile.lexical_weight * lexical
         evidence = self.evidence(source, target, src, tgt) if profile.rerank_weight > 0 else None
-        if evidence is not None:
-            sim = (1.0 - profile.rerank_weight) * sim + profile.rerank_weight * evidence
-        return Candidates(src, tgt, np.asarray(sim, dtype=np.float32), cos, evidence)
+        return Candidates(src, tgt, mix(profile, cos, lexical, evidence))
 
     def match(self, source_docs: Sequence, target_docs: Sequence, strategy: Optional[str] = None,
               threshold: Optional[float] = None) -> List[Match]:
         """Matched (source id, target id, similarity) pairs, sorted by source then score."""
-        source, target = self._check(source_docs, "source"), self._check(target_docs, "target")
+        source, target = as_documents(source_docs), as_documents(target_docs)  # candidates() checks them
+        cands = self.candidates(source, target)
         profile = self.profile(source, target)
-        cands = self.candidates(source, target, profile)
         strategy = check_strategy(strategy or self.strategy)
         threshold = profile.threshold if threshold is None else float(threshold)
         src, tgt, sim = select(strategy, cands.source, cands.target, cands.similarity, threshold)
@@ -313,7 +320,7 @@ def make_doc_matcher_v2(embedder=None, fields: Sequence[str] = DEFAULT_FIELDS, s
                         profiles: Optional[Dict[str, Dict]] = None) -> DocMatcher:
     """Two-stage document matching with a profile of signals per language pair (see the module docstring)."""
     parsed = {name: Profile.from_config(name, dict(values)) for name, values in (profiles or {}).items()}
-    return DocMatcher(embedder, fields, strategy, window_days, top_k, index, lexical_field, rerank, max_sentences, allow_mixed_languages, threads, {**DEFAULT_PROFILES, **parsed})
+    return DocMatcher(embedder, fields, strategy, window_days, top_k, index, lexical_field, rerank, max_sentences, allow_mixed_languages, threads, parsed)
 
 
 @registry.misc("spacy-simalign.DocMatcher.v1")
