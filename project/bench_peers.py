@@ -189,7 +189,7 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
     for f, test in enumerate(splits):
         train = [i for i in range(len(pairs)) if i not in set(test)]
         aligner = train_aligner([pairs[i] for i in train], {}, epochs=epochs,
-                                settings=TrainingSettings(seed=seed, combination_epochs=epochs), encoder=probe.encoder,
+                                settings=TrainingSettings(seed=seed), encoder=probe.encoder,
                                 inputs=[inputs[i] for i in train])
         aligner.save(outdir / f"fold{f}")
         print(f"  fold {f + 1}/{folds} trained ({len(train)} documents)", file=sys.stderr, flush=True)

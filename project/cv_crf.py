@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     per_identical = {m: [] for m in modes}
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
         train = [i for i in range(len(pairs)) if i not in set(test)]
-        settings = TrainingSettings(seed=args.seed, combination_epochs=args.epochs)
+        settings = TrainingSettings(seed=args.seed)
         aligner = train_aligner([pairs[i] for i in train], config, epochs=args.epochs, settings=settings,
                                 encoder=probe.encoder, inputs=[train_inputs[i] for i in train])
         tp = [pairs[i] for i in test]

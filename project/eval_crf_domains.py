@@ -141,7 +141,7 @@ def _run(job):
     name, train_idx, test_idx = job
     st = _STATE
     aligner = train_aligner([st["pool"][i] for i in train_idx], st["config"], epochs=st["epochs"],
-                            settings=TrainingSettings(seed=st["seed"], combination_epochs=st["epochs"]),
+                            settings=TrainingSettings(seed=st["seed"]),
                             encoder=st["encoder"], inputs=[st["train_inputs"][i] for i in train_idx])
     preds = [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
     return name, test_idx, preds

@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     pairs = read_training_pairs(args.data)
     t0 = time.time()
     # the combination is fitted on a first CRF trained as long as the final one
-    settings = TrainingSettings(seed=args.seed, combination_epochs=args.epochs)
+    settings = TrainingSettings(seed=args.seed)
     aligner = train_aligner(pairs, json.loads(args.config) if args.config else {}, epochs=args.epochs,
                             settings=settings, log=lambda m: print(m, flush=True))
     aligner.save(args.output)

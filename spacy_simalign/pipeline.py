@@ -10,14 +10,14 @@ from thinc.api import Config
 from . import caches, pair
 from .configs import config_error
 from .errors import InputError
-from .methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS
+from .methods import DEFAULT_SENTENCE_METHOD, method_config
 
 
 def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None):
     """spacy.blank(lang) + simalign_segmenter + simalign_sentence_aligner with the [aligner]
     config text `aligner` (default: the CRF); `model` may be a spaCy pipeline folder
     (config.cfg inside, used as it is) or a CRF weights folder (for the CRF aligner)."""
-    aligner = aligner or SENTENCE_METHODS[DEFAULT_SENTENCE_METHOD]
+    aligner = aligner or method_config(DEFAULT_SENTENCE_METHOD).to_str()  # the text every caller passes
     return caches.shared("pipeline", (lang, aligner, model), lambda: _build(lang, aligner, model))
 
 

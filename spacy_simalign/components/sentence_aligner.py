@@ -17,7 +17,7 @@ import srsly
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
-from spacy.training import Example, validate_get_examples
+from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.util import SimpleFrozenList
 from spacy.vocab import Vocab
 from thinc.api import Config
@@ -72,8 +72,11 @@ class SentenceAligner(TrainablePipe):
             raise ValueError(f"[{self.name}] expects a Doc pair: build it with "
                              "spacy_simalign.pair.make_pair(nlp, complex, simple)")
         warn_if_unsegmented(doc, self.name)
-        links = doc._.paragraph_alignment if (self.use_paragraphs and doc._.paragraph_alignment_data) else None
-        return pair.side_of(doc, "complex"), pair.side_of(doc, "simple"), links
+        return pair.side_of(doc, "complex"), pair.side_of(doc, "simple"), self._paragraph_links(doc)
+
+    def _paragraph_links(self, doc: Doc):
+        """The links of an earlier paragraph aligner, when it found any and they are used."""
+        return doc._.paragraph_alignment if (self.use_paragraphs and doc._.paragraph_alignment_data) else None
 
     def predict(self, docs: Iterable[Doc]) -> List[List[Bead]]:
         """The beads of each Doc pair, the batch aligned at once."""
@@ -83,16 +86,13 @@ class SentenceAligner(TrainablePipe):
         for doc, doc_beads in zip(docs, beads):
             pair.set_beads(doc, doc_beads)
 
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 32):
-        yield from super().pipe(stream, batch_size=batch_size)
-
     # training --------------------------------------------------------------------------
     def _training_pair(self, eg: Example) -> TrainingPair:
         """The reference Doc's sides (the gold indices refer to them) with their gold beads,
         and the paragraph links the pipeline found on the predicted Doc."""
         complex_side, simple_side, _ = self._sides(eg.reference)
-        *_, links = self._sides(eg.predicted)
-        return TrainingPair(complex_side, simple_side, list(eg.reference._.beads), links, eg.reference._.pair_id or "")
+        return TrainingPair(complex_side, simple_side, list(eg.reference._.beads), self._paragraph_links(eg.predicted),
+                            eg.reference._.pair_id or "")
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         validate_get_examples(get_examples, "SentenceAligner.initialize")
@@ -106,7 +106,7 @@ class SentenceAligner(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         if self.is_trainable:
             examples = list(examples)
-            validate_examples(examples)
+            validate_examples(examples, "SentenceAligner.update")
             losses[self.name] += float(self.aligner.update([self._training_pair(eg) for eg in examples]))
         return losses
 
@@ -165,12 +165,6 @@ def warn_if_unsegmented(doc: Doc, name: str) -> None:
                           "segmenter split, so it is aligned as one sentence: add the segmenter before the aligner, "
                           'nlp.add_pipe("simalign_segmenter", first=True)', UserWarning, stacklevel=3)
             return
-
-
-def validate_examples(examples: Sequence[Example]) -> None:
-    for eg in examples:
-        if not isinstance(eg, Example):
-            raise TypeError(f"expected spaCy Examples, got {type(eg).__name__}")
 
 
 @Language.factory("simalign_sentence_aligner",

@@ -25,7 +25,8 @@ class TrainingSettings:
     learn_rate: float = 0.01
     encoder_learn_rate: float = 3e-5      # a cross-encoder checkpoint is fine-tuned gently
     cross_lingual_rate: float = 0.25      # share of documents shown without lexical features
-    combination_epochs: int = 10          # epochs of the first CRF that the combination is fitted on
+    combination_epochs: Optional[int] = None  # epochs of the first CRF, the one the combination is fitted
+    # on; None: as many as the final CRF's (train_aligner), or 10 where those are not known (spacy train)
     combination_holdout: float = 0.2      # share of documents held out to fit the combination
     seed: int = 0
 
@@ -131,32 +132,34 @@ def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[in
 
 
 def holdout_combination(config: Dict, encoder, rest: Sequence[PairInput], held: Sequence[PairInput],
-                        held_gold: Sequence[Set[Tuple[int, int]]], settings: TrainingSettings,
+                        held_gold: Sequence[Set[Tuple[int, int]]], settings: TrainingSettings, epochs: int,
                         log: Optional[Callable[[str], None]] = None) -> List[float]:
     """Weights of the learned combination of directions: a first CRF trained on the `rest`
-    documents for `combination_epochs` decodes the `held` ones (features without gold), and a
-    logistic model is fitted on its outputs against their gold links."""
+    documents for `epochs` decodes the `held` ones (features without gold), and a logistic
+    model is fitted on its outputs against their gold links."""
     set_seed(settings.seed)
     first = CRFAligner(config, encoder=encoder)
-    fit_crf(first, rest, settings.combination_epochs, settings, log=log)
+    fit_crf(first, rest, epochs, settings, log=log)
     examples = [first.decode(x) + (gold,) for x, gold in zip(held, held_gold)]
     return [float(w) for w in fit_combination(examples, settings.seed)]
 
 
 def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
-                    inputs: Optional[Sequence[PairInput]] = None, log: Optional[Callable[[str], None]] = None) -> None:
+                    inputs: Optional[Sequence[PairInput]] = None, log: Optional[Callable[[str], None]] = None,
+                    epochs: Optional[int] = None) -> None:
     """Ready a fresh aligner for its training steps: with the learned combination (and at least
-    5 documents), fit the combination on held-out documents first; then a fresh model."""
+    5 documents), fit the combination on held-out documents first; then a fresh model. `epochs`:
+    the final CRF's, when known (see TrainingSettings.combination_epochs)."""
     config = aligner.config
-    if (config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0
-            and settings.combination_epochs > 0):
+    first_epochs = settings.combination_epochs if settings.combination_epochs is not None else (epochs or 10)
+    if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
         held, rest = holdout_split(len(pairs), settings.combination_holdout, settings.seed)
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
         plain = [aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links) for i in held]
         weights = holdout_combination(dict(config, combination_weights=None), aligner.encoder,
                                       [inputs[i] for i in rest], plain, [pairs[i].links for i in held], settings,
-                                      log=log)
+                                      first_epochs, log=log)
         config["combination_weights"] = weights
         if log:
             log(f"combination weights: {np.round(weights, 3).tolist()}")
@@ -174,6 +177,6 @@ def train_aligner(pairs: Sequence[TrainingPair], config: Optional[Dict] = None, 
     aligner = CRFAligner(dict(config or {}), encoder=encoder)
     if inputs is None:
         inputs = featurize_all(aligner, pairs)
-    prepare_aligner(aligner, pairs, settings, inputs, log)
+    prepare_aligner(aligner, pairs, settings, inputs, log, epochs)
     fit_crf(aligner, inputs, epochs, settings, log=log)
     return aligner
