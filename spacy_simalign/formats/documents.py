@@ -9,7 +9,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
 from ..structures import SUPPORTED_LANGS
-from .jsonl import duplicate_id_message, id_key, read_jsonl, write_jsonl
+from .jsonl import UniqueIds, read_jsonl, write_jsonl
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -76,16 +76,9 @@ def parse_document(obj: Dict[str, Any], path: str = "<input>", number: int = 0) 
 def check_collection(docs: Sequence[Document], path: str = "<input>", allow_mixed: bool = False) -> List[Document]:
     """Collection-level checks: unique ids, and one language unless `allow_mixed` (a source
     or target collection is one side of a cross-lingual corpus)."""
-    seen: Dict[str, Document] = {}
+    ids = UniqueIds(path)
     for doc in docs:
-        key = id_key(doc.id)
-        if key in seen:
-            first = seen[key]
-            message = (duplicate_id_message(doc.id, first.line, first.id) if first.line else
-                       f"duplicate id '{doc.id}'" + ("" if first.id == doc.id else
-                                                      " (written with other Unicode code points: the same id once normalised, NFC)"))
-            raise InputError(message, path, doc.line or None)
-        seen[key] = doc
+        ids.check(doc.id, doc.line)
     langs = Counter(doc.lang for doc in docs)
     if len(langs) > 1 and not allow_mixed:
         minority = min(langs, key=lambda lang: langs[lang])

@@ -60,11 +60,12 @@ def id_key(value: str) -> str:
 
 
 def duplicate_id_message(value: str, first_line: int, first_value: str) -> str:
-    """The error for an id met before (on `first_line`, written `first_value`)."""
-    if value == first_value:
-        return f"duplicate id '{value}' (first on line {first_line})"
-    return (f"duplicate id '{value}' (first on line {first_line}, written with other Unicode code points: "
-            "the same id once normalised, NFC)")
+    """The error for an id met before (on `first_line`, 0 when not read from a file, written
+    `first_value`)."""
+    notes = [f"first on line {first_line}"] if first_line else []
+    if value != first_value:
+        notes.append("written with other Unicode code points: the same id once normalised, NFC")
+    return f"duplicate id '{value}'" + (f" ({', '.join(notes)})" if notes else "")
 
 
 class UniqueIds:
@@ -74,9 +75,10 @@ class UniqueIds:
         self.path, self.seen = path, {}
 
     def check(self, value: str, number: int) -> None:
+        """`number`: the line of `value` (0 for a record not read from a file)."""
         key = id_key(value)
         if key in self.seen:
-            raise InputError(duplicate_id_message(value, *self.seen[key]), self.path, number)
+            raise InputError(duplicate_id_message(value, *self.seen[key]), self.path, number or None)
         self.seen[key] = number, value
 
 
