@@ -116,7 +116,7 @@ class PairStore:
                 raise Conflict(f"pair '{pair_id}' was saved from another tab or window after this page loaded it; "
                                "your edits were not saved", {"etag": current, **view.to_json()})
             obj["gold"] = normalise_gold(gold, len(view.complex), len(view.simple))
-            parse_pair(obj, self.path, k + 1)  # what training reads must accept it
+            saved = self._view_of(k, obj)  # what training reads must accept it (parse_pair)
             ending = lines[k][len(lines[k].rstrip(b"\r\n")):]
             lines[k] = dump_line(obj).rstrip("\n").encode("utf-8") + ending
             mode = os.stat(target).st_mode & 0o7777
@@ -126,7 +126,7 @@ class PairStore:
                     raise Conflict(f"{os.path.basename(self.path)} was changed by another program while saving; "
                                    "your edits were not saved: reload the pair", {"etag": current, **view.to_json()})
             os.chmod(target, mode)
-        return self.view(pair_id)
+        return saved, gold_etag(obj["gold"])
 
 
 def file_version(st: os.stat_result) -> Tuple[int, int, int, int]:
