@@ -34,19 +34,30 @@ def complete_output(path: str, expected_ids: Iterable[str]) -> Optional[int]:
     count = 0
     try:
         with open(path, "rb") as handle:
-            for raw in handle:
-                if not raw.endswith(b"\n"):
-                    return None
-                try:
-                    obj = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError):
-                    return None
-                if not isinstance(obj, dict) or obj.get("id") != next(ids, None):
+            for raw, obj in whole_lines(handle):
+                if raw is None or obj.get("id") != next(ids, None):
                     return None
                 count += 1
     except OSError:
         return None
     return count if next(ids, None) is None else None
+
+
+def whole_lines(handle):
+    """(raw bytes, object) of each line of an output file opened in binary, up to the first line
+    that is not whole: torn (no newline), not UTF-8 JSON, or not an object with an id; that
+    line is yielded as (None, None) and ends the stream."""
+    for raw in handle:
+        obj = None
+        if raw.endswith(b"\n"):
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                pass
+        if not isinstance(obj, dict) or "id" not in obj:
+            yield None, None
+            return
+        yield raw, obj
 
 
 class PartialOutput:
@@ -112,14 +123,8 @@ class PartialOutput:
         ids = iter(expected_ids)
         offset = count = 0
         with open(self.partial, "rb") as handle:
-            for raw in handle:
-                if not raw.endswith(b"\n"):
-                    break
-                try:
-                    obj = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError):
-                    break
-                if not isinstance(obj, dict) or "id" not in obj:
+            for raw, obj in whole_lines(handle):
+                if raw is None:
                     break
                 expected = next(ids, None)
                 if obj["id"] != expected:
