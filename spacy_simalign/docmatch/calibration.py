@@ -107,15 +107,15 @@ def candidate_profiles(start: Profile, with_evidence: bool) -> List[Profile]:
     return out
 
 
-def choose_profile(sig: Signals, source_ids, target_ids, gold, strategy: str, start: Profile,
+def choose_profile(sig: Signals, correct: np.ndarray, n_gold: int, strategy: str, start: Profile,
                    search: bool = True) -> Tuple[Profile, List[Tuple[Profile, float, float, int]]]:
     """The profile of best F1 for `strategy` (ties: the widest plateau of best F1, then the
     earlier in candidate_profiles), with its best threshold; and every profile's (profile, F1,
-    threshold, plateau width in steps) for the report."""
-    correct = _correct(sig, source_ids, target_ids, gold)
+    threshold, plateau width in steps) for the report. `correct`: which candidates are gold
+    pairs (see _correct)."""
     tried = []
     for profile in (candidate_profiles(start, sig.evidence is not None) if search else [start]):
-        table = sweep(strategy, sig.source, sig.target, sig.similarity(profile), correct, len(gold))
+        table = sweep(strategy, sig.source, sig.target, sig.similarity(profile), correct, n_gold)
         row = best_threshold(table)
         f1 = np.round(table[:, 2], 10)
         tried.append((profile, float(table[row, 2]), float(THRESHOLDS[row]), int((f1 == f1.max()).sum())))
@@ -124,14 +124,13 @@ def choose_profile(sig: Signals, source_ids, target_ids, gold, strategy: str, st
     return dataclasses.replace(profile, threshold=threshold, thresholds={}), tried
 
 
-def calibrate_strategies(sig: Signals, profile: Profile, source_ids, target_ids, gold,
+def calibrate_strategies(sig: Signals, profile: Profile, correct: np.ndarray, n_gold: int,
                          strategies: Iterable[str] = STRATEGIES) -> List[StrategyResult]:
     """Best threshold and its P/R/F1 per strategy, with the profile's signals."""
-    correct = _correct(sig, source_ids, target_ids, gold)
     sim = sig.similarity(profile)
     results = []
     for strategy in strategies:
-        table = sweep(strategy, sig.source, sig.target, sim, correct, len(gold))
+        table = sweep(strategy, sig.source, sig.target, sim, correct, n_gold)
         row = best_threshold(table)
         results.append(StrategyResult(strategy, float(THRESHOLDS[row]), *map(float, table[row, :3]),
                                       int(table[row, 3])))
@@ -144,9 +143,9 @@ def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool 
     start = matcher.profile(source, target)
     sig = signals(matcher, source, target, evidence=search or start.rerank_weight > 0,
                   kinds=LEXICAL if search else (start.lexical,))
-    source_ids, target_ids = [d.id for d in source], [d.id for d in target]
-    profile, tried = choose_profile(sig, source_ids, target_ids, gold, matcher.strategy, start, search)
-    results = calibrate_strategies(sig, profile, source_ids, target_ids, gold)
+    correct = _correct(sig, [d.id for d in source], [d.id for d in target], gold)
+    profile, tried = choose_profile(sig, correct, len(gold), matcher.strategy, start, search)
+    results = calibrate_strategies(sig, profile, correct, len(gold))
     profile.thresholds = {r.strategy: r.threshold for r in results}
     return pair_key(source, target), profile, results, tried
 
