@@ -63,10 +63,13 @@ def whole_lines(handle):
 class PartialOutput:
     """OUTPUT.partial + OUTPUT.partial.json for one run; see the module docstring."""
 
+    @staticmethod
+    def files(path: str) -> List[str]:
+        """Every file a run that writes OUTPUT `path` may write: OUTPUT, its partial, its settings."""
+        return [path, path + ".partial", path + ".partial.json"]
+
     def __init__(self, path: str, settings: Dict[str, Any]):
-        self.path = path
-        self.partial = path + ".partial"
-        self.meta = path + ".partial.json"
+        self.path, self.partial, self.meta = self.files(path)
         self.settings = settings
         self.fd: Optional[int] = None
         self.done = 0          # lines in the partial file (kept from before + written now)

@@ -10,6 +10,7 @@ from ..engines import ENGINES, AlignJob
 from ..errors import InputError
 from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, build_aligner, load_aligner_config, method_config
 from ..outputs import Paths
+from ..resume import PartialOutput
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."
@@ -45,7 +46,7 @@ def add_arguments(parser):
 def paths(args) -> Paths:
     """The input, the config and model it reads; OUTPUT and the files of a running align."""
     return Paths(inputs=[args.input, args.config, args.model],
-                 outputs=[args.output, args.output + ".partial", args.output + ".partial.json"])
+                 outputs=PartialOutput.files(args.output))
 
 
 def check_options(args) -> None:

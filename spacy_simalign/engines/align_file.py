@@ -60,7 +60,7 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
     """Align every pair of `input_path` into `output_path` (see the module docstring); on a
     failure after some batches, the partial output is kept and a note on stderr says how to resume."""
     t0 = time.monotonic()
-    check_paths(Paths([input_path], [output_path, output_path + ".partial", output_path + ".partial.json"]))
+    check_paths(Paths([input_path], PartialOutput.files(output_path)))
     total = validate_pairs(input_path, lang, warn=lambda message: print(message, file=sys.stderr))
     output = PartialOutput(output_path, dict(job.settings(), lang=lang))
     if resume and not os.path.exists(output.partial):
