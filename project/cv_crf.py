@@ -9,6 +9,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import List, Tuple
 
 import numpy as np
 
@@ -18,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
 from spacy_simalign.crf.identical import MODES as IDENTICAL_MODES  # noqa: E402
 from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
+from spacy_simalign.formats.pairs import read_pairs as read_pair_records  # noqa: E402
 from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import TrainingPair, beads_from_links  # noqa: E402
 
@@ -32,6 +33,12 @@ def folds_of(n: int, k: int, seed: int):
     order = list(range(n))
     random.Random(seed).shuffle(order)
     return [sorted(order[f::k]) for f in range(k)]
+
+
+def read_pairs(path) -> Tuple[List[str], List[TrainingPair]]:
+    """(the corpus of each pair, its training pair) of a pair JSONL file with gold."""
+    records = list(read_pair_records(str(path), default_lang="de"))
+    return [r.raw.get("corpus", "?") for r in records], [r.training_pair(str(path)) for r in records]
 
 
 def lexical_baseline(pair: TrainingPair, backend, threshold: float):
@@ -61,8 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--predictions", default=None, help="write the held-out alignments (alignment JSONL) here")
     args = ap.parse_args(argv)
     config = json.loads(args.config) if args.config else {}
-    records = [json.loads(line) for line in open(args.data, encoding="utf-8") if line.strip()]
-    pairs = [parse_pair(r, default_lang="de").training_pair() for r in records]
+    corpus_of, pairs = read_pairs(args.data)
     held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
@@ -112,11 +118,11 @@ def main(argv=None) -> int:
         print(f"{name:34s} {lf:8.3f} {bf:13.3f}")
     for name, lf, bf in PUBLISHED:
         print(f"{name:34s} {lf:8.3f} {bf:13.3f}")
-    corpora = sorted({r.get("corpus", "?") for r in records})
+    corpora = sorted(set(corpus_of))
     if len(corpora) > 1:
         print()
         for corpus in corpora:
-            idx = [i for i, r in enumerate(records) if r.get("corpus", "?") == corpus]
+            idx = [i for i, c in enumerate(corpus_of) if c == corpus]
             lf, bf = score([pairs[i] for i in idx], [held_out[i] for i in idx])
             print(f"{'  held out, ' + corpus:34s} {lf:8.3f} {bf:13.3f}  ({len(idx)} docs)")
     if args.predictions:

@@ -31,11 +31,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cv_crf import folds_of  # noqa: E402  (the same folds as project/cv_crf.py)
+from cv_crf import folds_of, read_pairs  # noqa: E402  (the folds and reading of project/cv_crf.py)
 
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
 from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-from spacy_simalign.formats.pairs import read_pairs as read_pair_records  # noqa: E402
 from spacy_simalign.scoring import PRF, AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Bead, Side, TrainingPair  # noqa: E402
 
@@ -44,12 +43,6 @@ DEPLAIN = DATA / "deplain-web-dev" / "pairs.jsonl"
 TEXTBERG = DATA / "textberg-dev-de-fr" / "pairs.jsonl"
 PORTAL, BIBLE = "Alumniportal-2020", "bible_verified"
 SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
-
-
-def read_pairs(path: Path):
-    """(the corpus of each pair, its training pair) of a pair JSONL file."""
-    records = list(read_pair_records(str(path), default_lang="de"))
-    return [r.raw.get("corpus", "?") for r in records], [r.training_pair(str(path)) for r in records]
 
 
 def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:

@@ -11,7 +11,6 @@
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_transfer.py
 """
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from spacy_simalign.corpus.pairs import read_amsterdam_csv  # noqa: E402
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.formats.pairs import parse_pair  # noqa: E402
+from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Side, beads_from_links  # noqa: E402
 
@@ -55,8 +54,7 @@ def main(argv=None) -> int:
     data = Path(args.data)
     aligner = CRFAligner.default()
     dutch = list(amsterdam_documents(data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
-    dev = [parse_pair(json.loads(line), default_lang="de").training_pair()
-           for line in open(data / "deplain-web-dev" / "pairs.jsonl", encoding="utf-8") if line.strip()]
+    dev = read_training_pairs(str(data / "deplain-web-dev" / "pairs.jsonl"))
     crossed = [(p.complex, Side(p.simple.sentences, p.simple.paragraphs, "en"), p.gold) for p in dev]
     print(f"{'check':58s} {'docs':>5s} {'link F1':>8s} {'bead-text F1':>13s}")
     crf_only = CRFAligner.default(encoder=aligner.encoder)

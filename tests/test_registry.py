@@ -62,3 +62,23 @@ def test_scorer_resolves():
     from spacy_simalign.components.scorer import score_examples
 
     assert registry.scorers.get("spacy-simalign.alignment_scorer.v1")() is score_examples
+
+
+def test_component_defaults_are_the_named_default_methods():
+    """The components (a lower layer than methods.py) keep their own copy of the default
+    [aligner] config; it must stay the `crf` and `jiang` methods' (taus left to their defaults)."""
+    import inspect
+
+    from confection import Config
+
+    from spacy_simalign.components import paragraph_aligner, sentence_aligner
+    from spacy_simalign.methods import DEFAULT_PARAGRAPH_METHOD, DEFAULT_SENTENCE_METHOD, method_config
+    from spacy_simalign.paragraphs import make_jiang_paragraphs
+
+    sentence = Config().from_str(sentence_aligner.DEFAULT_CONFIG_STR)["sentence_aligner"]["aligner"]
+    assert sentence == method_config(DEFAULT_SENTENCE_METHOD)["aligner"]
+    paragraph = dict(Config().from_str(paragraph_aligner.DEFAULT_CONFIG_STR)["paragraph_aligner"]["aligner"])
+    named = dict(method_config(DEFAULT_PARAGRAPH_METHOD, paragraph=True)["aligner"])
+    defaults = {k: p.default for k, p in inspect.signature(make_jiang_paragraphs).parameters.items()
+                if k.startswith("tau")}
+    assert named == {**paragraph, **defaults}
