@@ -35,13 +35,15 @@ def test_copied_sentences_keep_their_own_beads_beside_near_duplicates(aligner, d
     assert shapes == {((2 * j,), (j,)) for j in range(len(originals))}
 
 
-def test_without_the_rule_the_model_merges_the_neighbour(aligner):
-    """The rule is what makes the first test pass: the CRF alone builds the 2:1 bead (the
-    registered aligner with `identical = "off"`, as a config would set it)."""
-    plain = make_crf_aligner(similarity=aligner.encoder, identical="off")
-    beads = plain.align(Side(["Das ist ein Satz.", "Das ist noch ein Satz."], [[0, 1]]),
-                        Side(["Das ist ein Satz."], [[0]]))
-    assert [(b.complex, b.simple) for b in beads] != [((0,), (0,))]
+def test_without_the_rule_the_link_level_model_merges_the_neighbour(aligner):
+    """The rule is what makes the first test pass for the link-level decoding: the CRF's links
+    alone build the 2:1 bead (`identical = "off"` as a config would set it, and no bead decoder,
+    which chooses the 1:1 bead here on its own)."""
+    sides = (Side(["Das ist ein Satz.", "Das ist noch ein Satz."], [[0, 1]]), Side(["Das ist ein Satz."], [[0]]))
+    plain = CRFAligner.default(encoder=aligner.encoder, overrides={"identical": "off", "bead_weights": None})
+    assert [(b.complex, b.simple) for b in plain.align(*sides)] != [((0,), (0,))]
+    beads_only = make_crf_aligner(similarity=aligner.encoder, identical="off")
+    assert [(b.complex, b.simple) for b in beads_only.align(*sides)] == [((0,), (0,))]
 
 
 def test_normal_form_folds_case_punctuation_and_spacing_only():

@@ -21,8 +21,9 @@ from .. import caches
 from ..aligner_protocol import SentenceAlignerBase
 from ..errors import InputError
 from ..registry import aligner_registry
-from ..structures import Bead, Side, TrainingPair
-from .combine import COMBINATIONS, combine, direction_output
+from ..structures import Bead, Side, TrainingPair, beads_from_links
+from .beads import BeadContext, decode_beads
+from .combine import COMBINATIONS, combine, direction_output, fill_splits, link_probs
 from .features import PairFeaturizer, PairInput
 from .identical import MODES as IDENTICAL_MODES
 from .identical import identical_beads_win
@@ -45,6 +46,9 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "combination_weights": None,
     "torch_threads": 1,          # torch threads for training and the cross-encoder (inference is numpy)
     "identical": "unique",       # identical sentences get their own 1:1 bead: "off", "linked", "unique" (identical.py)
+    "split_fill": 0.4,           # keep a split part only the simple->complex direction finds (combine.fill_splits)
+    "bead_weights": None,        # the bead decoder's scorer (beads.py); None: beads are the link components
+    "bead_threshold": 0.5,       # bead probability a chosen bead must exceed
 }
 
 
@@ -192,12 +196,30 @@ class CRFAligner(SentenceAlignerBase):
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation)."""
         s2c, c2s = self.decode(pair)
-        method = combination or self.config["combination"]
-        weights = self.config.get("combination_weights")
+        cfg = self.config
+        method = combination or cfg["combination"]
+        weights = cfg.get("combination_weights")
         if method == "learned" and weights is None:
             method = "union"
-        beads = combine(s2c, c2s, method, None if weights is None else np.asarray(weights), self.config["threshold"])
-        return identical_beads_win(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, self.config["identical"])
+        if method == "learned" and cfg.get("bead_weights") is not None:
+            beads = self.decode_beads(pair, s2c, c2s)
+        else:
+            beads = combine(s2c, c2s, method, None if weights is None else np.asarray(weights), cfg["threshold"],
+                            cfg["split_fill"])
+        return identical_beads_win(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, cfg["identical"])
+
+    def bead_context(self, pair: PairInput, s2c, c2s) -> Tuple[BeadContext, List[Bead]]:
+        """(the bead decoder's view of a decoded pair, the link-level beads of the learned combination)."""
+        cfg = self.config
+        probs = link_probs(s2c, c2s, cfg["combination_weights"])
+        kept = fill_splits({k: p for k, p in probs.items() if p >= cfg["threshold"]}, s2c, cfg["split_fill"])
+        base = beads_from_links(sorted(kept), {k: min(1.0, max(0.0, p)) for k, p in kept.items()})
+        return BeadContext(s2c, c2s, probs, *pair.sentence_lengths(), pair.cross_lingual), base
+
+    def decode_beads(self, pair: PairInput, s2c, c2s) -> List[Bead]:
+        """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
+        ctx, base = self.bead_context(pair, s2c, c2s)
+        return decode_beads(ctx, self.config["bead_weights"], self.config["bead_threshold"], base)
 
     def decode(self, pair: PairInput):
         decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
@@ -249,7 +271,7 @@ class CRFAligner(SentenceAlignerBase):
         self._trainer = None
         if self.weights is not None:
             cfg, state = read_weights(self.weights)
-            self.config.update({k: v for k, v in cfg.items() if k == "combination_weights"})
+            self.config.update({k: v for k, v in cfg.items() if k in ("combination_weights", "bead_weights")})
             self._load_state(state)
             self.ready = True
             return
@@ -324,7 +346,9 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
                      cross_encoder_path: Optional[str] = None, learn_rate: float = 0.01,
                      encoder_learn_rate: float = 3e-5, cross_lingual_rate: float = 0.25, combination_epochs: int = 10,
                      combination_holdout: float = 0.2, seed: int = 0, translations: str = "bead-dp",
-                     translation_length_ratio: float = 1.25, identical: Optional[str] = None) -> CRFAligner:
+                     translation_length_ratio: float = 1.25, identical: Optional[str] = None,
+                     split_fill: Optional[float] = None, bead_threshold: Optional[float] = None,
+                     bead_folds: int = 5) -> CRFAligner:
     """The neural CRF sentence aligner (the default).
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
@@ -337,14 +361,18 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
     translations, translation_length_ratio: pairs in two languages whose lengths differ by at most
         this factor are aligned by the monotone bead decoder ("bead-dp"), or by the CRF ("crf").
     identical: "unique" (default), "linked" or "off": identical sentences get their own 1:1 bead
-        (crf/identical.py)."""
+        (crf/identical.py).
+    split_fill, bead_threshold: override the weights' split fill (crf/combine.py) and bead decoder
+        threshold (crf/beads.py); bead_folds: held-out folds that train the bead decoder (below 2: none)."""
     from .train import TrainingSettings
 
-    settings = TrainingSettings(learn_rate, encoder_learn_rate, cross_lingual_rate, combination_epochs,
-                                combination_holdout, seed)
+    settings = TrainingSettings(learn_rate=learn_rate, encoder_learn_rate=encoder_learn_rate,
+                                cross_lingual_rate=cross_lingual_rate, combination_epochs=combination_epochs,
+                                combination_holdout=combination_holdout, bead_folds=bead_folds, seed=seed)
     given = {"combination": combination, "threshold": threshold, "top_k": top_k, "top_k_lexical": top_k_lexical,
              "band": band, "neighbours": neighbours, "hidden": hidden, "emission": emission,
-             "cross_encoder_path": cross_encoder_path, "identical": identical}
+             "cross_encoder_path": cross_encoder_path, "identical": identical, "split_fill": split_fill,
+             "bead_threshold": bead_threshold}
     overrides = {k: v for k, v in given.items() if v is not None}
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec

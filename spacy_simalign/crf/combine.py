@@ -3,7 +3,7 @@ complex->simple links give merges (n:1); union, intersection, or a learned logis
 combination of both directions' Viterbi choices and marginals. Beads are the connected
 components of the kept links; a bead's score is the mean probability of its links."""
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -15,10 +15,12 @@ Link = Tuple[int, int]  # (complex index, simple index)
 
 @dataclass
 class DirectionOutput:
-    """Viterbi links and marginal link probabilities of one direction, in (complex, simple) order."""
+    """Viterbi links and marginal link probabilities of one direction, in (complex, simple) order,
+    and each source sentence's marginal probability of being unaligned."""
 
     links: List[Link]
     probs: Dict[Link, float]
+    null: Optional[np.ndarray] = None
 
 
 def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_is_complex: bool) -> DirectionOutput:
@@ -36,7 +38,8 @@ def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_i
         rows, ks = rows[keep], ks[keep]
         for i, j, q in zip(rows.tolist(), cand[rows, ks].tolist(), p[keep].tolist()):
             probs[orient(i, j)] = q
-    return DirectionOutput(links, probs)
+    null = np.asarray(marg, dtype=np.float64)[:, 0] if np.asarray(marg).ndim == 2 else None
+    return DirectionOutput(links, probs, null)
 
 
 def link_features(link: Link, s2c: DirectionOutput, c2s: DirectionOutput, v1: set, v2: set) -> List[float]:
@@ -47,9 +50,37 @@ def link_features(link: Link, s2c: DirectionOutput, c2s: DirectionOutput, v1: se
 N_LINK_FEATURES = 7
 
 
+def link_probs(s2c: DirectionOutput, c2s: DirectionOutput, weights: np.ndarray) -> Dict[Link, float]:
+    """The learned combination's probability of every link either direction finds possible."""
+    v1, v2 = set(s2c.links), set(c2s.links)
+    pool = sorted(v1 | v2 | set(s2c.probs) | set(c2s.probs))
+    if not pool:
+        return {}
+    x = np.array([link_features(k, s2c, c2s, v1, v2) for k in pool], dtype=np.float64)
+    prob = 1.0 / (1.0 + np.exp(-(x @ np.asarray(weights, dtype=np.float64))))
+    return dict(zip(pool, prob.tolist()))
+
+
+def fill_splits(kept: Dict[Link, float], s2c: DirectionOutput, split_fill: Optional[float]) -> Dict[Link, float]:
+    """`kept` plus the simple->complex Viterbi link of each simple sentence that has no kept
+    link, where its marginal is at least `split_fill` (None: none added). The combination,
+    fitted mostly on near-copies, asks for both directions' support; a split part that only the
+    simple->complex direction finds is dropped, although that direction is the one made for
+    splits (docs/crf-experiments.md)."""
+    if split_fill is None:
+        return kept
+    linked = {s for _, s in kept}
+    out = dict(kept)
+    for link in s2c.links:
+        p = s2c.probs.get(link, 0.0)
+        if link[1] not in linked and p >= split_fill:
+            out[link] = p
+    return out
+
+
 def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
-            weights: np.ndarray = None, threshold: float = 0.5) -> List[Bead]:
-    """Beads from the two directions."""
+            weights: np.ndarray = None, threshold: float = 0.5, split_fill: Optional[float] = None) -> List[Bead]:
+    """Beads from the two directions (`split_fill`: see fill_splits, learned combination only)."""
     v1, v2 = set(s2c.links), set(c2s.links)
     scores: Dict[Link, float] = {}
     if method == "intersection":
@@ -61,11 +92,8 @@ def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
     elif method == "learned":
         if weights is None:
             raise ValueError("the learned combination needs trained weights")
-        pool = sorted(v1 | v2 | set(s2c.probs) | set(c2s.probs))
-        if pool:
-            x = np.array([link_features(k, s2c, c2s, v1, v2) for k in pool], dtype=np.float64)
-            prob = 1.0 / (1.0 + np.exp(-(x @ np.asarray(weights, dtype=np.float64))))
-            scores = {k: float(p) for k, p in zip(pool, prob) if p >= threshold}
+        scores = fill_splits({k: p for k, p in link_probs(s2c, c2s, weights).items() if p >= threshold}, s2c,
+                             split_fill)
         keep = set(scores)
     else:
         raise ValueError(f"unknown combination {method!r}: choose one of {', '.join(COMBINATIONS)}")

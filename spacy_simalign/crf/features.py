@@ -74,6 +74,17 @@ class PairInput:
     n_complex: int
     n_simple: int
 
+    @property
+    def cross_lingual(self) -> bool:
+        """Whether the sides are in two languages (lexical features off)."""
+        null = self.s2c.null_feats
+        return bool(len(null)) and bool(null[0, NULL_FEATURE_NAMES.index("cross_lingual")] > 0)
+
+    def sentence_lengths(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Characters of each (complex, simple) sentence."""
+        return (np.array([len(t) for t in self.s2c.tgt_texts], dtype=np.float64),
+                np.array([len(t) for t in self.s2c.src_texts], dtype=np.float64))
+
 
 def _paragraph_embeddings(emb: np.ndarray, paragraph: np.ndarray, count: int) -> np.ndarray:
     """Normalised mean sentence embedding of each of `count` paragraphs (`paragraph`: each

@@ -6,7 +6,7 @@ steps, `prepare_aligner` fits the learned combination of the two directions on h
 documents and builds the fresh model. Deterministic for a given seed."""
 import random
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -28,6 +28,8 @@ class TrainingSettings:
     combination_epochs: Optional[int] = None  # epochs of the first CRF, the one the combination is fitted
     # on; None: as many as the final CRF's (train_aligner), or 10 where those are not known (spacy train)
     combination_holdout: float = 0.2      # share of documents held out to fit the combination
+    bead_folds: int = 5                   # held-out folds whose decodes fit the bead decoder (the first is
+    # the combination's hold-out); below 2: no bead decoder
     seed: int = 0
 
 
@@ -131,38 +133,75 @@ def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[in
     return order[:cut], order[cut:]
 
 
-def holdout_combination(config: Dict, encoder, rest: Sequence[PairInput], held: Sequence[PairInput],
-                        held_gold: Sequence[Set[Tuple[int, int]]], settings: TrainingSettings, epochs: int,
-                        log: Optional[Callable[[str], None]] = None) -> List[float]:
-    """Weights of the learned combination of directions: a first CRF trained on the `rest`
-    documents for `epochs` decodes the `held` ones (features without gold), and a logistic
-    model is fitted on its outputs against their gold links."""
+def heldout_folds(n: int, settings: TrainingSettings) -> Tuple[List[int], List[List[int]]]:
+    """(the documents in the hold-out split's shuffled order, the held-out folds of the second
+    stage): the combination's hold-out first, then, for the bead decoder, the other documents
+    cut into bead_folds - 1 folds (none when bead_folds < 2)."""
+    held, rest = holdout_split(n, settings.combination_holdout, settings.seed)
+    k = settings.bead_folds - 1
+    if k < 1 or len(rest) < k:
+        return held + rest, [held]
+    return held + rest, [held] + [rest[round(f * len(rest) / k):round((f + 1) * len(rest) / k)] for f in range(k)]
+
+
+def heldout_decodes(config: Dict, encoder, inputs: Sequence[PairInput], plain: Callable[[int], PairInput],
+                    held: Sequence[int], order: Sequence[int], settings: TrainingSettings, epochs: int,
+                    log: Optional[Callable[[str], None]] = None) -> List[Tuple[int, PairInput, Tuple]]:
+    """(document, its features without gold, (s2c, c2s) decoded) of the `held` documents by a
+    first CRF trained for `epochs` on the other documents (taken in `order`)."""
     set_seed(settings.seed)
     first = CRFAligner(config, encoder=encoder)
-    fit_crf(first, rest, epochs, settings, log=log)
-    examples = [first.decode(x) + (gold,) for x, gold in zip(held, held_gold)]
-    return [float(w) for w in fit_combination(examples, settings.seed)]
+    held_set = set(held)
+    fit_crf(first, [inputs[i] for i in order if i not in held_set], epochs, settings, log=log)
+    return [(i, plain(i), first.decode(plain(i))) for i in held]
+
+
+def fit_bead_decoder(aligner: CRFAligner, decodes, pairs: Sequence[TrainingPair], seed: int) -> Optional[List[float]]:
+    """The bead decoder's scorer from held-out decodes (with the aligner's combination weights)."""
+    from .beads import bead_examples, fit_bead_scorer
+
+    xs, ys = [], []
+    for i, x, (s2c, c2s) in decodes:
+        ctx, base = aligner.bead_context(x, s2c, c2s)
+        bx, by = bead_examples(ctx, pairs[i].gold, base)
+        xs.append(bx)
+        ys.append(by)
+    return fit_bead_scorer(xs, ys, seed)
 
 
 def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
                     inputs: Optional[Sequence[PairInput]] = None, log: Optional[Callable[[str], None]] = None,
                     epochs: Optional[int] = None) -> None:
     """Ready a fresh aligner for its training steps: with the learned combination (and at least
-    5 documents), fit the combination on held-out documents first; then a fresh model. `epochs`:
-    the final CRF's, when known (see TrainingSettings.combination_epochs)."""
+    5 documents), fit the combination on the decodes of held-out documents by a first CRF, and
+    the bead decoder on those of bead_folds held-out folds (the combination's among them); then
+    a fresh model. `epochs`: the final CRF's, when known (see TrainingSettings.combination_epochs)."""
     config = aligner.config
+    config["bead_weights"] = None
     first_epochs = settings.combination_epochs if settings.combination_epochs is not None else (epochs or 10)
     if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
-        held, rest = holdout_split(len(pairs), settings.combination_holdout, settings.seed)
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
-        plain = [aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links) for i in held]
-        weights = holdout_combination(dict(config, combination_weights=None), aligner.encoder,
-                                      [inputs[i] for i in rest], plain, [pairs[i].links for i in held], settings,
-                                      first_epochs, log=log)
-        config["combination_weights"] = weights
+        memo: Dict[int, PairInput] = {}
+
+        def plain(i: int) -> PairInput:
+            if i not in memo:
+                memo[i] = aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
+            return memo[i]
+
+        first_config = dict(config, combination_weights=None)
+        order, folds = heldout_folds(len(pairs), settings)
+        decodes = [heldout_decodes(first_config, aligner.encoder, inputs, plain, held, order, settings,
+                                   first_epochs, log) for held in folds]
+        weights = fit_combination([dec + (pairs[i].links,) for i, _, dec in decodes[0]], settings.seed)
+        config["combination_weights"] = [round(float(w), 6) for w in weights]
         if log:
             log(f"combination weights: {np.round(weights, 3).tolist()}")
+        if len(folds) > 1:
+            config["bead_weights"] = fit_bead_decoder(aligner, [d for fold in decodes for d in fold], pairs,
+                                                      settings.seed)
+            if log and config["bead_weights"] is not None:
+                log(f"bead decoder weights: {np.round(config['bead_weights'], 3).tolist()}")
     set_seed(settings.seed)
     aligner.model = CRFAligner.build_model(config)
     aligner.model.eval()
