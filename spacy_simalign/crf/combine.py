@@ -1,7 +1,8 @@
 """Combining the two directions into n:m beads: simple->complex links give splits (1:n),
 complex->simple links give merges (n:1); union, intersection, or a learned logistic
-combination of both directions' Viterbi choices and marginals. Beads are the connected
-components of the kept links; a bead's score is the mean probability of its links."""
+combination of both directions' Viterbi choices and marginals (with the split fill). Beads are
+the connected components of the kept links; a bead's score is the mean probability of its links.
+These link-level beads are what the bead-level second stage (beads.py) starts from."""
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
