@@ -119,3 +119,21 @@ def test_the_bead_decoder_changes_the_beads_only_through_its_units(shipped, bibl
         for c, s in new:  # a chosen unit is a block: consecutive sentences on both sides
             assert list(c) == list(range(c[0], c[-1] + 1)) and list(s) == list(range(s[0], s[-1] + 1))
     assert differ >= 2  # in-sample (the shipped model trained on them): most bible beads need no unit
+
+
+def test_a_gold_bead_with_a_gap_labels_no_candidate_block():
+    """A gold bead whose simple sentences skip one (0 -> 0, 2) is no block: the candidate block
+    (0, 0, 0, 2), which takes sentence 1 too, must not be learned as that gold bead."""
+    from spacy_simalign.crf.beads import BeadContext, bead_examples, block_of
+    from spacy_simalign.structures import Bead
+
+    s2c = DirectionOutput([(0, 0), (0, 1), (0, 2)], {(0, 0): 0.9, (0, 1): 0.8, (0, 2): 0.9})
+    c2s = DirectionOutput([(0, 0)], {(0, 0): 0.9})
+    ctx = BeadContext(s2c, c2s, {(0, 0): 0.9, (0, 1): 0.8, (0, 2): 0.9}, np.array([40.0]),
+                      np.array([10.0, 10.0, 10.0]), False)
+    base = [Bead((0,), (0, 1, 2))]
+    _, labels = bead_examples(ctx, [Bead((0,), (0, 2))], base)
+    assert len(labels) and not labels.any()
+    _, labels = bead_examples(ctx, [Bead((0,), (0, 1, 2))], base)
+    assert labels.sum() == 1
+    assert block_of(Bead((0,), (0, 2))) is None and block_of(Bead((1, 2), (3,))) == (1, 2, 3, 3)

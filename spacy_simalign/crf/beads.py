@@ -14,7 +14,7 @@ The decoded beads are the monotone chain of non-overlapping candidates with the 
 The scorer is fitted on CRF outputs for documents that CRF did not train on (crf/train.py).
 Everything is vectorised over the candidates; there is no encoder call and nothing
 language-specific. What was tried beside it is in docs/crf-experiments.md."""
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -160,6 +160,14 @@ class BeadContext:
         return out
 
 
+def block_of(bead: Bead):
+    """(c0, c1, s0, s1) of a bead whose sentences are consecutive on both sides, else None."""
+    c, s = bead.complex, bead.simple
+    if c and s and c[-1] - c[0] + 1 == len(c) and s[-1] - s[0] + 1 == len(s):
+        return (c[0], c[-1], s[0], s[-1])
+    return None
+
+
 def _runs(a: np.ndarray, b: np.ndarray, max_len: int) -> np.ndarray:
     """From links (a, b) sorted by (a, b): every (a, b_first, b_last), b_first <= b_last both
     linked to a, b_last - b_first < max_len."""
@@ -193,10 +201,9 @@ def candidate_beads(ctx: BeadContext, extra: Sequence[Bead] = ()) -> np.ndarray:
             for ds in range(1, MAX_BLOCK):
                 hit = np.isin((c + dc) * (ctx.ns + 1) + s + ds, keys)
                 parts.append(np.stack([c[hit], c[hit] + dc, s[hit], s[hit] + ds], axis=1))
-    for b in extra:
-        if b.complex and b.simple and b.complex[-1] - b.complex[0] + 1 == len(b.complex) \
-                and b.simple[-1] - b.simple[0] + 1 == len(b.simple):
-            parts.append(np.array([[b.complex[0], b.complex[-1], b.simple[0], b.simple[-1]]], dtype=np.int64))
+    blocks = [block for block in map(block_of, extra) if block is not None]
+    if blocks:
+        parts.append(np.array(blocks, dtype=np.int64))
     cands = np.unique(np.concatenate(parts).astype(np.int64), axis=0)
     return cands[(cands[:, 1] < ctx.nc) & (cands[:, 3] < ctx.ns)]
 
@@ -264,12 +271,12 @@ def decode_beads(ctx: BeadContext, weights: Sequence[float], threshold: float, b
 def bead_examples(ctx: BeadContext, gold: Sequence[Bead], base: Sequence[Bead]) -> Tuple[np.ndarray, np.ndarray]:
     """(features, 1 where the candidate is exactly a gold bead) of a decoded training pair."""
     cands = candidate_beads(ctx, base)
-    wanted = {(b.complex[0], b.complex[-1], b.simple[0], b.simple[-1]) for b in gold if b.complex and b.simple}
+    wanted = set(map(block_of, gold)) - {None}  # a gold bead with a gap is no candidate block
     y = np.array([tuple(row) in wanted for row in cands.tolist()], dtype=np.int64)
     return ctx.features(cands), y
 
 
-def fit_bead_scorer(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: int = 0) -> List[float]:
+def fit_bead_scorer(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: int = 0) -> Optional[List[float]]:
     """Logistic regression weights (no intercept: feature 0 is the bias) from bead examples;
     None when the examples hold one class only (no bead stage then)."""
     from sklearn.linear_model import LogisticRegression
