@@ -21,9 +21,9 @@ from .. import caches
 from ..aligner_protocol import SentenceAlignerBase
 from ..errors import InputError
 from ..registry import aligner_registry
-from ..structures import Bead, Side, TrainingPair, beads_from_links
+from ..structures import Bead, Side, TrainingPair
 from .beads import BeadContext, decode_beads
-from .combine import COMBINATIONS, combine, direction_output, fill_splits, link_probs
+from .combine import COMBINATIONS, combine, direction_output, kept_links, link_beads, link_probs
 from .features import PairFeaturizer, PairInput
 from .identical import MODES as IDENTICAL_MODES
 from .identical import identical_beads_win
@@ -212,8 +212,7 @@ class CRFAligner(SentenceAlignerBase):
         """(the bead decoder's view of a decoded pair, the link-level beads of the learned combination)."""
         cfg = self.config
         probs = link_probs(s2c, c2s, cfg["combination_weights"])
-        kept = fill_splits({k: p for k, p in probs.items() if p >= cfg["threshold"]}, s2c, cfg["split_fill"])
-        base = beads_from_links(sorted(kept), {k: min(1.0, max(0.0, p)) for k, p in kept.items()})
+        base = link_beads(kept_links(probs, s2c, cfg["threshold"], cfg["split_fill"]))
         return BeadContext(s2c, c2s, probs, *pair.sentence_lengths(), pair.cross_lingual), base
 
     def decode_beads(self, pair: PairInput, s2c, c2s) -> List[Bead]:

@@ -39,8 +39,7 @@ def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_i
         rows, ks = rows[keep], ks[keep]
         for i, j, q in zip(rows.tolist(), cand[rows, ks].tolist(), p[keep].tolist()):
             probs[orient(i, j)] = q
-    null = np.asarray(marg, dtype=np.float64)[:, 0] if np.asarray(marg).ndim == 2 else None
-    return DirectionOutput(links, probs, null)
+    return DirectionOutput(links, probs, np.asarray(marg, dtype=np.float64)[:, 0])
 
 
 def link_features(link: Link, s2c: DirectionOutput, c2s: DirectionOutput, v1: set, v2: set) -> List[float]:
@@ -51,15 +50,33 @@ def link_features(link: Link, s2c: DirectionOutput, c2s: DirectionOutput, v1: se
 N_LINK_FEATURES = 7
 
 
-def link_probs(s2c: DirectionOutput, c2s: DirectionOutput, weights: np.ndarray) -> Dict[Link, float]:
-    """The learned combination's probability of every link either direction finds possible."""
+def link_rows(s2c: DirectionOutput, c2s: DirectionOutput) -> Tuple[List[Link], np.ndarray]:
+    """(every link either direction finds possible, sorted; its combination features [L, 7])."""
     v1, v2 = set(s2c.links), set(c2s.links)
     pool = sorted(v1 | v2 | set(s2c.probs) | set(c2s.probs))
+    x = np.array([link_features(k, s2c, c2s, v1, v2) for k in pool], dtype=np.float64).reshape(-1, N_LINK_FEATURES)
+    return pool, x
+
+
+def link_probs(s2c: DirectionOutput, c2s: DirectionOutput, weights: np.ndarray) -> Dict[Link, float]:
+    """The learned combination's probability of every link either direction finds possible."""
+    pool, x = link_rows(s2c, c2s)
     if not pool:
         return {}
-    x = np.array([link_features(k, s2c, c2s, v1, v2) for k in pool], dtype=np.float64)
     prob = 1.0 / (1.0 + np.exp(-(x @ np.asarray(weights, dtype=np.float64))))
     return dict(zip(pool, prob.tolist()))
+
+
+def kept_links(probs: Dict[Link, float], s2c: DirectionOutput, threshold: float,
+               split_fill: Optional[float]) -> Dict[Link, float]:
+    """The links of the learned combination's probabilities `probs` at or above `threshold`,
+    with the split fill."""
+    return fill_splits({k: p for k, p in probs.items() if p >= threshold}, s2c, split_fill)
+
+
+def link_beads(scores: Dict[Link, float]) -> List[Bead]:
+    """The beads (connected components) of the kept links, their scores clipped to [0, 1]."""
+    return beads_from_links(sorted(scores), {k: float(min(1.0, max(0.0, s))) for k, s in scores.items()})
 
 
 def fill_splits(kept: Dict[Link, float], s2c: DirectionOutput, split_fill: Optional[float]) -> Dict[Link, float]:
@@ -83,23 +100,17 @@ def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
             weights: np.ndarray = None, threshold: float = 0.5, split_fill: Optional[float] = None) -> List[Bead]:
     """Beads from the two directions (`split_fill`: see fill_splits, learned combination only)."""
     v1, v2 = set(s2c.links), set(c2s.links)
-    scores: Dict[Link, float] = {}
     if method == "intersection":
-        keep = v1 & v2
-        scores = {k: min(s2c.probs.get(k, 0.0), c2s.probs.get(k, 0.0)) for k in keep}
+        scores = {k: min(s2c.probs.get(k, 0.0), c2s.probs.get(k, 0.0)) for k in v1 & v2}
     elif method == "union":
-        keep = v1 | v2
-        scores = {k: max(s2c.probs.get(k, 0.0), c2s.probs.get(k, 0.0)) for k in keep}
+        scores = {k: max(s2c.probs.get(k, 0.0), c2s.probs.get(k, 0.0)) for k in v1 | v2}
     elif method == "learned":
         if weights is None:
             raise ValueError("the learned combination needs trained weights")
-        scores = fill_splits({k: p for k, p in link_probs(s2c, c2s, weights).items() if p >= threshold}, s2c,
-                             split_fill)
-        keep = set(scores)
+        scores = kept_links(link_probs(s2c, c2s, weights), s2c, threshold, split_fill)
     else:
         raise ValueError(f"unknown combination {method!r}: choose one of {', '.join(COMBINATIONS)}")
-    scores = {k: float(min(1.0, max(0.0, s))) for k, s in scores.items()}
-    return beads_from_links(sorted(keep), scores)
+    return link_beads(scores)
 
 
 def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]], seed: int = 0) -> np.ndarray:
@@ -108,12 +119,11 @@ def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]]
 
     xs, ys = [], []
     for s2c, c2s, gold in examples:
-        v1, v2 = set(s2c.links), set(c2s.links)
-        for link in sorted(v1 | v2 | set(s2c.probs) | set(c2s.probs)):
-            xs.append(link_features(link, s2c, c2s, v1, v2))
-            ys.append(int(link in gold))
+        pool, x = link_rows(s2c, c2s)
+        xs.append(x)
+        ys.extend(int(link in gold) for link in pool)
     if len(set(ys)) < 2:
         return np.array([0, 0, 0, 2.0, 2.0, 0, -1.0])
     clf = LogisticRegression(C=10.0, fit_intercept=False, max_iter=2000, random_state=seed)
-    clf.fit(np.array(xs), np.array(ys))
+    clf.fit(np.concatenate(xs), np.array(ys))
     return clf.coef_[0]

@@ -153,7 +153,11 @@ def heldout_decodes(config: Dict, encoder, inputs: Sequence[PairInput], plain: C
     first = CRFAligner(config, encoder=encoder)
     held_set = set(held)
     fit_crf(first, [inputs[i] for i in order if i not in held_set], epochs, settings, log=log)
-    return [(i, plain(i), first.decode(plain(i))) for i in held]
+    out = []
+    for i in held:
+        x = plain(i)
+        out.append((i, x, first.decode(x)))
+    return out
 
 
 def fit_bead_decoder(aligner: CRFAligner, decodes, pairs: Sequence[TrainingPair], seed: int) -> Optional[List[float]]:
@@ -182,12 +186,8 @@ def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings
     if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
-        memo: Dict[int, PairInput] = {}
-
-        def plain(i: int) -> PairInput:
-            if i not in memo:
-                memo[i] = aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
-            return memo[i]
+        def plain(i: int) -> PairInput:  # features without gold, as at inference (each document is held once)
+            return aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
 
         first_config = dict(config, combination_weights=None)
         order, folds = heldout_folds(len(pairs), settings)
