@@ -1,9 +1,13 @@
 """The bead decoder (crf/beads.py) and the split fill (crf/combine.py): splits and merges chosen
 as units over the CRF's link-level beads (issue 14), on real DEplain-web documents."""
+import json
+import shutil
+
 import numpy as np
 import pytest
+import srsly
 
-from spacy_simalign.crf.aligner import CRFAligner
+from spacy_simalign.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.crf.beads import N_BEAD_FEATURES, candidate_beads, monotone_chain
 from spacy_simalign.crf.combine import DirectionOutput, combine, fill_splits
 from spacy_simalign.crf.train import TrainingSettings, heldout_folds, train_aligner
@@ -82,6 +86,25 @@ def test_decoded_beads_partition_the_aligned_sentences(shipped, deplain_pairs):
 def test_shipped_weights_carry_a_bead_decoder(shipped):
     assert len(shipped.config["bead_weights"]) == N_BEAD_FEATURES
     assert shipped.config["split_fill"] == 0.4
+
+
+def test_weights_saved_before_the_split_fill_load_without_it(shipped, tmp_path):
+    """A weights folder (or spaCy bytes) saved before `split_fill` existed has no such key: it
+    loads with the fill off, as it decoded then, not with the new default (the fill's effect:
+    test_split_fill_adds_only_unlinked_simple_sentences_above_the_floor)."""
+    old = tmp_path / "old"
+    shutil.copytree(DEFAULT_WEIGHTS, old)
+    cfg = json.loads((old / "config.json").read_text(encoding="utf-8"))
+    for key in ("split_fill", "bead_weights", "bead_threshold"):
+        del cfg[key]
+    (old / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    loaded = CRFAligner.load(old, encoder=shipped.encoder)
+    assert loaded.config["split_fill"] is None and loaded.config["bead_weights"] is None
+    msg = srsly.msgpack_loads(shipped.to_bytes())
+    del msg["config"]["split_fill"]
+    assert CRFAligner(encoder=shipped.encoder).from_bytes(srsly.msgpack_dumps(msg)).config["split_fill"] is None
+    fresh = CRFAligner(dict(shipped.config, bead_weights=None), model=shipped.model, encoder=shipped.encoder)
+    assert fresh.config["split_fill"] == 0.4  # a new config still gets the default
 
 
 def test_heldout_folds_start_with_the_combination_hold_out_and_cover_every_document():

@@ -63,6 +63,16 @@ def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]
     return out
 
 
+# settings that came after weights were first saved, each with the value that keeps the output
+# of weights saved before it (a saved config without the key gets this, not the new default)
+PREDATED_SETTINGS: Dict[str, Any] = {"split_fill": None}
+
+
+def as_saved(config: Dict[str, Any]) -> Dict[str, Any]:
+    """A saved aligner's config, with the settings it predates at their old behaviour."""
+    return {**PREDATED_SETTINGS, **config}
+
+
 def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
     """(config, state dict) of a weights folder; read once per process while the files stay the
     same (caches.shared), and each aligner loads the tensors into a model of its own."""
@@ -71,7 +81,7 @@ def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[st
     def load():
         if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
             raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
-        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        cfg = as_saved(json.loads((folder / "config.json").read_text(encoding="utf-8")))
         if cfg.get("emission") == "cross-encoder" and (folder / "cross_encoder").is_dir():
             cfg["cross_encoder_path"] = str(folder / "cross_encoder")
         return cfg, torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
@@ -311,7 +321,7 @@ class CRFAligner(SentenceAlignerBase):
                     (Path(tmp) / rel).write_bytes(content)
                 return self._replace(*read_weights(tmp, cached=False))
         state = torch.load(io.BytesIO(msg["model"]), map_location="cpu", weights_only=True)
-        return self._replace(msg["config"], state)
+        return self._replace(as_saved(msg["config"]), state)
 
     def to_disk(self, path) -> None:
         self.save(path)
