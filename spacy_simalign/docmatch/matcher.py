@@ -26,38 +26,6 @@ from .index import INDEXES, candidates, day_numbers
 from .lexical import LEXICAL, LexicalScorer
 from .strategies import DEFAULT_STRATEGY, check_strategy, select
 
-DEFAULT_CONFIG_STR = """
-[docmatch]
-@misc = "spacy-simalign.DocMatcher.v2"
-fields = ["title", "lead"]
-strategy = "assignment"
-window_days = 1
-top_k = 10
-index = "auto"
-lexical_field = "text"
-rerank = "sentences"
-max_sentences = 20
-allow_mixed_languages = false
-threads = 0
-
-[docmatch.embedder]
-@simalign_similarity = "spacy-simalign.USESimilarity.v1"
-
-[docmatch.profiles]
-
-[docmatch.profiles.same]
-lexical = "tfidf"
-lexical_weight = 0.5
-rerank_weight = 0.0
-threshold = 15.0
-
-[docmatch.profiles.cross]
-lexical = "none"
-lexical_weight = 0.0
-rerank_weight = 1.0
-threshold = 32.5
-"""
-
 
 @dataclass
 class Profile:
@@ -96,8 +64,38 @@ class Profile:
 
 DEFAULT_PROFILES = {  # how they were chosen: docs/document-matching.md
     "same": Profile("tfidf", 0.5, 0.0, 15.0),   # on Klexikon (de-de): the sentence evidence adds nothing there
-    "cross": Profile("none", 0.0, 1.0, 32.5),   # on the de-fr sets of tests/data (in-sample)
+    "cross": Profile(),                          # the field defaults; on the de-fr sets of tests/data (in-sample)
 }
+
+
+def _profiles_section(profiles: Dict[str, Profile]) -> str:
+    """The [docmatch.profiles] section of a config with these profiles (thresholds per strategy aside)."""
+    out = ["[docmatch.profiles]"]
+    for name, profile in profiles.items():
+        out += ["", f"[docmatch.profiles.{name}]", f'lexical = "{profile.lexical}"',
+                f"lexical_weight = {float(profile.lexical_weight)}", f"rerank_weight = {float(profile.rerank_weight)}",
+                f"threshold = {float(profile.threshold)}"]
+    return "\n".join(out) + "\n"
+
+
+DEFAULT_CONFIG_STR = """
+[docmatch]
+@misc = "spacy-simalign.DocMatcher.v2"
+fields = ["title", "lead"]
+strategy = "assignment"
+window_days = 1
+top_k = 10
+index = "auto"
+lexical_field = "text"
+rerank = "sentences"
+max_sentences = 20
+allow_mixed_languages = false
+threads = 0
+
+[docmatch.embedder]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+
+""" + _profiles_section(DEFAULT_PROFILES)
 
 
 @dataclass(frozen=True)
