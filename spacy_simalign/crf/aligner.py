@@ -212,7 +212,7 @@ class CRFAligner(SentenceAlignerBase):
         if method == "learned" and weights is None:
             method = "union"
         if method == "learned" and cfg.get("bead_weights") is not None:
-            beads = self.decode_beads(pair, s2c, c2s)
+            beads = self.bead_stage(pair, s2c, c2s)
         else:
             beads = combine(s2c, c2s, method, None if weights is None else np.asarray(weights), cfg["threshold"],
                             cfg["split_fill"])
@@ -225,7 +225,7 @@ class CRFAligner(SentenceAlignerBase):
         base = link_beads(kept_links(probs, s2c, cfg["threshold"], cfg["split_fill"]))
         return BeadContext(s2c, c2s, probs, *pair.sentence_lengths(), pair.cross_lingual), base
 
-    def decode_beads(self, pair: PairInput, s2c, c2s) -> List[Bead]:
+    def bead_stage(self, pair: PairInput, s2c, c2s) -> List[Bead]:
         """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
         ctx, base = self.bead_context(pair, s2c, c2s)
         return decode_beads(ctx, self.config["bead_weights"], self.config["bead_threshold"], base)
