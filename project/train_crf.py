@@ -2,6 +2,13 @@
 and save them where the package ships them (spacy_simalign/weights/crf/).
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/train_crf.py [--output DIR] [--epochs 20]
+
+With gold documents of your own domain, train on them beside the DEplain ones (several --data
+files are read in turn) and align with `align --model DIR`; how much a few in-domain documents
+give: project/eval_crf_adaptation.py.
+
+    .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
+        --data my-gold.jsonl --output my-crf
 """
 import argparse
 import json
@@ -21,13 +28,14 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.json
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(DEFAULT_DATA), help="pair JSONL with gold beads, pre-segmented sides")
+    ap.add_argument("--data", action="append", default=None,
+                    help="pair JSONL with gold beads, pre-segmented sides (repeatable; default: the DEplain-web dev pairs)")
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     args = ap.parse_args(argv)
-    pairs = read_training_pairs(args.data)
+    pairs = [pair for path in (args.data or [str(DEFAULT_DATA)]) for pair in read_training_pairs(path)]
     t0 = time.time()
     # the combination is fitted on a first CRF trained as long as the final one
     settings = TrainingSettings(seed=args.seed)

@@ -128,3 +128,21 @@ def test_generated_project_outputs_are_not_versioned():
                  "project.lock", f"packages/spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"]
     ignored = subprocess.run(["git", "check-ignore", *generated], cwd=ROOT, capture_output=True, text=True).stdout
     assert ignored.split() == generated
+
+
+def test_train_crf_reads_several_gold_files(tmp_path):
+    """project/train_crf.py --data A --data B trains on the documents of both (a user's own gold beside
+    DEplain's), and the folder it writes aligns with `align --model`."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text("\n".join(lines[3:6]) + "\n", encoding="utf-8")
+    run = run_script(ROOT / "project" / "train_crf.py", "--data", tmp_path / "a.jsonl", "--data", tmp_path / "b.jsonl",
+                      "--output", tmp_path / "crf", "--epochs", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "trained on 6 documents" in run.stdout
+    config = json.loads((tmp_path / "crf" / "config.json").read_text(encoding="utf-8"))
+    assert config["combination_weights"] is not None  # fitted on held-out documents: there were enough of them
+    run = run_script("-m", "spacy_simalign", "align", tmp_path / "a.jsonl", tmp_path / "out.jsonl",
+                      "--model", tmp_path / "crf", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3
