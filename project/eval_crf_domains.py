@@ -145,6 +145,8 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--train-seed", type=int, default=None,
+                    help="seed of the training runs only (default: --seed, which also draws the folds)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1, help="training runs in parallel (forked processes)")
     ap.add_argument("--translation-gold", action="store_true",
@@ -168,7 +170,8 @@ def main(argv=None) -> int:
     pool = pairs + [tb] + halves
     i_tb, i_ha, i_hb = len(pairs), len(pairs) + 1, len(pairs) + 2
     probe = CRFAligner(config)
-    _STATE.update(pool=pool, config=config, epochs=args.epochs, seed=args.seed, encoder=probe.encoder,
+    _STATE.update(pool=pool, config=config, epochs=args.epochs,
+                  seed=args.seed if args.train_seed is None else args.train_seed, encoder=probe.encoder,
                   train_inputs=featurize_all(probe, pool, with_gold=True),
                   test_inputs=featurize_all(probe, pool, with_gold=False))
     extra = [i_tb] if args.translation_gold else []
@@ -196,7 +199,7 @@ def main(argv=None) -> int:
     else:
         results = [_run(j) for j in jobs]
     preds = {name: dict(zip(test, p)) for name, test, p in results}
-    out: Dict = {"config": config, "epochs": args.epochs, "seed": args.seed,
+    out: Dict = {"config": config, "epochs": args.epochs, "seed": args.seed, "train_seed": _STATE["seed"],
                  "translation_gold": args.translation_gold}
 
     def tally(items):
@@ -211,6 +214,7 @@ def main(argv=None) -> int:
               f"{bt['p']:6.3f} {bt['r']:6.3f} {bt['f']:6.3f}   {st['f']:6.3f} {note}")
 
     print(f"config {json.dumps(config, sort_keys=True)}  epochs {args.epochs}  seed {args.seed}  "
+          f"training seed {_STATE['seed']}  "
           f"translation gold {'yes' if args.translation_gold else 'no'}")
     print(f"\n{'protocol':30s} {'docs':>4s} {'link P':>6s} {'R':>6s} {'F1':>6s}   {'bt P':>6s} {'R':>6s} {'F1':>6s}"
           f"   {'strict':>6s}")

@@ -1,0 +1,113 @@
+"""How many gold documents of a new domain the CRF needs: train on the 71 web portal documents plus
+k bible documents, test on bible documents none of those runs trained on (DEplain-web dev).
+
+The 11 bible documents are cut into 3 test folds (the seeded shuffle of project/cv_crf.py); for
+each fold and each k, the run trains on the portal documents and the first k of the fold's other
+bible documents (in a seeded order, so a larger k adds documents to a smaller one's). Pooled link
+and bead-text P/R/F1 over the three folds' test documents per k; k = 0 is "the domain unseen".
+
+    SPACY_SIMALIGN_CACHE=/work/cache/emb-v2 .venv/bin/python project/eval_crf_adaptation.py \
+        [--ks 0,2,4,8] [--train-seeds 0,1,2] [--epochs 20] [--jobs 2] [--json out.json]
+
+The CRF's training draws (document order, which documents are shown without lexical features)
+move the bible figures a lot, so each k is trained with several seeds (--train-seeds; the folds
+stay those of --seed) and the table gives the mean and the range over them. Runs are
+independent and seeded; --jobs runs them in forked processes (same results)."""
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Dict
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cv_crf import folds_of, read_pairs  # noqa: E402
+from eval_crf_domains import BIBLE, DEPLAIN, PORTAL, Tally  # noqa: E402
+
+from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+
+_STATE: Dict = {}
+
+
+def _run(job):
+    """One training run: (k, seed, train indices, test indices) -> (k, seed, test indices, predictions)."""
+    k, seed, train_idx, test_idx = job
+    st = _STATE
+    aligner = train_aligner([st["pairs"][i] for i in train_idx], {}, epochs=st["epochs"],
+                            settings=TrainingSettings(seed=seed), encoder=st["encoder"],
+                            inputs=[st["train_inputs"][i] for i in train_idx])
+    return k, seed, test_idx, [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ks", default="0,2,4,8", help="numbers of in-domain training documents")
+    ap.add_argument("--folds", type=int, default=3, help="test folds of the bible documents")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the test folds and of the order of the documents added")
+    ap.add_argument("--train-seeds", default="0", help="training seeds, each a run of its own")
+    ap.add_argument("--jobs", type=int, default=1, help="training runs in parallel (forked processes)")
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    ks = [int(k) for k in args.ks.split(",")]
+    seeds = [int(v) for v in args.train_seeds.split(",")]
+    if args.jobs > 1:  # no OpenMP pool in the parent: forked children would deadlock on it
+        import torch
+
+        torch.set_num_threads(1)
+    t0 = time.time()
+    corpus, pairs = read_pairs(DEPLAIN)
+    portal = [i for i, c in enumerate(corpus) if c == PORTAL]
+    bible = [i for i, c in enumerate(corpus) if c == BIBLE]
+    probe = CRFAligner({})
+    _STATE.update(pairs=pairs, epochs=args.epochs, encoder=probe.encoder,
+                  train_inputs=featurize_all(probe, pairs, with_gold=True),
+                  test_inputs=featurize_all(probe, pairs, with_gold=False))
+    jobs = []
+    for f, picks in enumerate(folds_of(len(bible), args.folds, args.seed)):
+        test = [bible[j] for j in picks]
+        others = [i for i in bible if i not in set(test)]
+        random.Random(args.seed + f).shuffle(others)
+        for k in ks:
+            jobs += [(k, seed, portal + others[:k], test) for seed in seeds]
+    if args.jobs > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(args.jobs) as workers:
+            results = workers.map(_run, jobs, chunksize=1)
+    else:
+        results = [_run(j) for j in jobs]
+    rows = {}  # k -> seed -> figures pooled over the folds
+    for k in ks:
+        for seed in seeds:
+            tally = Tally()
+            for k_run, seed_run, test, preds in results:
+                if (k_run, seed_run) == (k, seed):
+                    for i, pred in zip(test, preds):
+                        tally.add(pairs[i], pred)
+            rows.setdefault(k, {})[seed] = tally.figures()
+    print(f"train on the {len(portal)} portal documents + k bible documents; test on the held-out bible "
+          f"documents ({len(bible)}, {args.folds} folds), pooled; mean over training seeds {seeds} [min-max]\n")
+    print(f"{'k':>3}  {'link F1':>19}  {'bead-text F1':>19}  link P / R (mean)")
+    for k, by_seed in rows.items():
+        link = [fig["link"]["f"] for fig in by_seed.values()]
+        bt = [fig["bead_text"]["f"] for fig in by_seed.values()]
+        p = sum(fig["link"]["p"] for fig in by_seed.values()) / len(by_seed)
+        r = sum(fig["link"]["r"] for fig in by_seed.values()) / len(by_seed)
+        print(f"{k:>3}  {sum(link) / len(link):.3f} [{min(link):.3f}-{max(link):.3f}]  "
+              f"{sum(bt) / len(bt):.3f} [{min(bt):.3f}-{max(bt):.3f}]  {p:.3f} / {r:.3f}")
+    print(f"\n{time.time() - t0:.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"ks": ks, "epochs": args.epochs, "seed": args.seed, "train_seeds": seeds,
+                                               "rows": {str(k): {str(sd): fig for sd, fig in v.items()}
+                                                        for k, v in rows.items()}}, indent=2) + "\n",
+                                   encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
