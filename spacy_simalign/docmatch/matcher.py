@@ -10,6 +10,7 @@ full-text TF-IDF helps within a language and only adds noise across languages, a
 sentence evidence alone separates near-duplicate stories across languages. So the signals,
 their weights and the threshold come from a *profile* per language pair: `same` and `cross`
 by default, or one calibrate-docs wrote for the exact pair ("de-fr")."""
+import json
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
@@ -69,12 +70,10 @@ DEFAULT_PROFILES = {  # how they were chosen: docs/document-matching.md
 
 
 def _profiles_section(profiles: Dict[str, Profile]) -> str:
-    """The [docmatch.profiles] section of a config with these profiles (thresholds per strategy aside)."""
+    """The [docmatch.profiles] section of a config with these profiles (their to_config values)."""
     out = ["[docmatch.profiles]"]
     for name, profile in profiles.items():
-        out += ["", f"[docmatch.profiles.{name}]", f'lexical = "{profile.lexical}"',
-                f"lexical_weight = {float(profile.lexical_weight)}", f"rerank_weight = {float(profile.rerank_weight)}",
-                f"threshold = {float(profile.threshold)}"]
+        out += ["", f"[docmatch.profiles.{name}]"] + [f"{k} = {json.dumps(v)}" for k, v in profile.to_config().items()]
     return "\n".join(out) + "\n"
 
 
