@@ -19,28 +19,15 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Dict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cv_crf import folds_of, read_pairs  # noqa: E402
-from eval_crf_domains import BIBLE, DEPLAIN, PORTAL, Tally  # noqa: E402
+from eval_crf_domains import BIBLE, DEPLAIN, PORTAL, RUN_STATE, Tally, run_training  # noqa: E402
 
 from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-
-_STATE: Dict = {}
-
-
-def _run(job):
-    """One training run: (k, seed, train indices, test indices) -> (k, seed, test indices, predictions)."""
-    k, seed, train_idx, test_idx = job
-    st = _STATE
-    aligner = train_aligner([st["pairs"][i] for i in train_idx], {}, epochs=st["epochs"],
-                            settings=TrainingSettings(seed=seed), encoder=st["encoder"],
-                            inputs=[st["train_inputs"][i] for i in train_idx])
-    return k, seed, test_idx, [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
+from spacy_simalign.crf.train import featurize_all  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -64,29 +51,23 @@ def main(argv=None) -> int:
     portal = [i for i, c in enumerate(corpus) if c == PORTAL]
     bible = [i for i, c in enumerate(corpus) if c == BIBLE]
     probe = CRFAligner({})
-    _STATE.update(pairs=pairs, epochs=args.epochs, encoder=probe.encoder,
-                  train_inputs=featurize_all(probe, pairs, with_gold=True),
-                  test_inputs=featurize_all(probe, pairs, with_gold=False))
+    RUN_STATE.update(pool=pairs, config={}, epochs=args.epochs, encoder=probe.encoder,
+                     train_inputs=featurize_all(probe, pairs, with_gold=True),
+                     test_inputs=featurize_all(probe, pairs, with_gold=False))
     jobs = []
     for f, picks in enumerate(folds_of(len(bible), args.folds, args.seed)):
         test = [bible[j] for j in picks]
         others = [i for i in bible if i not in set(test)]
         random.Random(args.seed + f).shuffle(others)
         for k in ks:
-            jobs += [(k, seed, portal + others[:k], test) for seed in seeds]
-    if args.jobs > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("fork").Pool(args.jobs) as workers:
-            results = workers.map(_run, jobs, chunksize=1)
-    else:
-        results = [_run(j) for j in jobs]
+            jobs += [((k, seed), portal + others[:k], test, seed) for seed in seeds]
+    results = run_training(jobs, args.jobs)
     rows = {}  # k -> seed -> figures pooled over the folds
     for k in ks:
         for seed in seeds:
             tally = Tally()
-            for k_run, seed_run, test, preds in results:
-                if (k_run, seed_run) == (k, seed):
+            for name, test, preds in results:
+                if name == (k, seed):
                     for i, pred in zip(test, preds):
                         tally.add(pairs[i], pred)
             rows.setdefault(k, {})[seed] = tally.figures()

@@ -126,18 +126,30 @@ class Tally:
 
 # training runs ---------------------------------------------------------------------------------
 
-_STATE: Dict = {}
+RUN_STATE: Dict = {}  # what the training runs read (set before forking): pool, config, epochs, encoder, *_inputs
 
 
 def _run(job):
-    """One training run: (name, train indices into the pool, test indices) -> predictions."""
-    name, train_idx, test_idx = job
-    st = _STATE
+    """One training run: (name, train indices into the pool, test indices, training seed) ->
+    (name, test indices, predictions)."""
+    name, train_idx, test_idx, seed = job
+    st = RUN_STATE
     aligner = train_aligner([st["pool"][i] for i in train_idx], st["config"], epochs=st["epochs"],
-                            settings=TrainingSettings(seed=st["seed"]),
+                            settings=TrainingSettings(seed=seed),
                             encoder=st["encoder"], inputs=[st["train_inputs"][i] for i in train_idx])
     preds = [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
     return name, test_idx, preds
+
+
+def run_training(jobs, n_jobs: int) -> List:
+    """The training runs `jobs` (see _run) on what RUN_STATE holds, in `n_jobs` forked processes when
+    above 1 (the same results: every run is seeded)."""
+    if n_jobs > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(n_jobs) as workers:
+            return workers.map(_run, jobs, chunksize=1)
+    return [_run(j) for j in jobs]
 
 
 def main(argv=None) -> int:
@@ -170,36 +182,30 @@ def main(argv=None) -> int:
     pool = pairs + [tb] + halves
     i_tb, i_ha, i_hb = len(pairs), len(pairs) + 1, len(pairs) + 2
     probe = CRFAligner(config)
-    _STATE.update(pool=pool, config=config, epochs=args.epochs,
-                  seed=args.seed if args.train_seed is None else args.train_seed, encoder=probe.encoder,
-                  train_inputs=featurize_all(probe, pool, with_gold=True),
-                  test_inputs=featurize_all(probe, pool, with_gold=False))
+    train_seed = args.seed if args.train_seed is None else args.train_seed
+    RUN_STATE.update(pool=pool, config=config, epochs=args.epochs, encoder=probe.encoder,
+                     train_inputs=featurize_all(probe, pool, with_gold=True),
+                     test_inputs=featurize_all(probe, pool, with_gold=False))
     extra = [i_tb] if args.translation_gold else []
     all_dp = list(range(len(pairs)))
     jobs = []
     folds = folds_of(len(pairs), args.folds, args.seed)
     if "cv" not in skip:
         for f, test in enumerate(folds):
-            jobs.append((f"fold{f + 1}", [i for i in all_dp if i not in set(test)] + extra, test))
+            jobs.append((f"fold{f + 1}", [i for i in all_dp if i not in set(test)] + extra, test, train_seed))
     if "lodo" not in skip:
         portal = [i for i in all_dp if corpus[i] == PORTAL]
         bible = [i for i in all_dp if corpus[i] == BIBLE]
-        jobs.append(("portal->bible", portal + extra, bible))
-        jobs.append(("bible->portal", bible + extra, portal))
+        jobs.append(("portal->bible", portal + extra, bible, train_seed))
+        jobs.append(("bible->portal", bible + extra, portal, train_seed))
     if "textberg" not in skip:
-        jobs.append(("deplain->textberg", all_dp, [i_tb, i_ha, i_hb]))
+        jobs.append(("deplain->textberg", all_dp, [i_tb, i_ha, i_hb], train_seed))
         if args.translation_gold:
-            jobs.append(("halves b->a", all_dp + [i_hb], [i_ha]))
-            jobs.append(("halves a->b", all_dp + [i_ha], [i_hb]))
-    if args.jobs > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("fork").Pool(args.jobs) as workers:
-            results = workers.map(_run, jobs, chunksize=1)
-    else:
-        results = [_run(j) for j in jobs]
+            jobs.append(("halves b->a", all_dp + [i_hb], [i_ha], train_seed))
+            jobs.append(("halves a->b", all_dp + [i_ha], [i_hb], train_seed))
+    results = run_training(jobs, args.jobs)
     preds = {name: dict(zip(test, p)) for name, test, p in results}
-    out: Dict = {"config": config, "epochs": args.epochs, "seed": args.seed, "train_seed": _STATE["seed"],
+    out: Dict = {"config": config, "epochs": args.epochs, "seed": args.seed, "train_seed": train_seed,
                  "translation_gold": args.translation_gold}
 
     def tally(items):
@@ -214,7 +220,7 @@ def main(argv=None) -> int:
               f"{bt['p']:6.3f} {bt['r']:6.3f} {bt['f']:6.3f}   {st['f']:6.3f} {note}")
 
     print(f"config {json.dumps(config, sort_keys=True)}  epochs {args.epochs}  seed {args.seed}  "
-          f"training seed {_STATE['seed']}  "
+          f"training seed {train_seed}  "
           f"translation gold {'yes' if args.translation_gold else 'no'}")
     print(f"\n{'protocol':30s} {'docs':>4s} {'link P':>6s} {'R':>6s} {'F1':>6s}   {'bt P':>6s} {'R':>6s} {'F1':>6s}"
           f"   {'strict':>6s}")
