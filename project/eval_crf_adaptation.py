@@ -24,10 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cv_crf import folds_of, read_pairs  # noqa: E402
-from eval_crf_domains import BIBLE, DEPLAIN, PORTAL, RUN_STATE, Tally, run_training  # noqa: E402
-
-from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.train import featurize_all  # noqa: E402
+from eval_crf_domains import BIBLE, DEPLAIN, PORTAL, Tally, prepare_runs, run_training  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -42,18 +39,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     ks = [int(k) for k in args.ks.split(",")]
     seeds = [int(v) for v in args.train_seeds.split(",")]
-    if args.jobs > 1:  # no OpenMP pool in the parent: forked children would deadlock on it
-        import torch
-
-        torch.set_num_threads(1)
     t0 = time.time()
     corpus, pairs = read_pairs(DEPLAIN)
     portal = [i for i, c in enumerate(corpus) if c == PORTAL]
     bible = [i for i, c in enumerate(corpus) if c == BIBLE]
-    probe = CRFAligner({})
-    RUN_STATE.update(pool=pairs, config={}, epochs=args.epochs, encoder=probe.encoder,
-                     train_inputs=featurize_all(probe, pairs, with_gold=True),
-                     test_inputs=featurize_all(probe, pairs, with_gold=False))
+    prepare_runs(pairs, {}, args.epochs, args.jobs)
     jobs = []
     for f, picks in enumerate(folds_of(len(bible), args.folds, args.seed)):
         test = [bible[j] for j in picks]
@@ -61,16 +51,12 @@ def main(argv=None) -> int:
         random.Random(args.seed + f).shuffle(others)
         for k in ks:
             jobs += [((k, seed), portal + others[:k], test, seed) for seed in seeds]
-    results = run_training(jobs, args.jobs)
-    rows = {}  # k -> seed -> figures pooled over the folds
-    for k in ks:
-        for seed in seeds:
-            tally = Tally()
-            for name, test, preds in results:
-                if name == (k, seed):
-                    for i, pred in zip(test, preds):
-                        tally.add(pairs[i], pred)
-            rows.setdefault(k, {})[seed] = tally.figures()
+    tallies = {}  # (k, seed) -> the runs of its folds, pooled
+    for name, test, preds in run_training(jobs, args.jobs):
+        tally = tallies.setdefault(name, Tally())
+        for i, pred in zip(test, preds):
+            tally.add(pairs[i], pred)
+    rows = {k: {seed: tallies[k, seed].figures() for seed in seeds} for k in ks}  # k -> seed -> figures
     print(f"train on the {len(portal)} portal documents + k bible documents; test on the held-out bible "
           f"documents ({len(bible)}, {args.folds} folds), pooled; mean over training seeds {seeds} [min-max]\n")
     print(f"{'k':>3}  {'link F1':>19}  {'bead-text F1':>19}  link P / R (mean)")

@@ -141,6 +141,21 @@ def _run(job):
     return name, test_idx, preds
 
 
+def prepare_runs(pool: Sequence, config: Dict, epochs: int, n_jobs: int) -> None:
+    """Fill RUN_STATE for run_training: the pool's documents featurized once, with and without their
+    gold. With n_jobs above 1, torch gets one thread first: no OpenMP pool in the parent, on which
+    forked children would deadlock (training runs on one torch thread anyway, and the features do not
+    depend on torch's thread count)."""
+    if n_jobs > 1:
+        import torch
+
+        torch.set_num_threads(1)
+    probe = CRFAligner(config)
+    RUN_STATE.update(pool=pool, config=config, epochs=epochs, encoder=probe.encoder,
+                     train_inputs=featurize_all(probe, pool, with_gold=True),
+                     test_inputs=featurize_all(probe, pool, with_gold=False))
+
+
 def run_training(jobs, n_jobs: int) -> List:
     """The training runs `jobs` (see _run) on what RUN_STATE holds, in `n_jobs` forked processes when
     above 1 (the same results: every run is seeded)."""
@@ -170,10 +185,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     config = json.loads(args.config) if args.config else {}
-    if args.jobs > 1:  # no OpenMP pool in the parent: forked children would deadlock on it (training runs on
-        import torch  # one torch thread anyway, and the features do not depend on torch's thread count)
-
-        torch.set_num_threads(1)
     t0 = time.time()
     corpus, pairs = read_pairs(DEPLAIN)
     _, (tb,) = read_pairs(TEXTBERG)
@@ -181,11 +192,8 @@ def main(argv=None) -> int:
     # one pool of documents, featurized once: DEplain 0..81, Text+Berg whole, half a, half b
     pool = pairs + [tb] + halves
     i_tb, i_ha, i_hb = len(pairs), len(pairs) + 1, len(pairs) + 2
-    probe = CRFAligner(config)
+    prepare_runs(pool, config, args.epochs, args.jobs)
     train_seed = args.seed if args.train_seed is None else args.train_seed
-    RUN_STATE.update(pool=pool, config=config, epochs=args.epochs, encoder=probe.encoder,
-                     train_inputs=featurize_all(probe, pool, with_gold=True),
-                     test_inputs=featurize_all(probe, pool, with_gold=False))
     extra = [i_tb] if args.translation_gold else []
     all_dp = list(range(len(pairs)))
     jobs = []
