@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.similarity import USESimilarity  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.similarity.backends import USESimilarity  # noqa: E402
 from spacy_simalign.structures import Side  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"

@@ -79,14 +79,14 @@ def ours_load(path: Path) -> List[Doc]:
 def ours_encoder():
     """A new instance of the encoder our CRF uses (same class, settings and `encode` method as
     make_use_similarity()'s shared one, but its own cache and model load, so that it is timed)."""
-    from spacy_simalign.similarity import USESimilarity
+    from spacy_simalign.similarity.backends import USESimilarity
 
     return USESimilarity()
 
 
 def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
     """Pooled link P/R/F1 and strict bead F1 (= bead-text F1 here) with AlignmentScorer."""
-    from spacy_simalign.scoring import AlignmentScorer
+    from spacy_simalign.evaluation.scoring import AlignmentScorer
     from spacy_simalign.structures import Bead
 
     scorer = AlignmentScorer()
@@ -116,7 +116,7 @@ class EncoderClock:
     """Times every USESimilarity.encode call in this process (class-wide) while active."""
 
     def __enter__(self):
-        from spacy_simalign.similarity import USESimilarity
+        from spacy_simalign.similarity.backends import USESimilarity
 
         self.cls, self.orig, self.seconds = USESimilarity, USESimilarity.encode, 0.0
         clock = self
@@ -138,8 +138,8 @@ class EncoderClock:
 def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[str, Beads], float]:
     """The CLI's code path in this process, after a warm-up on the first pair (pipeline, weights,
     encoder loaded): ({id: beads}, seconds outside the encoder). method: crf | intersection."""
+    from spacy_simalign.aligners.methods import build_aligner, method_config
     from spacy_simalign.formats.pairs import read_pairs
-    from spacy_simalign.methods import build_aligner, method_config
 
     records = list(read_pairs(str(path)))
     if method == "crf":
@@ -155,7 +155,7 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
                 out += align_records(records[i:i + job.batch_size], job)
             return {o["id"]: [(tuple(a["complex"]), tuple(a["simple"])) for a in o["alignments"]] for o in out}
     else:
-        from spacy_simalign.xling_corpus import pairs_from_pair_file
+        from spacy_simalign.corpus.xling_align import pairs_from_pair_file
 
         aligner = build_aligner(method_config(method))
         pairs = pairs_from_pair_file(str(path))
@@ -177,8 +177,8 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
     sys.path.insert(0, str(ROOT / "project"))
     from cv_crf import folds_of
 
-    from spacy_simalign.crf.aligner import CRFAligner
-    from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner
+    from spacy_simalign.aligners.crf.aligner import CRFAligner
+    from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner
     from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()

@@ -13,8 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from spacy_simalign.crf.aligner import DEFAULT_WEIGHTS, CRFAligner  # noqa: E402
-from spacy_simalign.crf.identical import normal_form  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner  # noqa: E402
+from spacy_simalign.aligners.crf.identical import normal_form  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 from spacy_simalign.structures import Side  # noqa: E402
 

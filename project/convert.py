@@ -16,12 +16,12 @@ from typing import Dict, List
 import spacy
 from spacy.tokens import DocBin
 
-from spacy_simalign import pair
-from spacy_simalign.deplain import plan_files, read_plan
 from spacy_simalign.errors import InputError
+from spacy_simalign.formats.deplain import plan_files, read_plan
 from spacy_simalign.formats.jsonl import atomic_output
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.readers import gold_doc, read_gold_docs
+from spacy_simalign.pipeline import pair
+from spacy_simalign.pipeline.readers import gold_doc, read_gold_docs
 
 PARTS = ("train", "dev", "test")
 

@@ -16,11 +16,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.identical import MODES as IDENTICAL_MODES  # noqa: E402
-from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES  # noqa: E402
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.evaluation.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.formats.pairs import read_pairs as read_pair_records  # noqa: E402
-from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import TrainingPair, beads_from_links  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
         lf, bf = per[aligner.config["combination"]][-1]
         print(f"fold {f + 1}: {len(test)} docs  link F1 {lf:.3f}  bead-text F1 {bf:.3f}", flush=True)
         results["folds"].append({"docs": len(test), "link_f1": lf, "bead_text_f1": bf})
-    from spacy_simalign.similarity import TfidfSimilarity
+    from spacy_simalign.similarity.backends import TfidfSimilarity
 
     print(f"\n{'method':34s} {'link F1':>8s} {'bead-text F1':>13s}")
     main_c = probe.config["combination"]

@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 
 from cv_crf import folds_of, read_pairs  # noqa: E402  (the folds and reading of project/cv_crf.py)
 
-from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-from spacy_simalign.scoring import PRF, AlignmentScorer  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Bead, Side, TrainingPair  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"

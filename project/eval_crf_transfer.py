@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
 from spacy_simalign.corpus.pairs import read_amsterdam_csv  # noqa: E402
-from spacy_simalign.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.evaluation.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
-from spacy_simalign.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Side, beads_from_links  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"

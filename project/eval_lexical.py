@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from spacy_simalign import lexical, paragraphs
+from spacy_simalign.aligners import lexical, paragraphs
+from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.formats.pairs import read_pairs
-from spacy_simalign.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
-from spacy_simalign.similarity import TfidfSimilarity
+from spacy_simalign.similarity.backends import TfidfSimilarity
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +48,7 @@ def paragraph_methods(use: bool):
         "tfidf best match": lambda c, s: paragraphs.tfidf_paragraph_alignment(c, s),
     }
     if use:
-        from spacy_simalign.similarity import make_use_similarity
+        from spacy_simalign.similarity.backends import make_use_similarity
 
         sim = make_use_similarity()
         out["jiang (USE)"] = lambda c, s: paragraphs.jiang_paragraph_alignment(c, s, sim)

@@ -17,7 +17,7 @@ import argparse
 import os
 from pathlib import Path
 
-from spacy_simalign.segmentation import evaluation as ev
+from spacy_simalign.evaluation import segmentation as ev
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import spacy
 from spacy.training import Example
 
-from spacy_simalign.components.scorer import score_examples
+from spacy_simalign.aligners.methods import method_config
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.jsonl import atomic_output
-from spacy_simalign.methods import method_config
-from spacy_simalign.pipeline import alignment_pipeline
-from spacy_simalign.readers import PairCorpus
+from spacy_simalign.pipeline.build import alignment_pipeline
+from spacy_simalign.pipeline.readers import PairCorpus
+from spacy_simalign.pipeline.scorer import score_examples
 
 METRICS = ("link", "bead_text", "paragraph")
 

@@ -90,7 +90,7 @@ class GivenVectors:
 
 def make_encoder(model):
     encoder = Encoder.__new__(Encoder)  # skips SentenceTransformer(...)
-    encoder.model, encoder.model_name = model, "USE (spacy_simalign.similarity.USESimilarity)"
+    encoder.model, encoder.model_name = model, "USE (spacy_simalign.similarity.backends.USESimilarity)"
     return encoder
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from spacy_simalign.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
-from spacy_simalign.crf.train import TrainingSettings, train_aligner  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
+from spacy_simalign.aligners.crf.train import TrainingSettings, train_aligner  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"

@@ -10,13 +10,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.aligners.methods import method_config
 from spacy_simalign.engines import AlignJob, LocalEngine, batches
 from spacy_simalign.engines.multiprocess import ProcessEngine
 from spacy_simalign.engines.ordered import ordered_results
+from spacy_simalign.engines.progress import interactive, progress_bar
 from spacy_simalign.engines.work import align_records
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.methods import method_config
-from spacy_simalign.progress import interactive, progress_bar
 
 
 def job_of(method, batch_size):
@@ -116,8 +116,8 @@ def test_align_records_matches_one_pair_at_a_time(deplain_pairs):
 def test_the_component_encodes_each_batch_in_one_call(deplain_pairs, monkeypatch):
     """nlp.pipe hands the sentence aligner whole batches: it encodes every sentence of a batch in
     one call (from an empty cache), then aligns each pair from those vectors."""
-    from spacy_simalign.pair import pair_from_record, side_of
-    from spacy_simalign.pipeline import alignment_pipeline
+    from spacy_simalign.pipeline.build import alignment_pipeline
+    from spacy_simalign.pipeline.pair import pair_from_record, side_of
 
     nlp = alignment_pipeline("de", method_config("crf").to_str())
     encoder = nlp.get_pipe("simalign_sentence_aligner").aligner.encoder

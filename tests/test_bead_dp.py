@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from spacy_simalign.bead_dp import align_monotone, bead_types, make_bead_dp, runs
+from spacy_simalign.aligners.bead_dp import align_monotone, bead_types, make_bead_dp, runs
+from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair, read_pairs
-from spacy_simalign.scoring import AlignmentScorer
 from spacy_simalign.structures import Side
 
 
@@ -68,7 +68,7 @@ def test_sentences_that_disagree_are_left_out():
 
 
 def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplain_pairs):
-    from spacy_simalign.crf.aligner import make_crf_aligner
+    from spacy_simalign.aligners.crf.aligner import make_crf_aligner
 
     aligner = make_crf_aligner()
     c, s = textberg.side("complex"), textberg.side("simple")

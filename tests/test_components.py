@@ -9,11 +9,11 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.util import registry
 
-from spacy_simalign import pair
-from spacy_simalign.components.scorer import score_examples
-from spacy_simalign.components.sentence_aligner import SentenceAligner
 from spacy_simalign.errors import InputError
-from spacy_simalign.readers import PairCorpus, predicted_doc
+from spacy_simalign.pipeline import pair
+from spacy_simalign.pipeline.readers import PairCorpus, predicted_doc
+from spacy_simalign.pipeline.scorer import score_examples
+from spacy_simalign.pipeline.sentence_aligner import SentenceAligner
 
 N_SMALL = 3
 

@@ -3,13 +3,13 @@ candidates, cross-lingual mode, bad configuration."""
 import pytest
 import torch
 
-from spacy_simalign.crf.aligner import CRFAligner
-from spacy_simalign.crf.features import FEATURE_NAMES, PairFeaturizer
-from spacy_simalign.crf.train import TrainingSettings, train_aligner
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.features import FEATURE_NAMES, PairFeaturizer
+from spacy_simalign.aligners.crf.train import TrainingSettings, train_aligner
 from spacy_simalign.errors import InputError
+from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.scoring import AlignmentScorer
-from spacy_simalign.similarity import make_use_similarity
+from spacy_simalign.similarity.backends import make_use_similarity
 from spacy_simalign.structures import ParagraphLink, Side
 
 SMALL = ("deplain-web-98", "deplain-web-108", "deplain-web-129")

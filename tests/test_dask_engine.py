@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from spacy_simalign.aligners.methods import method_config  # noqa: E402
 from spacy_simalign.engines import AlignJob, batches  # noqa: E402
 from spacy_simalign.engines.dask_cluster import DaskEngine  # noqa: E402
 from spacy_simalign.engines.work import worker_stats  # noqa: E402
 from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
-from spacy_simalign.methods import method_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")

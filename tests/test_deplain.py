@@ -4,8 +4,8 @@ import io
 
 import pytest
 
-from spacy_simalign.deplain import read_plan, split_joined
 from spacy_simalign.errors import InputError
+from spacy_simalign.formats.deplain import read_plan, split_joined
 from spacy_simalign.formats.pairs import parse_pair
 
 

@@ -340,7 +340,7 @@ def test_evidence_ranks_the_true_report_above_its_near_duplicate():
     """Within the satellite cluster, each German report's sentence evidence is highest with its own
     French report, though the first stage (title + lead) may prefer a sibling story."""
     from spacy_simalign.docmatch.evidence import SentenceEvidence
-    from spacy_simalign.similarity import make_use_similarity
+    from spacy_simalign.similarity.backends import make_use_similarity
 
     clusters = json.loads((NEWS / "clusters.json").read_text(encoding="utf-8"))
     gold = dict((g["source"], g["target"]) for g in map(json.loads, (NEWS / "gold.jsonl").read_text().splitlines()))

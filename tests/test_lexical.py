@@ -1,10 +1,10 @@
 """The classic sentence aligners (MASSAlign, CATS C3G, TF-IDF) on real DEplain-web documents."""
 import pytest
 
-from spacy_simalign import lexical
-from spacy_simalign.methods import build_aligner, method_config
-from spacy_simalign.paragraphs import vicinity_paragraph_alignment
-from spacy_simalign.scoring import AlignmentScorer, links_of
+from spacy_simalign.aligners import lexical
+from spacy_simalign.aligners.methods import build_aligner, method_config
+from spacy_simalign.aligners.paragraphs import vicinity_paragraph_alignment
+from spacy_simalign.evaluation.scoring import AlignmentScorer, links_of
 from spacy_simalign.structures import Bead, Side
 
 METHODS = ["cats-c3g", "cats-c3g-seq", "massalign", "tfidf"]
@@ -124,7 +124,7 @@ def test_cats_groups_splits_into_one_bead_and_keeps_links_without_grouping(news)
 
 
 def test_cats_closest_links_each_simple_sentence_to_its_most_similar(news):
-    from spacy_simalign.similarity import TfidfSimilarity
+    from spacy_simalign.similarity.backends import TfidfSimilarity
 
     complex, simple = sides(news[0])
     sim = TfidfSimilarity("char", 3).matrix(complex.sentences, simple.sentences)

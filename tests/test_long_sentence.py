@@ -7,9 +7,9 @@ import json
 import numpy as np
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.crf import tfidf
+from spacy_simalign.aligners.crf import tfidf
 from spacy_simalign.limits import MAX_TEXT_CHARS
-from spacy_simalign.similarity import USESimilarity
+from spacy_simalign.similarity.backends import USESimilarity
 
 
 def long_text(chars: int) -> str:

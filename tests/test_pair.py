@@ -3,7 +3,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.training import Example
 
-from spacy_simalign import pair
+from spacy_simalign.pipeline import pair
 from spacy_simalign.structures import Bead
 
 

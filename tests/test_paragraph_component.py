@@ -3,9 +3,9 @@ used by the sentence aligner, scored against the paragraph pairs implied by gold
 import pytest
 import spacy
 
-from spacy_simalign import pair
-from spacy_simalign.methods import method_config
-from spacy_simalign.scoring import PRF, paragraph_pairs
+from spacy_simalign.aligners.methods import method_config
+from spacy_simalign.evaluation.scoring import PRF, paragraph_pairs
+from spacy_simalign.pipeline import pair
 
 METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]
 

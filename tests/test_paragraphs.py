@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_simalign import paragraphs
-from spacy_simalign.methods import build_aligner, method_config
-from spacy_simalign.scoring import PRF, links_of, paragraph_pairs
-from spacy_simalign.similarity import TfidfSimilarity
+from spacy_simalign.aligners import paragraphs
+from spacy_simalign.aligners.methods import build_aligner, method_config
+from spacy_simalign.evaluation.scoring import PRF, links_of, paragraph_pairs
+from spacy_simalign.similarity.backends import TfidfSimilarity
 from spacy_simalign.structures import Bead, Side
 
 METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]

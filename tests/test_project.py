@@ -10,7 +10,7 @@ import spacy
 from weasel.cli.run import project_run
 
 import spacy_simalign
-from spacy_simalign import pair
+from spacy_simalign.pipeline import pair
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = ("project.yml", "configs", "assets", "project")

@@ -8,7 +8,7 @@ from conftest import load_deplain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spacy_simalign.methods import SENTENCE_METHODS, build_aligner, method_config
+from spacy_simalign.aligners.methods import SENTENCE_METHODS, build_aligner, method_config
 from spacy_simalign.structures import ParagraphLink, Side
 
 

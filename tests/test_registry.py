@@ -50,7 +50,7 @@ def test_aligners_resolve_to_their_entry_point(group, name, target):
 
 
 def test_every_named_method_builds_its_aligner():
-    from spacy_simalign.methods import PARAGRAPH_METHODS, SENTENCE_METHODS, build_aligner, method_config
+    from spacy_simalign.aligners.methods import PARAGRAPH_METHODS, SENTENCE_METHODS, build_aligner, method_config
 
     for name in SENTENCE_METHODS:
         assert hasattr(build_aligner(method_config(name)), "align")
@@ -59,7 +59,7 @@ def test_every_named_method_builds_its_aligner():
 
 
 def test_scorer_resolves():
-    from spacy_simalign.components.scorer import score_examples
+    from spacy_simalign.pipeline.scorer import score_examples
 
     assert registry.scorers.get("spacy-simalign.alignment_scorer.v1")() is score_examples
 
@@ -71,9 +71,9 @@ def test_component_defaults_are_the_named_default_methods():
 
     from confection import Config
 
-    from spacy_simalign.components import paragraph_aligner, sentence_aligner
-    from spacy_simalign.methods import DEFAULT_PARAGRAPH_METHOD, DEFAULT_SENTENCE_METHOD, method_config
-    from spacy_simalign.paragraphs import make_jiang_paragraphs
+    from spacy_simalign.aligners.methods import DEFAULT_PARAGRAPH_METHOD, DEFAULT_SENTENCE_METHOD, method_config
+    from spacy_simalign.aligners.paragraphs import make_jiang_paragraphs
+    from spacy_simalign.pipeline import paragraph_aligner, sentence_aligner
 
     sentence = Config().from_str(sentence_aligner.DEFAULT_CONFIG_STR)["sentence_aligner"]["aligner"]
     assert sentence == method_config(DEFAULT_SENTENCE_METHOD)["aligner"]

@@ -8,10 +8,10 @@ import pytest
 import spacy
 from conftest import DEPLAIN_PAIRS
 
-from spacy_simalign import pair as pair_module
 from spacy_simalign.__main__ import main
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.render import render, score_hue
+from spacy_simalign.pipeline import pair as pair_module
+from spacy_simalign.review.render import render, score_hue
 from spacy_simalign.segmentation.sides import side_from_sentences
 from spacy_simalign.structures import Bead, Side
 

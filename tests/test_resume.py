@@ -17,8 +17,8 @@ METHOD = ["--method", "tfidf", "--batch-size", "1"]
 
 def settings_of(method, batch_size):
     """What align records beside a partial output for this method and batch size."""
+    from spacy_simalign.aligners.methods import method_config
     from spacy_simalign.engines import AlignJob
-    from spacy_simalign.methods import method_config
 
     return AlignJob(method_config(method).to_str(), None, batch_size).settings()
 

@@ -213,7 +213,7 @@ def test_cli_review_bad_input_is_one_line_error(tmp_path, files, capsys):
 
 
 def test_saved_gold_is_what_evaluate_scores_against(client, files, tmp_path):
-    from spacy_simalign.evaluation import evaluate_files
+    from spacy_simalign.evaluation.files import evaluate_files
 
     pairs, _, objs = files
     predicted = tmp_path / "predicted.jsonl"

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from spacy_simalign.render import render
 from spacy_simalign.review import ReviewServer
+from spacy_simalign.review.render import render
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.stats import corpus_correlations, pair_stats, read_aligned
+from spacy_simalign.evaluation.stats import corpus_correlations, pair_stats, read_aligned
 from spacy_simalign.structures import Bead
 
 XLING = Path(__file__).resolve().parent / "data" / "xling"
@@ -106,7 +106,7 @@ def test_histogram_axis_says_what_the_similarity_is(tmp_path):
     """Issue 15, item 16: match-docs' score mixes TF-IDF into the cosine; the axis must not say "cosine"."""
     import matplotlib.pyplot as plt
 
-    from spacy_simalign.stats import similarity_figure
+    from spacy_simalign.evaluation.stats import similarity_figure
 
     path = tmp_path / "a.jsonl"
     path.write_text('{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], '

@@ -8,15 +8,10 @@ from pathlib import Path
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.aligners.intersection import intersection_links, make_intersection_aligner
+from spacy_simalign.corpus.xling_filters import guess_language, is_error_page, pair_problems
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.structures import Side
-from spacy_simalign.xling import (
-    guess_language,
-    intersection_links,
-    is_error_page,
-    make_intersection_aligner,
-    pair_problems,
-)
 
 XLING = Path(__file__).resolve().parent / "data" / "xling"
 
@@ -121,13 +116,13 @@ def test_unknown_method_is_an_error(tmp_path, capsys):
 
 
 def test_crf_method_is_selectable():
-    pytest.importorskip("spacy_simalign.crf.aligner")
-    from spacy_simalign.crf.aligner import DEFAULT_WEIGHTS
+    pytest.importorskip("spacy_simalign.aligners.crf.aligner")
+    from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
 
     if not (DEFAULT_WEIGHTS / "model.pt").exists():
         pytest.skip("CRF weights not shipped yet")
     record = next(read_pairs(str(XLING / "pairs.jsonl")))
-    from spacy_simalign.methods import build_aligner, method_config
+    from spacy_simalign.aligners.methods import build_aligner, method_config
 
     beads = build_aligner(method_config("crf")).align(record.side("complex"), record.side("simple"))
     links = {link for b in beads for link in b.links()}

@@ -6,11 +6,17 @@ import argparse
 import os
 import sys
 
+from ..aligners.methods import (
+    DEFAULT_SENTENCE_METHOD,
+    SENTENCE_METHODS,
+    build_aligner,
+    load_aligner_config,
+    method_config,
+)
 from ..engines import ENGINES, AlignJob
+from ..engines.resume import PartialOutput
 from ..errors import InputError
-from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, build_aligner, load_aligner_config, method_config
 from ..outputs import Paths
-from ..resume import PartialOutput
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."

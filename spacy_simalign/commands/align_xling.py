@@ -36,7 +36,7 @@ def paths(args) -> Paths:
 
 def build(args):
     """(aligner, name for the output's `method` field) from --method/--config/--threshold/--model."""
-    from ..methods import build_aligner, load_aligner_config, method_config
+    from ..aligners.methods import build_aligner, load_aligner_config, method_config
 
     if args.config:
         config, path, name = load_aligner_config(args.config), args.config, "config"
@@ -54,7 +54,7 @@ def build(args):
 
 
 def run(args) -> int:
-    from ..xling_corpus import align_xling_pairs, pairs_from_matches, pairs_from_pair_file
+    from ..corpus.xling_align import align_xling_pairs, pairs_from_matches, pairs_from_pair_file
 
     if (args.source is None) != (args.target is None):
         raise InputError("give both --source and --target (with matches JSONL as input), or neither")

@@ -45,7 +45,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    from ..similarity import get_similarity
+    from ..similarity.backends import get_similarity
 
     records = list(read_pairs(args.input, default_lang=args.lang))
     if args.lang:

@@ -5,8 +5,8 @@ import shutil
 import textwrap
 from typing import List
 
+from ..aligners.methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, method_config
 from ..formats.pairs import read_pairs
-from ..methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, method_config
 
 NAME = "demo"
 HELP = "Align the bundled example pair (no download) and print the aligned sentences side by side."
@@ -50,8 +50,8 @@ def render_text(complex_sents, simple_sents, beads, width: int) -> str:
 
 
 def run(args) -> int:
-    from ..pair import pair_from_record, side_of
-    from ..pipeline import alignment_pipeline
+    from ..pipeline.build import alignment_pipeline
+    from ..pipeline.pair import pair_from_record, side_of
 
     width = args.width or min(shutil.get_terminal_size((140, 24)).columns, 160)
     record = next(iter(read_pairs(args.pairs)))

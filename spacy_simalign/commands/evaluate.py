@@ -21,7 +21,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    from ..evaluation import evaluate_files, format_table
+    from ..evaluation.files import evaluate_files, format_table
 
     scores = evaluate_files(args.gold, args.predicted)
     print(format_table(scores))

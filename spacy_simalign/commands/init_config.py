@@ -1,6 +1,6 @@
 """`init-config NAME [--paragraph]`: print the [aligner] config of a named method, to edit and
 pass back with `align --config FILE` (or to put under a component's `aligner` section)."""
-from ..methods import PARAGRAPH_METHODS, SENTENCE_METHODS, method_config
+from ..aligners.methods import PARAGRAPH_METHODS, SENTENCE_METHODS, method_config
 
 NAME = "init-config"
 HELP = "Print the [aligner] config of a named method (edit it, then align --config FILE)."

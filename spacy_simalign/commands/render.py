@@ -4,7 +4,7 @@ import os
 from ..errors import InputError
 from ..formats.jsonl import atomic_output
 from ..outputs import Paths
-from ..render import load_views, render
+from ..review.render import load_views, render
 
 NAME = "render"
 HELP = ("Write an HTML page showing each pair's two sides side by side, with aligned sentences linked and "

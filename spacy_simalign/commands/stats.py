@@ -25,8 +25,8 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
+    from ..evaluation.stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
     from ..formats.jsonl import write_jsonl
-    from ..stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
 
     stats = read_aligned(args.input, args.similarity_field)
     if args.histogram:

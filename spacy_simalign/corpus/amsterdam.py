@@ -190,7 +190,7 @@ def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = 
     settings = settings or CandidateSettings()
     aligner = None
     if alignments is None and method is not None:
-        from ..methods import build_aligner, method_config
+        from ..aligners.methods import build_aligner, method_config
 
         aligner = build_aligner(method_config(method))
     rows: List[SentencePair] = list(candidates or ())

@@ -8,9 +8,9 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..lexical import TFIDF_THRESHOLD
-from ..paragraphs import TFIDF_PARAGRAPH_THRESHOLD
-from ..similarity import SimilarityBackend, TfidfSimilarity
+from ..aligners.lexical import TFIDF_THRESHOLD
+from ..aligners.paragraphs import TFIDF_PARAGRAPH_THRESHOLD
+from ..similarity.backends import SimilarityBackend, TfidfSimilarity
 from ..structures import Side
 from .pairs import SentencePair
 

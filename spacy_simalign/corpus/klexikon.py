@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
-from ..scoring import PRF
+from ..evaluation.scoring import PRF
 from ..tokens import words
 
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")

@@ -13,7 +13,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ..scoring import PRF
+from ..evaluation.scoring import PRF
 from .lexical import LEXICAL
 from .matcher import Profile, is_v1, mix, pair_key
 from .strategies import STRATEGIES, assignment_mask, select, strategy_mask

@@ -142,7 +142,7 @@ def as_documents(items: Iterable) -> List[Document]:
         if isinstance(item, Document):
             out.append(item)
         else:
-            from .component import document_from_doc
+            from ..pipeline.doc_matcher import document_from_doc
 
             out.append(document_from_doc(item))
     return out
@@ -166,7 +166,7 @@ class DocMatcher:
                  allow_mixed_languages: bool = False, threads: int = 0,
                  profiles: Optional[Dict[str, Profile]] = None):
         if embedder is None:
-            from ..similarity import make_use_similarity
+            from ..similarity.backends import make_use_similarity
 
             embedder = make_use_similarity()
         self.embedder = embedder

@@ -18,9 +18,9 @@ from typing import Optional
 from ..errors import Terminated
 from ..formats.pairs import read_pairs, validate_pairs
 from ..outputs import Paths, check_paths
-from ..progress import progress_bar
-from ..resume import PartialOutput, complete_output
 from . import batches, make_engine
+from .progress import progress_bar
+from .resume import PartialOutput, complete_output
 from .work import AlignJob
 
 

@@ -14,8 +14,8 @@ from .. import caches
 from ..formats.alignments import alignment_record
 from ..formats.jsonl import dump_line
 from ..formats.pairs import PairRecord
-from ..pair import pair_from_record, side_of
-from ..pipeline import alignment_pipeline, refresh_pipelines
+from ..pipeline.build import alignment_pipeline, refresh_pipelines
+from ..pipeline.pair import pair_from_record, side_of
 from .job import AlignJob
 
 # A blank pipeline's vocab keeps every token string it has seen; rebuild it past this size
@@ -36,7 +36,7 @@ def _limit_threads(threads: int):
     import torch
     from threadpoolctl import threadpool_limits
 
-    from ..similarity import make_use_similarity
+    from ..similarity.backends import make_use_similarity
 
     make_use_similarity().threads = threads
     torch.set_num_threads(threads)

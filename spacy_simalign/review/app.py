@@ -23,7 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import make_server
 
 from ..errors import InputError
-from ..render import TEMPLATES
+from .render import TEMPLATES
 from .store import Conflict, PairStore
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost")

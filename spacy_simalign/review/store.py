@@ -22,7 +22,7 @@ from ..formats.alignments import load_alignments
 from ..formats.beads import parse_beads
 from ..formats.jsonl import atomic_output, dump_line
 from ..formats.pairs import parse_pair
-from ..render import PairView, load_views, view_from_record
+from .render import PairView, load_views, view_from_record
 
 
 class Conflict(Exception):

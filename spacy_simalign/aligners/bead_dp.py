@@ -1,0 +1,231 @@
+"""Monotone bead alignment by dynamic programming, after bertalign (Liu and Zhu, 2022): the
+sentences of both sides are aligned in order into beads of up to `max_align` sentences in all
+(1:1, 1:2, 2:1, 2:2, 1:3, ...), each bead scored as a whole, a sentence left out at a cost.
+
+Two passes. The first links sentences 1:1 along the best increasing chain of each sentence's
+`top_k` most similar sentences (an anchor path); the second searches every bead type inside a
+band of `window` sentences around it. A bead's score is the cosine of its two sides (minus, with
+`margin`, the mean cosine of each side with the sentences just outside the other side: a
+sentence that matches its neighbours as well is no evidence), times a length agreement
+log2(1 + shorter / longer) with the pair's own length ratio factored out. A run of sentences is
+represented by the normalised sum of its sentence embeddings (`concatenation = "sum"`, no extra
+encoder call; on the Text+Berg dev article it scores as well as embedding the joined text), or
+by the embedding of the joined text ("text"). Time and memory grow with the sentences times the
+band, not with n x m."""
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..registry import aligner_registry
+from ..structures import Bead, ParagraphLink, Side
+from .protocol import SentenceAlignerBase
+
+
+def bead_types(max_align: int) -> List[Tuple[int, int]]:
+    """(complex, simple) sentence counts of a bead: the two skips, then every a:b with a + b <= max_align."""
+    return [(1, 0), (0, 1)] + [(a, b) for a in range(1, max_align) for b in range(1, max_align) if a + b <= max_align]
+
+
+def runs(vectors: np.ndarray, lengths: np.ndarray, longest: int, texts=None, encode=None):
+    """Vectors [longest, n, d] and lengths [longest, n] of the runs of 1..longest sentences
+    ending at each sentence (a run that would start before the first sentence is shorter)."""
+    n, dim = vectors.shape
+    out = np.zeros((longest, n, dim), dtype=np.float32)
+    total = np.zeros((longest, n))
+    cum = np.vstack([np.zeros((1, dim), dtype=np.float64), np.cumsum(vectors, axis=0, dtype=np.float64)])
+    cum_len = np.concatenate([[0.0], np.cumsum(lengths, dtype=np.float64)])
+    ends = np.arange(1, n + 1)
+    for a in range(1, longest + 1):
+        starts = np.maximum(ends - a, 0)
+        total[a - 1] = cum_len[ends] - cum_len[starts]
+        if texts is not None and a > 1:
+            joined = [" ".join(texts[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+            out[a - 1] = np.asarray(encode(joined), dtype=np.float32)
+        else:
+            out[a - 1] = cum[ends] - cum[starts]
+    out /= np.maximum(np.linalg.norm(out, axis=2, keepdims=True), 1e-12)
+    return out, total
+
+
+def anchor_path(sims_of, n: int, m: int, top_k: int) -> List[Tuple[int, int]]:
+    """The increasing chain of (i, j) pairs, j among the top_k targets of i, of the largest total
+    cosine (positive extensions only): 1-based (sentences consumed on each side)."""
+    cand = []
+    for start in range(0, n, 1024):
+        sims = sims_of(start, min(n, start + 1024))
+        k = min(top_k, m)
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < m else np.tile(np.arange(m), (len(sims), 1))
+        for r in range(len(sims)):
+            for j in top[r]:
+                cand.append((start + r, int(j), float(sims[r, j])))
+    # best chain ending at each candidate: a prefix maximum over targets < j of earlier sources (Fenwick tree)
+    tree = np.full(m + 1, -np.inf)
+    where = np.full(m + 1, -1, dtype=np.int64)
+    score = np.zeros(len(cand))
+    prev = np.full(len(cand), -1, dtype=np.int64)
+    k = 0
+    while k < len(cand):
+        i = cand[k][0]
+        group = []
+        while k < len(cand) and cand[k][0] == i:
+            group.append(k)
+            k += 1
+        for c in group:  # query before any update of this source: one target per source
+            _, j, s = cand[c]
+            best, arg, q = -np.inf, -1, j  # prefix max over targets 0..j-1
+            while q > 0:
+                if tree[q] > best:
+                    best, arg = tree[q], where[q]
+                q -= q & -q
+            score[c] = s + best if best > 0 else s
+            prev[c] = arg if best > 0 else -1
+        for c in group:
+            q = cand[c][1] + 1
+            while q <= m:
+                if score[c] > tree[q]:
+                    tree[q], where[q] = score[c], c
+                q += q & -q
+    if not cand:
+        return []
+    c = int(np.argmax(score))
+    path = []
+    while c >= 0:
+        path.append((cand[c][0] + 1, cand[c][1] + 1))
+        c = int(prev[c])
+    return path[::-1]
+
+
+def band_around(path: Sequence[Tuple[int, int]], n: int, m: int, window: int) -> Tuple[np.ndarray, np.ndarray]:
+    """For each row i (0..n), the columns [lo, hi] the second pass searches."""
+    lo = np.zeros(n + 1, dtype=np.int64)
+    hi = np.full(n + 1, m, dtype=np.int64)
+    points = [(0, 0)] + list(path) + [(n, m)]
+    for (i0, j0), (i1, j1) in zip(points[:-1], points[1:]):
+        lo[i0:i1 + 1] = max(0, j0 - window)
+        hi[i0:i1 + 1] = min(m, j1 + window)
+    return lo, hi
+
+
+def align_monotone(src: np.ndarray, tgt: np.ndarray, src_len: np.ndarray, tgt_len: np.ndarray,
+                   max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1, margin: bool = True,
+                   length_penalty: bool = True, src_runs=None, tgt_runs=None) -> List[Tuple[int, int, int, int, float]]:
+    """Beads (complex start, complex end, simple start, simple end, cosine) of two sides given as
+    normalised sentence vectors and character lengths; empty beads (skips) are left out."""
+    n, m = len(src), len(tgt)
+    if not n or not m:
+        return []
+    types = bead_types(max_align)
+    longest = max_align - 1
+    S, SL = src_runs if src_runs is not None else runs(src, src_len, longest)
+    T, TL = tgt_runs if tgt_runs is not None else runs(tgt, tgt_len, longest)
+    ratio = float(src_len.sum() / max(tgt_len.sum(), 1.0))
+    path = anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, top_k)
+    lo, hi = band_around(path, n, m, window)
+    cost = np.full((n + 1, m + 1), -np.inf, dtype=np.float64)
+    back = np.full((n + 1, m + 1), -1, dtype=np.int8)
+    cost[0, 0] = 0.0
+    skip_right = types.index((0, 1))
+    for i in range(n + 1):
+        js = np.arange(lo[i], hi[i] + 1)
+        for t, (a, b) in enumerate(types):
+            if a > i or (a, b) == (0, 1):
+                continue
+            cols = js[js >= b]
+            if not len(cols):
+                continue
+            prev = cost[i - a, cols - b]
+            if a == 0 or b == 0:
+                score = np.full(len(cols), skip)
+            else:
+                v = S[a - 1, i - 1]
+                u = T[b - 1, cols - 1]
+                score = u @ v
+                if margin:
+                    right, left = cols < m, cols - b - 1 >= 0
+                    near = np.zeros(len(cols))
+                    count = np.zeros(len(cols))
+                    near[right] += T[0, cols[right]] @ v
+                    count += right
+                    near[left] += T[0, cols[left] - b - 1] @ v
+                    count += left
+                    target_side = np.where(count > 0, near / np.maximum(count, 1), 0.0)
+                    near = np.zeros(len(cols))
+                    count = 0
+                    if i < n:
+                        near += u @ S[0, i]
+                        count += 1
+                    if i - a - 1 >= 0:
+                        near += u @ S[0, i - a - 1]
+                        count += 1
+                    score = score - (target_side + (near / count if count else 0.0)) / 2
+                if length_penalty:
+                    a_len, b_len = SL[a - 1, i - 1], TL[b - 1, cols - 1] * ratio
+                    score = score * np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
+            value = prev + score
+            better = value > cost[i, cols]
+            cost[i, cols[better]] = value[better]
+            back[i, cols[better]] = t
+        # simple sentences left out (0:1) chain along the row: max over k <= j of cost[i, k] + skip * (j - k)
+        row = np.full(m + 1, -np.inf)
+        row[js] = cost[i, js]
+        ramp = skip * np.arange(m + 1)
+        reach = np.maximum.accumulate(row - ramp) + ramp
+        gain = np.zeros(m + 1, dtype=bool)
+        gain[js] = reach[js] > row[js] + 1e-12
+        cost[i, gain] = reach[gain]
+        back[i, gain] = skip_right
+    beads = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        a, b = types[back[i, j]] if back[i, j] >= 0 else ((1, 0) if i > 0 else (0, 1))
+        if a and b:
+            beads.append((i - a, i, j - b, j, float(S[a - 1, i - 1] @ T[b - 1, j - 1])))
+        i, j = i - a, j - b
+    return beads[::-1]
+
+
+class BeadDPAligner(SentenceAlignerBase):
+    """Monotone bead alignment on sentence embeddings (see the module docstring); paragraph
+    links, if given, are ignored: the whole document is one sequence."""
+
+    def __init__(self, similarity=None, max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1,
+                 margin: bool = True, length_penalty: bool = True, concatenation: str = "sum"):
+        if similarity is None:
+            from ..similarity.backends import make_use_similarity
+
+            similarity = make_use_similarity()
+        if concatenation not in ("sum", "text"):
+            raise ValueError(f"concatenation must be 'sum' or 'text', got {concatenation!r}")
+        if max_align < 2:
+            raise ValueError(f"max_align must be at least 2, got {max_align}")
+        self.similarity = similarity
+        self.max_align, self.top_k, self.window, self.skip = max_align, top_k, window, skip
+        self.margin, self.length_penalty, self.concatenation = margin, length_penalty, concatenation
+
+    def encoders(self) -> List:
+        return [self.similarity]
+
+    def _runs(self, side: Side):
+        vectors = np.asarray(self.similarity.encode(side.sentences, side.lang), dtype=np.float32)
+        lengths = np.array([len(s) for s in side.sentences], dtype=np.float64)
+        texts = side.sentences if self.concatenation == "text" else None
+        return vectors, lengths, runs(vectors, lengths, self.max_align - 1, texts,
+                                      lambda joined: self.similarity.encode(joined, side.lang))
+
+    def align(self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
+              ) -> List[Bead]:
+        if not len(complex) or not len(simple):
+            return []
+        src, src_len, src_runs = self._runs(complex)
+        tgt, tgt_len, tgt_runs = self._runs(simple)
+        found = align_monotone(src, tgt, src_len, tgt_len, self.max_align, self.top_k, self.window, self.skip,
+                               self.margin, self.length_penalty, src_runs, tgt_runs)
+        return [Bead(tuple(range(a, b)), tuple(range(c, d)), float(min(max(score, 0.0), 1.0)))
+                for a, b, c, d, score in found]
+
+
+@aligner_registry("spacy-simalign.BeadDP.v1")
+def make_bead_dp(similarity=None, max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1,
+                 margin: bool = True, length_penalty: bool = True, concatenation: str = "sum") -> BeadDPAligner:
+    """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE."""
+    return BeadDPAligner(similarity, max_align, top_k, window, skip, margin, length_penalty, concatenation)

@@ -1,0 +1,221 @@
+"""Training the CRF aligner: one trainer for every way of training it. `CRFTrainer` takes
+Adam steps on the negative log-likelihood of the gold alignments (both directions); `spacy
+train` steps it through the sentence-aligner component (CRFAligner.update), and
+`train_aligner` (project/train_crf.py, the cross-validation) through `fit_crf`. Before the
+steps, `prepare_aligner` fits the learned combination of the two directions on held-out
+documents and builds the fresh model. Deterministic for a given seed."""
+import random
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+
+from ...structures import TrainingPair
+from .aligner import CRFAligner
+from .combine import fit_combination
+from .features import PairInput
+from .threads import torch_threads
+
+
+@dataclass
+class TrainingSettings:
+    """How the CRF learns (the same defaults for `spacy train` and project/train_crf.py)."""
+
+    learn_rate: float = 0.01
+    encoder_learn_rate: float = 3e-5      # a cross-encoder checkpoint is fine-tuned gently
+    cross_lingual_rate: float = 0.25      # share of documents shown without lexical features
+    combination_epochs: Optional[int] = None  # epochs of the first CRF, the one the combination is fitted
+    # on; None: as many as the final CRF's (train_aligner), or 10 where those are not known (spacy train)
+    combination_holdout: float = 0.2      # share of documents held out to fit the combination
+    bead_folds: int = 5                   # held-out folds whose decodes fit the bead decoder (the first is
+    # the combination's hold-out); below 2: no bead decoder
+    seed: int = 0
+
+
+def set_seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def featurize_all(aligner: CRFAligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
+    return [aligner.featurize(p.complex, p.simple, p.paragraph_links, gold_links=p.links if with_gold else None)
+            for p in pairs]
+
+
+def pair_loss(model, pair: PairInput, rng: random.Random, cross_lingual_rate: float) -> Tuple[Optional[torch.Tensor], int]:
+    """(NLL of both directions per sentence, sentence count) of one training document, or
+    (None, 0) for an empty one; with probability `cross_lingual_rate` the document is shown
+    without its lexical features, as a cross-lingual pair would be."""
+    dirs = [pair.s2c, pair.c2s]
+    if rng.random() < cross_lingual_rate:
+        dirs = [d.without_lexical() for d in dirs]
+    n = sum(len(d) for d in dirs)
+    if not n:
+        return None, 0
+    return sum(model.nll(d) for d in dirs) / n, n
+
+
+class CRFTrainer:
+    """Adam on the aligner's model; `step` takes one optimizer step on a batch of documents."""
+
+    def __init__(self, aligner: CRFAligner, settings: TrainingSettings = TrainingSettings()):
+        self.aligner, self.settings = aligner, settings
+        named = [(k, p) for k, p in aligner.model.named_parameters() if p.requires_grad]
+        groups = [{"params": [p for k, p in named if not k.startswith("emission.encoder.")], "lr": settings.learn_rate}]
+        pretrained = [p for k, p in named if k.startswith("emission.encoder.")]
+        if pretrained:
+            groups.append({"params": pretrained, "lr": settings.encoder_learn_rate})
+        self.optimizer = torch.optim.Adam(groups)
+        self.rng = random.Random(settings.seed)  # cross-lingual masking (and fit_crf's shuffling)
+        self._features: Dict[Tuple, PairInput] = {}
+
+    def features(self, pair: TrainingPair) -> PairInput:
+        """A training document's features with its gold, memoised: they do not change with the
+        weights, and training reads the same documents every epoch."""
+        c, s = pair.complex, pair.simple
+        key = (tuple(c.sentences), tuple(map(tuple, c.paragraphs)), c.lang,
+               tuple(s.sentences), tuple(map(tuple, s.paragraphs)), s.lang,
+               None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
+               tuple(sorted(pair.links)))
+        feats = self._features.get(key)
+        if feats is None:
+            if len(self._features) >= 4096:
+                self._features.clear()
+            feats = self._features[key] = self.aligner.featurize(c, s, pair.paragraph_links, gold_links=pair.links)
+        return feats
+
+    def step(self, inputs: Sequence[PairInput]) -> Tuple[float, int]:
+        """One Adam step on the mean per-sentence loss of the documents (empty ones skipped);
+        returns (summed loss x sentences, sentences) for logging."""
+        model = self.aligner.model
+        model.train()
+        total, weighted, count, docs = None, 0.0, 0, 0
+        with torch_threads(self.aligner.config["torch_threads"]):
+            for x in inputs:
+                loss, n = pair_loss(model, x, self.rng, self.settings.cross_lingual_rate)
+                if loss is None:
+                    continue
+                total = loss if total is None else total + loss
+                weighted += float(loss.detach()) * n
+                count, docs = count + n, docs + 1
+            if total is not None:
+                self.optimizer.zero_grad()
+                (total / docs).backward()
+                self.optimizer.step()
+        model.eval()
+        return weighted, count
+
+
+def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30,
+            settings: TrainingSettings = TrainingSettings(), log: Optional[Callable[[str], None]] = None) -> None:
+    """`epochs` passes over the documents in a shuffled order, one document per step."""
+    set_seed(settings.seed)
+    trainer = CRFTrainer(aligner, settings)
+    order = list(range(len(inputs)))
+    for epoch in range(epochs):
+        trainer.rng.shuffle(order)
+        total, count = 0.0, 0
+        for idx in order:
+            loss, n = trainer.step([inputs[idx]])
+            total += loss
+            count += n
+        if log:
+            log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
+
+
+def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[int]]:
+    """(held-out, rest) document indices for fitting the learned combination."""
+    order = list(range(n))
+    random.Random(seed + 1).shuffle(order)
+    cut = max(1, int(round(n * holdout)))
+    return order[:cut], order[cut:]
+
+
+def heldout_folds(n: int, settings: TrainingSettings) -> Tuple[List[int], List[List[int]]]:
+    """(the documents in the hold-out split's shuffled order, the held-out folds of the second
+    stage): the combination's hold-out first, then, for the bead decoder, the other documents
+    cut into bead_folds - 1 folds (none when bead_folds < 2)."""
+    held, rest = holdout_split(n, settings.combination_holdout, settings.seed)
+    k = settings.bead_folds - 1
+    if k < 1 or len(rest) < k:
+        return held + rest, [held]
+    return held + rest, [held] + [rest[round(f * len(rest) / k):round((f + 1) * len(rest) / k)] for f in range(k)]
+
+
+def heldout_decodes(config: Dict, encoder, inputs: Sequence[PairInput], plain: Callable[[int], PairInput],
+                    held: Sequence[int], order: Sequence[int], settings: TrainingSettings, epochs: int,
+                    log: Optional[Callable[[str], None]] = None) -> List[Tuple[int, PairInput, Tuple]]:
+    """(document, its features without gold, (s2c, c2s) decoded) of the `held` documents by a
+    first CRF trained for `epochs` on the other documents (taken in `order`)."""
+    set_seed(settings.seed)
+    first = CRFAligner(config, encoder=encoder)
+    held_set = set(held)
+    fit_crf(first, [inputs[i] for i in order if i not in held_set], epochs, settings, log=log)
+    out = []
+    for i in held:
+        x = plain(i)
+        out.append((i, x, first.decode(x)))
+    return out
+
+
+def fit_bead_decoder(aligner: CRFAligner, decodes, pairs: Sequence[TrainingPair], seed: int) -> Optional[List[float]]:
+    """The bead decoder's scorer from held-out decodes (with the aligner's combination weights)."""
+    from .beads import bead_examples, fit_bead_scorer
+
+    xs, ys = [], []
+    for i, x, (s2c, c2s) in decodes:
+        ctx, base = aligner.bead_context(x, s2c, c2s)
+        bx, by = bead_examples(ctx, pairs[i].gold, base)
+        xs.append(bx)
+        ys.append(by)
+    return fit_bead_scorer(xs, ys, seed)
+
+
+def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
+                    inputs: Optional[Sequence[PairInput]] = None, log: Optional[Callable[[str], None]] = None,
+                    epochs: Optional[int] = None) -> None:
+    """Ready a fresh aligner for its training steps: with the learned combination (and at least
+    5 documents), fit the combination on the decodes of held-out documents by a first CRF, and
+    the bead decoder on those of bead_folds held-out folds (the combination's among them); then
+    a fresh model. `epochs`: the final CRF's, when known (see TrainingSettings.combination_epochs)."""
+    config = aligner.config
+    config["bead_weights"] = None
+    first_epochs = settings.combination_epochs if settings.combination_epochs is not None else (epochs or 10)
+    if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
+        if inputs is None:
+            inputs = featurize_all(aligner, pairs)
+        def plain(i: int) -> PairInput:  # features without gold, as at inference (each document is held once)
+            return aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
+
+        first_config = dict(config, combination_weights=None)
+        order, folds = heldout_folds(len(pairs), settings)
+        decodes = [heldout_decodes(first_config, aligner.encoder, inputs, plain, held, order, settings,
+                                   first_epochs, log) for held in folds]
+        weights = fit_combination([dec + (pairs[i].links,) for i, _, dec in decodes[0]], settings.seed)
+        config["combination_weights"] = [round(float(w), 6) for w in weights]
+        if log:
+            log(f"combination weights: {np.round(weights, 3).tolist()}")
+        if len(folds) > 1:
+            config["bead_weights"] = fit_bead_decoder(aligner, [d for fold in decodes for d in fold], pairs,
+                                                      settings.seed)
+            if log and config["bead_weights"] is not None:
+                log(f"bead decoder weights: {np.round(config['bead_weights'], 3).tolist()}")
+    set_seed(settings.seed)
+    aligner.model = CRFAligner.build_model(config)
+    aligner.model.eval()
+
+
+def train_aligner(pairs: Sequence[TrainingPair], config: Optional[Dict] = None, epochs: int = 30,
+                  settings: TrainingSettings = TrainingSettings(), encoder=None,
+                  inputs: Optional[Sequence[PairInput]] = None,
+                  log: Optional[Callable[[str], None]] = None) -> CRFAligner:
+    """A trained aligner: prepare_aligner, then `epochs` of fit_crf on all the documents."""
+    set_seed(settings.seed)
+    aligner = CRFAligner(dict(config or {}), encoder=encoder)
+    if inputs is None:
+        inputs = featurize_all(aligner, pairs)
+    prepare_aligner(aligner, pairs, settings, inputs, log, epochs)
+    fit_crf(aligner, inputs, epochs, settings, log=log)
+    return aligner

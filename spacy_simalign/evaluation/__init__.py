@@ -1,0 +1,3 @@
+"""Measuring alignments: the metrics (scoring.py), scoring an alignment file against gold
+(files.py), the statistics of an aligned comparable corpus (stats.py) and the segmentation's
+boundary metrics (segmentation.py)."""

@@ -1,0 +1,81 @@
+"""Alignment metrics: link P/R/F1 (beads expanded to sentence links), bead-text P/R/F1
+(the DEplain protocol: a bead counts if its joined texts equal a gold bead's) and
+paragraph-pair P/R/F1 (a paragraph pair is gold if any of its sentences are linked).
+Counts are pooled over documents (micro average)."""
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Sequence, Set, Tuple
+
+from ..structures import Bead
+
+
+@dataclass
+class PRF:
+    tp: float = 0.0
+    n_pred: float = 0.0
+    n_gold: float = 0.0
+
+    def add(self, tp: float, n_pred: float, n_gold: float) -> None:
+        self.tp += tp
+        self.n_pred += n_pred
+        self.n_gold += n_gold
+
+    @property
+    def p(self) -> float:
+        return self.tp / self.n_pred if self.n_pred else 0.0
+
+    @property
+    def r(self) -> float:
+        return self.tp / self.n_gold if self.n_gold else 0.0
+
+    @property
+    def f(self) -> float:
+        return 2 * self.p * self.r / (self.p + self.r) if self.p + self.r else 0.0
+
+    def to_dict(self) -> Dict[str, float]:
+        return {"p": round(self.p, 4), "r": round(self.r, 4), "f": round(self.f, 4)}
+
+
+def links_of(beads: Iterable[Bead]) -> Set[Tuple[int, int]]:
+    return {link for bead in beads for link in bead.links()}
+
+
+def bead_texts(beads: Iterable[Bead], complex_sents: Sequence[str], simple_sents: Sequence[str]) -> Counter:
+    """Multiset of (joined complex text, joined simple text) of the beads, whitespace-normalised."""
+    def join(sents, idx):
+        return " ".join(" ".join(sents[i].split()) for i in sorted(idx))
+    return Counter((join(complex_sents, b.complex), join(simple_sents, b.simple)) for b in beads)
+
+
+def paragraph_pairs(links: Iterable[Tuple[int, int]], complex_para_of: Sequence[int],
+                    simple_para_of: Sequence[int]) -> Set[Tuple[int, int]]:
+    return {(complex_para_of[c], simple_para_of[s]) for c, s in links}
+
+
+class AlignmentScorer:
+    """Accumulates the three metrics over documents."""
+
+    def __init__(self):
+        self.link = PRF()
+        self.bead_text = PRF()
+        self.paragraph = PRF()
+        self.docs = 0
+
+    def add(self, gold: List[Bead], pred: List[Bead], complex_sents: Sequence[str], simple_sents: Sequence[str],
+            complex_para_of: Sequence[int] = None, simple_para_of: Sequence[int] = None,
+            pred_paragraph_pairs: Set[Tuple[int, int]] = None) -> None:
+        self.docs += 1
+        g, p = links_of(gold), links_of(pred)
+        self.link.add(len(g & p), len(p), len(g))
+        gt, pt = bead_texts(gold, complex_sents, simple_sents), bead_texts(pred, complex_sents, simple_sents)
+        self.bead_text.add(sum((gt & pt).values()), sum(pt.values()), sum(gt.values()))
+        if complex_para_of is not None and simple_para_of is not None:
+            gp = paragraph_pairs(g, complex_para_of, simple_para_of)
+            pp = pred_paragraph_pairs if pred_paragraph_pairs is not None else paragraph_pairs(p, complex_para_of, simple_para_of)
+            self.paragraph.add(len(gp & pp), len(pp), len(gp))
+
+    def scores(self) -> Dict[str, Dict[str, float]]:
+        out = {"docs": self.docs, "link": self.link.to_dict(), "bead_text": self.bead_text.to_dict()}
+        if self.paragraph.n_gold or self.paragraph.n_pred:
+            out["paragraph"] = self.paragraph.to_dict()
+        return out

@@ -1,0 +1,245 @@
+"""Read a DEplain "simplification plan" CSV (one document pair, manually aligned) into a
+pair dict of FORMATS.md with gold beads, so the published DEplain-web test data can be
+used as it is distributed.
+
+A plan row aligns one or more complex sentence ids with one or more simple sentence ids.
+An id is `pairid-level-paragraph-sentence` (level 1 = complex, 0 = simple; sentence -1 is
+a title; `pairid-level-x-x` is an empty side). Several ids joined by `|` make an n:m row
+whose text is the sentences joined by single spaces: we split it back at sentence ends.
+A row with both sides non-empty is a gold bead, whatever its `alignment` label says (the
+labels are noisy: some rows labelled `addition` or `deletion` align two identical
+sentences, see `read_plan`)."""
+import csv
+import glob
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..errors import InputError
+
+REQUIRED_COLUMNS = ("original", "simplification", "original_id", "simplification_id", "pair_id")
+GOLD_LABELS = ("identical", "identical (removed)", "aligned", "deletion", "addition")
+_ID = re.compile(r"^(?P<pair>[^-|]+)-(?P<level>[01])-(?:(?P<para>\d+)-(?P<sent>-1|\d+)|x-x)$")
+_SPACE = re.compile(r"\s+")
+_ABBREVIATION = re.compile(r"(?:\b(?:Dr|Prof|ca|bzw|z\.B|usw|etc|Nr|St|v|Chr|Jh|Mio|Mrd|vgl|ggf|inkl|evtl|e|e\. V)|\d)\.$")
+_UPPER_START = re.compile(r"^[„“\"«»(\[A-ZÄÖÜ0-9]")
+
+
+def cut_strength(before: str, after: str) -> float:
+    """How likely a space between `before` and `after` ends a sentence (0 = any space)."""
+    if before.endswith(("…",)) or after.startswith("…"):
+        return 1.0
+    upper = bool(_UPPER_START.match(after))
+    if before.endswith((".", "!", "?")):
+        if before.endswith(".") and _ABBREVIATION.search(before[-10:]):
+            return 0.5 if upper else 0.0
+        return 4.0 if upper else 1.5
+    if before.endswith(("“", "”", "\"", "»", ")")) and before.rstrip("“”\"»)").endswith((".", "!", "?")):
+        return 3.5 if upper else 1.0
+    if before.endswith((":", ";")):
+        return 2.0 if upper else 1.0
+    return 0.0
+
+
+@dataclass(frozen=True)
+class SentenceId:
+    """A parsed plan id; `para` and `sent` are None for an empty side (`x-x`)."""
+
+    pair: str
+    level: int
+    para: Optional[int]
+    sent: Optional[int]
+
+    @property
+    def empty(self) -> bool:
+        return self.para is None
+
+    @property
+    def key(self) -> Tuple[int, int]:
+        return (self.para, self.sent)
+
+
+def parse_ids(field: str, path: str, line: int, column: str) -> List[SentenceId]:
+    """The ids of one cell (`|`-joined); an empty side gives an empty list."""
+    out = []
+    for part in field.strip().split("|"):
+        match = _ID.match(part.strip())
+        if not match:
+            raise InputError(f"bad sentence id '{part}' in column '{column}' "
+                             "(expected pairid-level-paragraph-sentence or pairid-level-x-x)", path, line)
+        if match.group("para") is None:
+            out.append(SentenceId(match.group("pair"), int(match.group("level")), None, None))
+        else:
+            out.append(SentenceId(match.group("pair"), int(match.group("level")),
+                                  int(match.group("para")), int(match.group("sent"))))
+    if any(i.empty for i in out):
+        if len(out) > 1:
+            raise InputError(f"empty side 'x-x' joined with other ids in column '{column}'", path, line)
+        return []
+    return out
+
+
+def split_joined(text: str, parts: int, known: Sequence[Optional[str]] = ()) -> Optional[List[str]]:
+    """Split the text of an n-id cell back into `parts` sentences.
+
+    Sentences whose text is known from another row are used first; the rest is split at
+    likely sentence ends (strong boundaries, then weak ones), keeping the split points
+    that leave the most balanced pieces when there are more candidates than needed.
+    Returns None when the text cannot be split into that many pieces."""
+    text = " ".join(text.split())
+    if parts == 1:
+        return [text]
+    known = list(known) + [None] * (parts - len(known))
+    if all(k is not None for k in known) and " ".join(known) == text:
+        return list(known)
+    # Peel known sentences from both ends.
+    if known[0] is not None and text.startswith(known[0] + " "):
+        rest = split_joined(text[len(known[0]) + 1:], parts - 1, known[1:])
+        if rest is not None:
+            return [known[0]] + rest
+    if known[-1] is not None and text.endswith(" " + known[-1]):
+        rest = split_joined(text[: -len(known[-1]) - 1], parts - 1, known[:-1])
+        if rest is not None:
+            return rest + [known[-1]]
+    cuts = [(m.start(), m.end()) for m in _SPACE.finditer(text)]
+    if len(cuts) < parts - 1:
+        return None
+    pieces, start = [], 0
+    for a, b in _best_cuts(text, cuts, parts - 1):
+        pieces.append(text[start:a])
+        start = b
+    pieces.append(text[start:])
+    return pieces
+
+
+def _best_cuts(text: str, cuts: List[Tuple[int, int]], need: int) -> List[Tuple[int, int]]:
+    """Choose `need` cuts (in order): the strongest sentence ends first, then the most
+    balanced pieces (largest shortest piece) among equally strong choices."""
+    from itertools import combinations
+    from math import comb
+
+    strength = {c: cut_strength(text[:c[0]], text[c[1]:]) for c in cuts}
+    candidates = sorted(cuts, key=lambda c: -strength[c])
+    # Keep the cuts that can matter: all cuts as strong as the need-th strongest one.
+    floor = strength[candidates[need - 1]]
+    strong = [c for c in cuts if strength[c] >= floor]
+    if comb(len(strong), need) > 20000:
+        return sorted(candidates[:need])
+
+    def key(combo):
+        bounds = [0] + [x for c in combo for x in c] + [len(text)]
+        shortest = min(bounds[k + 1] - bounds[k] for k in range(0, len(bounds), 2))
+        return (sum(strength[c] for c in combo), shortest)
+
+    return list(max(combinations(strong, need), key=key))
+
+
+def _read_rows(path: str) -> List[Tuple[int, Dict[str, str]]]:
+    try:
+        handle = open(path, encoding="utf-8", newline="")
+    except OSError as err:
+        raise InputError(f"cannot read file: {err.strerror}", path) from None
+    rows = []
+    with handle:
+        try:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is None:
+                raise InputError("empty file: expected a DEplain plan CSV with a header line", path, 1)
+            missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
+            if missing:
+                raise InputError(f"missing column(s) {', '.join(missing)} in the header", path, 1)
+            for row in reader:
+                line = reader.line_num
+                if None in row or any(v is None for v in row.values()):
+                    raise InputError(f"row has {len(row) - (None in row)} fields, header has {len(reader.fieldnames)}",
+                                     path, line)
+                rows.append((line, row))
+        except UnicodeDecodeError as err:
+            raise InputError(f"not UTF-8 (byte {err.start})", path) from None
+        except csv.Error as err:
+            raise InputError(f"malformed CSV ({err})", path, reader.line_num) from None
+    if not rows:
+        raise InputError("no rows: expected at least one aligned or unaligned sentence", path)
+    return rows
+
+
+def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> Dict:
+    """One plan CSV as a pair dict (FORMATS.md): both sides pre-segmented in paragraphs
+    (ordered by the plan's paragraph and sentence numbers, titles first) and the gold beads:
+    one bead per aligned row (identical rows once), so a sentence that several rows share
+    stays in several beads, as in DEplain's own pairs.jsonl. Extra fields: corpus, license
+    (from the first row)."""
+    rows = _read_rows(path)
+    pair_id = rows[0][1]["pair_id"].strip()
+    texts: List[Dict[Tuple[int, int], str]] = [{}, {}]  # per side: id key -> sentence text
+    cells = []  # (line, complex keys, simple keys)
+    pending = []  # (line, side, keys, joined text)
+    for line, row in rows:
+        keys_per_side = []
+        for side, (id_col, text_col, level) in enumerate((("original_id", "original", 1),
+                                                         ("simplification_id", "simplification", 0))):
+            ids = parse_ids(row[id_col], path, line, id_col)
+            for i in ids:
+                if i.level != level:
+                    raise InputError(f"id '{row[id_col]}' has level {i.level}, expected {level} in column "
+                                     f"'{id_col}'", path, line)
+                if i.pair != pair_id:
+                    raise InputError(f"id '{row[id_col]}' belongs to pair {i.pair}, not {pair_id}", path, line)
+            text = " ".join(row[text_col].split())
+            if ids and not text:
+                raise InputError(f"column '{text_col}' is empty but '{id_col}' names sentences", path, line)
+            keys = [i.key for i in ids]
+            if len(keys) == 1:
+                texts[side].setdefault(keys[0], text)
+            elif keys:
+                pending.append((line, side, keys, text))
+            keys_per_side.append(keys)
+        cells.append((line, keys_per_side[0], keys_per_side[1]))
+    for line, side, keys, text in pending:
+        pieces = split_joined(text, len(keys), [texts[side].get(k) for k in keys])
+        if pieces is None:
+            raise InputError(f"cannot split '{text[:60]}...' into {len(keys)} sentences", path, line)
+        for k, piece in zip(keys, pieces):
+            texts[side].setdefault(k, piece)
+    sides = []
+    for side in (0, 1):
+        order = sorted(texts[side])
+        index = {k: n for n, k in enumerate(order)}
+        paragraphs: List[List[str]] = []
+        last_para = None
+        for k in order:
+            if k[0] != last_para:
+                paragraphs.append([])
+                last_para = k[0]
+            paragraphs[-1].append(texts[side][k])
+        sides.append((paragraphs, index))
+    beads = {(tuple(sorted(sides[0][1][c] for c in cs)), tuple(sorted(sides[1][1][s] for s in ss)))
+             for _, cs, ss in cells if cs and ss}
+    gold = [[list(c), list(s)] for c, s in sorted(beads)]
+    first = rows[0][1]
+    out = {"id": f"{id_prefix}{pair_id}", "lang": lang}
+    for extra in ("corpus", "license"):
+        if first.get(extra):
+            out[extra] = first[extra]
+    out["complex"] = {"paragraphs": sides[0][0]}
+    out["simple"] = {"paragraphs": sides[1][0]}
+    out["gold"] = gold
+    return out
+
+
+def plan_files(inputs: Sequence[str]) -> List[str]:
+    """The plan CSV files named by `inputs` (files, or folders holding *.csv), folders' files in
+    document order (plan_doc_9 before plan_doc_10); a missing path or no CSV at all is an error."""
+    files: List[str] = []
+    for item in inputs:
+        if os.path.isdir(item):
+            files.extend(sorted(glob.glob(os.path.join(item, "*.csv")),
+                                key=lambda p: (len(os.path.basename(p)), os.path.basename(p))))
+        elif os.path.exists(item):
+            files.append(item)
+        else:
+            raise InputError("no such file or folder", item)
+    if not files:
+        raise InputError("no CSV files found", " ".join(inputs))
+    return files

