@@ -11,6 +11,10 @@ from ..structures import Bead
 
 @dataclass
 class PRF:
+    """Pooled true positives, predictions and gold items; the one P/R/F1 of the package. An empty
+    denominator scores 0.0 (scikit-learn's zero_division=0): an empty prediction or gold is never
+    reported as perfect."""
+
     tp: float = 0.0
     n_pred: float = 0.0
     n_gold: float = 0.0

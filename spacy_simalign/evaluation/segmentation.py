@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Sequence, Set, Tuple
 
 from ..segmentation.rules import segment
+from .scoring import PRF
 
 PARAGRAPH_SEP = "\n\n"
 
@@ -27,17 +28,21 @@ class BoundaryCounts(NamedTuple):
         return BoundaryCounts(*(a + b for a, b in zip(self, other)))
 
     @property
+    def scores(self) -> PRF:
+        """The counts as the one P/R/F1 of the package (evaluation.scoring.PRF)."""
+        return PRF(self.correct, self.predicted, self.gold)
+
+    @property
     def precision(self) -> float:
-        return self.correct / self.predicted if self.predicted else 1.0
+        return self.scores.p
 
     @property
     def recall(self) -> float:
-        return self.correct / self.gold if self.gold else 1.0
+        return self.scores.r
 
     @property
     def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
+        return self.scores.f
 
 
 def join_gold(paragraphs: Sequence[Sequence[str]]) -> Tuple[str, List[List[Tuple[int, int]]]]:
