@@ -29,30 +29,30 @@ PUBLISHED = {"massalign": (0.822, 0.864), "cats-c3g (1:1 beads, as released)": (
 def sentence_methods():
     c3g = TfidfSimilarity("char", 3)
     return {
-        "massalign": lambda c, s: lexical.massalign_align(c, s),
-        "massalign (no paragraph step)": lambda c, s: lexical.massalign_align(c, s, use_paragraphs=False),
-        "cats-c3g": lambda c, s: lexical.cats_align(c, s, c3g, "closest"),
-        "cats-c3g (1:1 beads, as released)": lambda c, s: lexical.cats_align(c, s, c3g, "closest", group=False),
-        "cats-c3g-seq": lambda c, s: lexical.cats_align(c, s, c3g, "closest-seq"),
-        "tfidf >= 0.3 in tfidf paragraphs": lambda c, s: lexical.tfidf_align(c, s),
-        "tfidf >= 0.3, whole document": lambda c, s: lexical.tfidf_align(c, s, use_paragraphs=False),
+        "massalign": lexical.make_massalign().align,
+        "massalign (no paragraph step)": lexical.make_massalign(use_paragraphs=False).align,
+        "cats-c3g": lexical.make_cats(c3g, "closest").align,
+        "cats-c3g (1:1 beads, as released)": lexical.make_cats(c3g, "closest", group=False).align,
+        "cats-c3g-seq": lexical.make_cats(c3g, "closest-seq").align,
+        "tfidf >= 0.3 in tfidf paragraphs": lexical.make_tfidf_aligner().align,
+        "tfidf >= 0.3, whole document": lexical.make_tfidf_aligner(use_paragraphs=False).align,
     }
 
 
 def paragraph_methods(use: bool):
     tfidf = TfidfSimilarity("word", 1)
     out = {
-        "jiang (tfidf)": lambda c, s: paragraphs.jiang_paragraph_alignment(c, s, tfidf),
-        "jiang-wiki (tfidf)": lambda c, s: paragraphs.jiang_wiki_paragraph_alignment(c, s, tfidf),
-        "massalign vicinity": lambda c, s: paragraphs.vicinity_paragraph_alignment(c, s),
-        "tfidf best match": lambda c, s: paragraphs.tfidf_paragraph_alignment(c, s),
+        "jiang (tfidf)": paragraphs.make_jiang_paragraphs(tfidf).align_paragraphs,
+        "jiang-wiki (tfidf)": paragraphs.make_jiang_wiki_paragraphs(tfidf).align_paragraphs,
+        "massalign vicinity": paragraphs.make_massalign_paragraphs().align_paragraphs,
+        "tfidf best match": paragraphs.make_tfidf_paragraphs().align_paragraphs,
     }
     if use:
         from spacy_simalign.similarity.backends import make_use_similarity
 
         sim = make_use_similarity()
-        out["jiang (USE)"] = lambda c, s: paragraphs.jiang_paragraph_alignment(c, s, sim)
-        out["jiang-wiki (USE)"] = lambda c, s: paragraphs.jiang_wiki_paragraph_alignment(c, s, sim)
+        out["jiang (USE)"] = paragraphs.make_jiang_paragraphs(sim).align_paragraphs
+        out["jiang-wiki (USE)"] = paragraphs.make_jiang_wiki_paragraphs(sim).align_paragraphs
     return out
 
 

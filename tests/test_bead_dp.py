@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from spacy_simalign.aligners.bead_dp import align_monotone, bead_types, make_bead_dp, runs
+from spacy_simalign.aligners.bead_dp import SETTINGS, BeadDPAligner, align_monotone, bead_types, make_bead_dp, runs
 from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair, read_pairs
 from spacy_simalign.structures import Side
@@ -62,8 +62,10 @@ def test_sentences_that_disagree_are_left_out():
     bertalign) is not taken: opposite sentences stay unaligned, equal ones align 1:1."""
     src = np.eye(4, dtype=np.float32)[:2]
     opposite = -np.tile(src.sum(axis=0) / np.sqrt(2), (2, 1))  # every pair's cosine is -0.71
-    assert align_monotone(src, opposite, np.ones(2), np.ones(2), margin=False) == []
-    same = align_monotone(src, src.copy(), np.ones(2), np.ones(2), margin=False)
+    settings = dict(SETTINGS, margin=False)
+    del settings["concatenation"]
+    assert align_monotone(src, opposite, np.ones(2), np.ones(2), **settings) == []
+    same = align_monotone(src, src.copy(), np.ones(2), np.ones(2), **settings)
     assert [(a, b, c, d) for a, b, c, d, _ in same] == [(0, 1, 0, 1), (1, 2, 1, 2)]
 
 
@@ -81,3 +83,16 @@ def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplai
     crf_only = make_crf_aligner(translations="crf")
     assert not crf_only.is_translation(c, s)
     assert score(textberg, aligner.align(c, s))["bead_text"]["f"] > score(textberg, crf_only.align(c, s))["bead_text"]["f"]
+
+
+def test_the_decoder_built_without_settings_takes_the_registered_defaults():
+    """The CRF builds its translation decoder as BeadDPAligner(encoder): the settings it does
+    not give are make_bead_dp's signature defaults, the one place they are written."""
+    import inspect
+
+    signature = {k: p.default for k, p in inspect.signature(make_bead_dp).parameters.items() if k != "similarity"}
+    decoder = BeadDPAligner(object())
+    assert {k: getattr(decoder, k) for k in signature} == signature
+    assert BeadDPAligner(object(), window=9).window == 9
+    with pytest.raises(TypeError, match="unknown BeadDP setting"):
+        BeadDPAligner(object(), windw=9)

@@ -11,9 +11,11 @@ import pytest
 from spacy_simalign.__main__ import main
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
 from spacy_simalign.docmatch.index import UNDATED, candidates
-from spacy_simalign.docmatch.strategies import STRATEGIES, assignment_mask, select, strategy_mask
+from spacy_simalign.docmatch.strategies import assignment_mask, select, strategy_mask, strategy_names
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.documents import read_documents
+
+STRATEGIES = strategy_names()
 
 ROOT = Path(__file__).resolve().parent.parent
 XLING = ROOT / "tests" / "data" / "xling"
@@ -35,6 +37,30 @@ def test_strategies_follow_their_definitions():
     assert picked["best-source"] == best_t and picked["best-target"] == best_s
     assert picked["union"] == best_t | best_s and picked["intersection"] == best_t & best_s
     assert len({s for s, _ in picked["intersection"]}) == len(picked["intersection"])  # 1:1
+
+
+def test_strategies_and_indexes_resolve_by_registered_and_short_name():
+    """The short names the CLI and configs use are those of the registered (versioned) names."""
+    from spacy_simalign.docmatch.index import FlatIndex, doc_index
+    from spacy_simalign.docmatch.matcher import DocMatcher
+    from spacy_simalign.registry import doc_strategy_registry
+
+    assert STRATEGIES == ["above-threshold", "best-source", "best-target", "union", "intersection", "assignment"]
+    rng = np.random.default_rng(5)
+    src, tgt, scores = _all_pairs(rng.uniform(0, 100, (6, 4)).astype(np.float32))
+    for short, registered in (("union", "spacy-simalign.UnionStrategy.v1"),
+                              ("assignment", "spacy-simalign.AssignmentStrategy.v1")):
+        assert registered in doc_strategy_registry
+        assert [a.tolist() for a in select(short, src, tgt, scores, 40.0)] == \
+            [a.tolist() for a in select(registered, src, tgt, scores, 40.0)]
+    assert isinstance(doc_index("spacy-simalign.FlatIndex.v1"), FlatIndex) and isinstance(doc_index("flat"), FlatIndex)
+    with pytest.raises(InputError, match="unknown strategy 'best'.*best-source"):
+        select("best", src, tgt, scores, 40.0)
+    matcher = DocMatcher(strategy="spacy-simalign.IntersectionStrategy.v1", index="spacy-simalign.IvfIndex.v1",
+                         rerank="spacy-simalign.SentencesRerank.v1")
+    assert matcher.reranker is not None and matcher.index_search.nprobe == 16
+    with pytest.raises(InputError, match="unknown index 'annoy'"):
+        DocMatcher(index="annoy")
 
 
 def test_candidates_hold_the_exact_top_k_within_the_date_window():
@@ -77,7 +103,7 @@ def test_faiss_index_agrees_with_the_exact_search():
     q = rng.standard_normal((500, 32)).astype(np.float32)
     base = rng.standard_normal((3000, 32)).astype(np.float32)
     exact_idx, _ = index._topk_dense(q, base, 5)
-    flat_idx, _ = index._topk_faiss(q, base, 5, "flat")
+    flat_idx, _ = index.FlatIndex().faiss(q, base, 5)
     assert all(set(a) == set(b) for a, b in zip(exact_idx.tolist(), flat_idx.tolist()))
 
 
@@ -91,7 +117,7 @@ def test_approximate_indexes_find_near_duplicates(kind):
     queries = base[:800] + 0.05 * rng.standard_normal((800, 32)).astype(np.float32)
     base /= np.linalg.norm(base, axis=1, keepdims=True)  # the matcher searches normalised embeddings
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-    idx, _ = index._topk_faiss(queries, base, 5, kind)
+    idx, _ = index.doc_index(kind)(queries, base, 5)
     assert np.mean(idx[:, 0] == np.arange(800)) >= 0.95
 
 

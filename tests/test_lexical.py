@@ -3,7 +3,7 @@ import pytest
 
 from spacy_simalign.aligners import lexical
 from spacy_simalign.aligners.methods import build_aligner, method_config
-from spacy_simalign.aligners.paragraphs import vicinity_paragraph_alignment
+from spacy_simalign.aligners.paragraphs import make_massalign_paragraphs
 from spacy_simalign.evaluation.scoring import AlignmentScorer, links_of
 from spacy_simalign.structures import Bead, Side
 
@@ -115,12 +115,12 @@ def test_link_f1_on_ten_documents(name, news):
 def test_cats_groups_splits_into_one_bead_and_keeps_links_without_grouping(news):
     for pair in news:
         complex, simple = sides(pair)
-        grouped = lexical.cats_align(complex, simple)
-        single = lexical.cats_align(complex, simple, group=False)
+        grouped = lexical.make_cats().align(complex, simple)
+        single = lexical.make_cats(group=False).align(complex, simple)
         assert links_of(grouped) == links_of(single)
         assert all(len(b.simple) == 1 and len(b.complex) == 1 for b in single)
         assert len({b.complex for b in grouped}) == len(grouped)  # one bead per complex sentence
-    assert any(len(b.simple) > 1 for pair in news for b in lexical.cats_align(*sides(pair)))
+    assert any(len(b.simple) > 1 for pair in news for b in lexical.make_cats().align(*sides(pair)))
 
 
 def test_cats_closest_links_each_simple_sentence_to_its_most_similar(news):
@@ -128,7 +128,7 @@ def test_cats_closest_links_each_simple_sentence_to_its_most_similar(news):
 
     complex, simple = sides(news[0])
     sim = TfidfSimilarity("char", 3).matrix(complex.sentences, simple.sentences)
-    for bead in lexical.cats_align(complex, simple):
+    for bead in lexical.make_cats().align(complex, simple):
         for j in bead.simple:
             assert sim[bead.complex[0], j] == pytest.approx(sim[:, j].max())
 
@@ -143,7 +143,7 @@ def test_closest_keeping_sequence_repairs_out_of_order_links(deplain_pairs):
         scorer, backwards = AlignmentScorer(), 0
         for pair in pairs:
             complex, simple = sides(pair)
-            beads = lexical.cats_align(complex, simple, strategy=strategy, group=False)
+            beads = lexical.make_cats(strategy=strategy, group=False).align(complex, simple)
             order = [b.complex[0] for b in sorted(beads, key=lambda b: b.simple[0])]
             backwards += sum(b < a for a, b in zip(order, order[1:]))
             scorer.add(gold_beads(pair), beads, complex.sentences, simple.sentences)
@@ -156,7 +156,7 @@ def test_closest_keeping_sequence_repairs_out_of_order_links(deplain_pairs):
 def test_paragraph_links_confine_the_alignment(name, news):
     for pair in news[:5]:
         complex, simple = sides(pair)
-        links = vicinity_paragraph_alignment(complex, simple)
+        links = make_massalign_paragraphs().align_paragraphs(complex, simple)
         allowed = {(i, j) for link in links for p in link.complex for q in link.simple
                    for i in complex.paragraphs[p] for j in simple.paragraphs[q]}
         beads = method_of(name)(complex, simple, links)

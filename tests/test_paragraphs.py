@@ -1,4 +1,6 @@
 """Paragraph aligners (Jiang et al. 2020, MASSAlign vicinity, TF-IDF) on real DEplain-web documents."""
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -97,18 +99,21 @@ def test_jiang_average_of_max_and_max(news):
     assert (avg_max <= max_sim + 1e-9).all()
 
 
+TAU1 = inspect.signature(paragraphs.make_jiang_paragraphs).parameters["tau1"].default
+
+
 def test_jiang_distance_threshold_forbids_far_paragraphs(news):
     """With tau2 = 0 and the high-similarity rules switched off, nothing is aligned; with
     tau2 = 1 every simple paragraph with any lexical overlap gets its best complex paragraph."""
     sim = TfidfSimilarity()
     for pair in news[:3]:
         complex, simple = sides(pair)
-        none = paragraphs.jiang_paragraph_alignment(complex, simple, sim, tau2=0.0, tau3=2.0, tau4=2.0)
+        none = paragraphs.make_jiang_paragraphs(sim, tau2=0.0, tau3=2.0, tau4=2.0).align_paragraphs(complex, simple)
         assert none == []
         avg_max, _ = paragraphs.jiang_similarities(complex, simple, sim)
-        free = paragraphs.jiang_paragraph_alignment(complex, simple, sim, tau2=1.01, tau3=2.0, tau4=2.0)
+        free = paragraphs.make_jiang_paragraphs(sim, tau2=1.01, tau3=2.0, tau4=2.0).align_paragraphs(complex, simple)
         covered = {q for link in free for q in link.simple}
-        assert covered == {q for q in range(len(simple.paragraphs)) if avg_max[:, q].max() > paragraphs.JIANG_TAU1}
+        assert covered == {q for q in range(len(simple.paragraphs)) if avg_max[:, q].max() > TAU1}
 
 
 @given(st.sets(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=30))

@@ -65,20 +65,57 @@ def test_scorer_resolves():
 
 
 def test_component_defaults_are_the_named_default_methods():
-    """The components (a lower layer than methods.py) keep their own copy of the default
-    [aligner] config; it must stay the `crf` and `jiang` methods' (taus left to their defaults)."""
+    """The components' default aligners, filled as spaCy fills them, are the `crf` and `jiang` methods'."""
+    from spacy_simalign.aligners.methods import DEFAULT_PARAGRAPH_METHOD, DEFAULT_SENTENCE_METHOD, method_config
+
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_paragraph_aligner")
+    nlp.add_pipe("simalign_sentence_aligner")
+    components = nlp.config["components"]
+    assert components["simalign_sentence_aligner"]["aligner"] == method_config(DEFAULT_SENTENCE_METHOD)["aligner"]
+    assert components["simalign_paragraph_aligner"]["aligner"] == \
+        method_config(DEFAULT_PARAGRAPH_METHOD, paragraph=True)["aligner"]
+
+
+def _signature_defaults(function):
     import inspect
 
-    from confection import Config
+    return {k: p.default for k, p in inspect.signature(function).parameters.items()
+            if k != "similarity" and p.default is not inspect.Parameter.empty}
 
-    from spacy_simalign.aligners.methods import DEFAULT_PARAGRAPH_METHOD, DEFAULT_SENTENCE_METHOD, method_config
-    from spacy_simalign.aligners.paragraphs import make_jiang_paragraphs
-    from spacy_simalign.pipeline import paragraph_aligner, sentence_aligner
 
-    sentence = Config().from_str(sentence_aligner.DEFAULT_CONFIG_STR)["sentence_aligner"]["aligner"]
-    assert sentence == method_config(DEFAULT_SENTENCE_METHOD)["aligner"]
-    paragraph = dict(Config().from_str(paragraph_aligner.DEFAULT_CONFIG_STR)["paragraph_aligner"]["aligner"])
-    named = dict(method_config(DEFAULT_PARAGRAPH_METHOD, paragraph=True)["aligner"])
-    defaults = {k: p.default for k, p in inspect.signature(make_jiang_paragraphs).parameters.items()
-                if k.startswith("tau")}
-    assert named == {**paragraph, **defaults}
+@pytest.mark.parametrize("paragraph", [False, True])
+def test_named_methods_are_the_registered_functions_defaults(paragraph):
+    """A named method's config is the registry-filled one: every value of the registered
+    function is shown and equals its signature default, but for the settings that make the
+    method (only cats-c3g-seq's strategy); no value is written in two places."""
+    from spacy_simalign.aligners.methods import PARAGRAPH_METHODS, SENTENCE_METHODS, method_config
+
+    for name, method in (PARAGRAPH_METHODS if paragraph else SENTENCE_METHODS).items():
+        config = method_config(name, paragraph=paragraph)["aligner"]
+        function = registry.simalign_aligners.get(method.aligner)
+        values = {k: v for k, v in config.items() if k not in ("@simalign_aligners", "similarity")}
+        assert values == {**_signature_defaults(function), **method.settings}, name
+        assert set(method.settings) <= {"strategy"}, name
+        backend = registry.simalign_similarity.get(config["similarity"]["@simalign_similarity"])
+        assert {k: v for k, v in config["similarity"].items() if k[0] != "@"} == _signature_defaults(backend)
+    assert SENTENCE_METHODS["cats-c3g-seq"].settings == {"strategy": "closest-seq"}
+
+
+def test_init_config_prints_the_filled_config(capsys):
+    from spacy_simalign.__main__ import main
+
+    assert main(["init-config", "bead-dp"]) == 0
+    out = capsys.readouterr().out
+    assert 'concatenation = "sum"' in out and "threads = 0" in out and "max_align = 5" in out
+    assert main(["init-config", "jiang", "--paragraph"]) == 0
+    assert "sublinear_tf = false" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0].startswith("spacy_simalign_doc_")])
+def test_docmatch_names_resolve_to_their_entry_point(group, name, target):
+    import spacy_simalign.registry  # noqa: F401  (creates the registries)
+
+    module, _, attr = target.partition(":")
+    table = getattr(registry, "simalign_" + group[len("spacy_simalign_"):])
+    assert table.get(name) is getattr(importlib.import_module(module), attr)

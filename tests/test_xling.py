@@ -9,11 +9,17 @@ import pytest
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.intersection import intersection_links, make_intersection_aligner
-from spacy_simalign.corpus.xling_filters import guess_language, is_error_page, pair_problems
+from spacy_simalign.corpus.xling_filters import PairFilters, guess_language, is_error_page
+from spacy_simalign.errors import InputError
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.structures import Side
 
 XLING = Path(__file__).resolve().parent / "data" / "xling"
+FILTERS = PairFilters()
+
+
+def pair_problems(*args):
+    return FILTERS.problems(*args)
 
 
 def _lines(path):
@@ -137,8 +143,10 @@ def test_language_guesser_on_the_shared_corpora(deplain_pairs, shared_data):
     with open(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv", encoding="utf-8") as handle:
         nl = " ".join(row["Complex"] for _, row in zip(range(5), csv.DictReader(handle)))
     fr = " ".join(" ".join(p) for p in read_pairs(str(XLING / "pairs.jsonl")).__next__().side_input("simple"))
-    assert (guess_language(de), guess_language(nl), guess_language(fr)) == ("de", "nl", "fr")
-    assert guess_language("Zürich 2024") is None
+    settings = (FILTERS.min_stopwords, FILTERS.language_margin)
+    assert (guess_language(de, *settings), guess_language(nl, *settings), guess_language(fr, *settings)) == \
+        ("de", "nl", "fr")
+    assert guess_language("Zürich 2024", *settings) is None
 
 
 def test_filters_drop_pairs_that_are_not_cross_lingual(deplain_pairs, tmp_path):
@@ -153,7 +161,7 @@ def test_filters_drop_pairs_that_are_not_cross_lingual(deplain_pairs, tmp_path):
     assert "wrong-language" in pair_problems(complex_de, simple_de, "de", "fr")
     assert "near-identical" in pair_problems(de, de.replace("34 Grad", "35 Grad"), "de", "fr")
     error = "Erreur 404 - Page introuvable. La page que vous cherchez n'existe pas ou a été déplacée."
-    assert is_error_page(error) and not is_error_page(fr)
+    assert is_error_page(error, FILTERS.error_page_chars) and not is_error_page(fr, FILTERS.error_page_chars)
     assert "error-page" in pair_problems(de, error, "de", "fr")
     # through the command: the bad pair is dropped and reported, the real one kept
     pairs = tmp_path / "p.jsonl"
@@ -166,6 +174,30 @@ def test_filters_drop_pairs_that_are_not_cross_lingual(deplain_pairs, tmp_path):
     assert _lines(dropped) == [{"id": "error", "reasons": ["error-page"], "lang": "de", "lang_simple": "fr"}]
     assert main(["align-xling", str(pairs), str(out), "--no-filter"]) == 0
     assert len(_lines(out)) == 2
+
+
+def test_filter_settings_reach_the_filters_through_align_xling(tmp_path):
+    """The filters' constants are settings (one default each, in PairFilters) that
+    `align-xling --filter NAME=VALUE` changes."""
+    real = next(read_pairs(str(XLING / "pairs.jsonl")))
+    de = "\n\n".join(" ".join(p) for p in real.side_input("complex"))
+    close = de.replace("34 Grad", "35 Grad")
+    assert "near-identical" in pair_problems(de, close, "de", "fr")
+    strict = PairFilters().with_settings(["near_identical_ratio=100"])
+    assert strict.near_identical_ratio == 100.0 and "near-identical" not in strict.problems(de, close, "de", "fr")
+    assert PairFilters().with_settings(["error-page-chars=10"]).error_page_chars == 10
+    with pytest.raises(InputError, match="min_stopwords"):
+        PairFilters().with_settings(["stopwords=2"])
+    error = "Erreur 404 - Page introuvable. La page que vous cherchez n'existe pas ou a été déplacée."
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text(json.dumps({"id": "error", "lang": "de", "lang_simple": "fr", "complex": {"text": de},
+                                 "simple": {"text": error}}, ensure_ascii=False) + "\n", encoding="utf-8")
+    out, dropped = tmp_path / "o.jsonl", tmp_path / "d.jsonl"
+    assert main(["align-xling", str(pairs), str(out), "--dropped", str(dropped)]) == 0
+    assert _lines(dropped)[0]["reasons"] == ["error-page"]
+    assert main(["align-xling", str(pairs), str(out), "--dropped", str(dropped), "--filter", "error_page_chars=20"]) == 0
+    assert _lines(dropped) == [] and len(_lines(out)) == 1
+    assert main(["align-xling", str(pairs), str(out), "--filter", "nope=1"]) == 2
 
 
 def test_match_referring_to_an_unknown_document_is_located(tmp_path, capsys):

@@ -12,6 +12,7 @@ represented by the normalised sum of its sentence embeddings (`concatenation = "
 encoder call; on the Text+Berg dev article it scores as well as embedding the joined text), or
 by the embedding of the joined text ("text"). Time and memory grow with the sentences times the
 band, not with n x m."""
+import inspect
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -107,8 +108,8 @@ def band_around(path: Sequence[Tuple[int, int]], n: int, m: int, window: int) ->
 
 
 def align_monotone(src: np.ndarray, tgt: np.ndarray, src_len: np.ndarray, tgt_len: np.ndarray,
-                   max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1, margin: bool = True,
-                   length_penalty: bool = True, src_runs=None, tgt_runs=None) -> List[Tuple[int, int, int, int, float]]:
+                   max_align: int, top_k: int, window: int, skip: float, margin: bool, length_penalty: bool,
+                   src_runs=None, tgt_runs=None) -> List[Tuple[int, int, int, int, float]]:
     """Beads (complex start, complex end, simple start, simple end, cosine) of two sides given as
     normalised sentence vectors and character lengths; empty beads (skips) are left out."""
     n, m = len(src), len(tgt)
@@ -186,21 +187,25 @@ def align_monotone(src: np.ndarray, tgt: np.ndarray, src_len: np.ndarray, tgt_le
 
 class BeadDPAligner(SentenceAlignerBase):
     """Monotone bead alignment on sentence embeddings (see the module docstring); paragraph
-    links, if given, are ignored: the whole document is one sequence."""
+    links, if given, are ignored: the whole document is one sequence. `settings` are those of
+    make_bead_dp, whose signature holds their defaults (a setting not given takes it)."""
 
-    def __init__(self, similarity=None, max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1,
-                 margin: bool = True, length_penalty: bool = True, concatenation: str = "sum"):
+    def __init__(self, similarity=None, **settings):
+        unknown = set(settings) - set(SETTINGS)
+        if unknown:
+            raise TypeError(f"unknown BeadDP setting(s): {', '.join(sorted(unknown))}")
+        settings = {**SETTINGS, **settings}
         if similarity is None:
             from ..similarity.backends import make_use_similarity
 
             similarity = make_use_similarity()
-        if concatenation not in ("sum", "text"):
-            raise ValueError(f"concatenation must be 'sum' or 'text', got {concatenation!r}")
-        if max_align < 2:
-            raise ValueError(f"max_align must be at least 2, got {max_align}")
+        if settings["concatenation"] not in ("sum", "text"):
+            raise ValueError(f"concatenation must be 'sum' or 'text', got {settings['concatenation']!r}")
+        if settings["max_align"] < 2:
+            raise ValueError(f"max_align must be at least 2, got {settings['max_align']}")
         self.similarity = similarity
-        self.max_align, self.top_k, self.window, self.skip = max_align, top_k, window, skip
-        self.margin, self.length_penalty, self.concatenation = margin, length_penalty, concatenation
+        for name, value in settings.items():
+            setattr(self, name, value)
 
     def encoders(self) -> List:
         return [self.similarity]
@@ -228,4 +233,8 @@ class BeadDPAligner(SentenceAlignerBase):
 def make_bead_dp(similarity=None, max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1,
                  margin: bool = True, length_penalty: bool = True, concatenation: str = "sum") -> BeadDPAligner:
     """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE."""
-    return BeadDPAligner(similarity, max_align, top_k, window, skip, margin, length_penalty, concatenation)
+    return BeadDPAligner(similarity, max_align=max_align, top_k=top_k, window=window, skip=skip, margin=margin,
+                         length_penalty=length_penalty, concatenation=concatenation)
+
+
+SETTINGS = {name: p.default for name, p in inspect.signature(make_bead_dp).parameters.items() if name != "similarity"}

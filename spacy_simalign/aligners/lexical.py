@@ -2,7 +2,9 @@
 vicinity-driven aligner (Paetzold et al., 2017), CATS "closest" and "closest keeping
 sequence" with character 3-gram similarity (Štajner et al., 2018), and a TF-IDF best match
 inside aligned paragraphs (the method behind the Amsterdam municipal corpus). Each returns
-sorted Beads in which a sentence is in at most one bead per side."""
+sorted Beads in which a sentence is in at most one bead per side (but the TF-IDF aligner's
+candidate mode, both_directions without group, which keeps every match as found). The
+settings' defaults are those of the registered functions at the end."""
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -15,6 +17,7 @@ from .paragraphs import (
     MASSALIGN_PARAGRAPH_ALPHA,
     MASSALIGN_SLACK,
     TFIDF_PARAGRAPH_THRESHOLD,
+    default_word_tfidf,
     tfidf_paragraph_alignment,
     vicinity_paragraph_alignment,
     vicinity_path,
@@ -114,8 +117,8 @@ def closest_keeping_sequence(sim: np.ndarray, cs: List[int], ss: List[int]) -> D
     return out
 
 
-def cats_align(complex: Side, simple: Side, similarity=None, strategy: str = "closest",
-               paragraph_links: Optional[Sequence[ParagraphLink]] = None, group: bool = True) -> List[Bead]:
+def cats_align(complex: Side, simple: Side, similarity, strategy: str,
+               paragraph_links: Optional[Sequence[ParagraphLink]], group: bool) -> List[Bead]:
     """CATS sentence alignment: `strategy` "closest" or "closest-seq", over the whole
     document or inside aligned paragraphs. Default similarity: C3G (character 3-gram TF-IDF
     cosine). Simple sentences aligned to the same complex sentence make one 1:n bead; with
@@ -142,38 +145,66 @@ def cats_align(complex: Side, simple: Side, similarity=None, strategy: str = "cl
 # ---------------------------------------------------------------------------------------
 # TF-IDF best match (Amsterdam municipal corpus)
 
-TFIDF_THRESHOLD = 0.3  # not published with the corpus: a moderate cosine, not tuned
+
+def best_matches(sim: np.ndarray, rows: Sequence[int], cols: Sequence[int], threshold: float,
+                 both_directions: bool) -> List[Tuple[int, int, float]]:
+    """(row, column, similarity) of each column's most similar row (the first on ties) that
+    reaches `threshold`, then with `both_directions` each row's most similar column: in that
+    order, a pair found both ways twice."""
+    out: List[Tuple[int, int, float]] = []
+    if not len(rows) or not len(cols):
+        return out
+    for c in cols:
+        values = sim[rows, c]
+        k = int(np.argmax(values))
+        if values[k] >= threshold:
+            out.append((rows[k], c, float(values[k])))
+    if both_directions:
+        for r in rows:
+            values = sim[r, cols]
+            k = int(np.argmax(values))
+            if values[k] >= threshold:
+                out.append((r, cols[k], float(values[k])))
+    return out
 
 
-def tfidf_align(complex: Side, simple: Side, similarity=None, threshold: float = TFIDF_THRESHOLD,
-                paragraph_links: Optional[Sequence[ParagraphLink]] = None, use_paragraphs: bool = True,
-                paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> List[Bead]:
+def tfidf_paragraph_links(complex: Side, simple: Side, similarity, threshold: float,
+                          both_directions: bool) -> List[ParagraphLink]:
+    """The paragraph links the TF-IDF aligner aligns inside: the TF-IDF paragraph aligner's, or
+    with `both_directions` every best match of either side's paragraphs as a 1:1 link, as found
+    (the Amsterdam corpus's candidates: a link found both ways is there twice)."""
+    if not both_directions:
+        return tfidf_paragraph_alignment(complex, simple, similarity, threshold)
+    sim = np.asarray(similarity.matrix(complex.paragraph_texts(), simple.paragraph_texts(), complex.lang, simple.lang))
+    return [ParagraphLink((c,), (s,), clip(score))
+            for c, s, score in best_matches(sim, range(sim.shape[0]), range(sim.shape[1]), threshold, True)]
+
+
+def tfidf_align(complex: Side, simple: Side, similarity, threshold: float,
+                paragraph_links: Optional[Sequence[ParagraphLink]], use_paragraphs: bool,
+                paragraph_threshold: float, both_directions: bool, group: bool) -> List[Bead]:
     """Each simple sentence to its most similar complex sentence (word TF-IDF cosine, IDF
-    fitted on the pair) if the cosine reaches `threshold`, inside aligned paragraphs: the
-    given links, else those of the TF-IDF paragraph aligner (unless use_paragraphs is False).
-    Simple sentences sharing a complex sentence form a 1:n bead."""
-    if similarity is None:
-        from ..similarity.backends import TfidfSimilarity
-
-        similarity = TfidfSimilarity("word", 1)
+    fitted on the pair, unless another similarity is given) if the cosine reaches `threshold`,
+    and with `both_directions` each complex sentence to its most similar simple one too, inside
+    aligned paragraphs: the given links, else those of tfidf_paragraph_links (unless
+    use_paragraphs is False). With `group` the simple sentences sharing a complex sentence form
+    a 1:n bead (a simple sentence matched twice keeps its last match); without, each match is
+    a 1:1 bead, in the order found."""
+    similarity = default_word_tfidf(similarity)
     if not len(complex) or not len(simple):
         return []
     if paragraph_links is None and use_paragraphs:
-        paragraph_links = tfidf_paragraph_alignment(complex, simple, similarity, paragraph_threshold)
+        paragraph_links = tfidf_paragraph_links(complex, simple, similarity, paragraph_threshold, both_directions)
     sim = np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang))
-    links = {}
-    for cs, ss in blocks(complex, simple, paragraph_links):
-        for s, (c, score) in closest(sim, cs, ss).items():
-            if score >= threshold:
-                links[s] = (c, score)
-    return group_by_complex(links)
+    found = [match for cs, ss in blocks(complex, simple, paragraph_links)
+             for match in best_matches(sim, cs, ss, threshold, both_directions)]
+    if not group:
+        return [Bead((c,), (s,), clip(score)) for c, s, score in found]
+    return group_by_complex({s: (c, score) for c, s, score in found})
 
 
 # ---------------------------------------------------------------------------------------
 # MASSAlign (Paetzold et al., 2017)
-
-MASSALIGN_SENTENCE_ALPHA = 0.2  # acceptable similarity of VicinityDrivenSentenceAligner
-
 
 def text_similarity(similarity, a: str, b: str) -> float:
     if isinstance(similarity, MassalignTfidf):
@@ -182,8 +213,7 @@ def text_similarity(similarity, a: str, b: str) -> float:
 
 
 def vicinity_sentence_alignment(complex_texts: Sequence[str], simple_texts: Sequence[str], similarity,
-                                acceptable_similarity: float = MASSALIGN_SENTENCE_ALPHA,
-                                slack: float = MASSALIGN_SLACK) -> List[Tuple[List[int], List[int], float]]:
+                                acceptable_similarity: float, slack: float) -> List[Tuple[List[int], List[int], float]]:
     """MASSAlign's VicinityDrivenSentenceAligner on one paragraph pair (local indices).
 
     Walks the vicinity-driven path through the sentence similarity matrix. A step that stays
@@ -212,10 +242,9 @@ def vicinity_sentence_alignment(complex_texts: Sequence[str], simple_texts: Sequ
     return out
 
 
-def massalign_align(complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None,
-                    similarity=None, acceptable_similarity: float = MASSALIGN_SENTENCE_ALPHA,
-                    slack: float = MASSALIGN_SLACK, paragraph_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
-                    use_paragraphs: bool = True) -> List[Bead]:
+def massalign_align(complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]],
+                    similarity, acceptable_similarity: float, slack: float, paragraph_similarity: float,
+                    use_paragraphs: bool) -> List[Bead]:
     """MASSAlign end to end: paragraphs aligned by the vicinity-driven paragraph aligner
     (unless links are given, or use_paragraphs is False), then the vicinity-driven sentence
     aligner inside each aligned paragraph group, with MASSAlign's TF-IDF model of the pair."""
@@ -260,11 +289,12 @@ def _massalign(complex, simple, similarity=None, paragraph_links=None, **setting
 
 
 @aligner_registry("spacy-simalign.MASSAlign.v1")
-def make_massalign(similarity=None, acceptable_similarity: float = MASSALIGN_SENTENCE_ALPHA,
-                   slack: float = MASSALIGN_SLACK, paragraph_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
-                   use_paragraphs: bool = True) -> LexicalAligner:
+def make_massalign(similarity=None, acceptable_similarity: float = 0.2, slack: float = MASSALIGN_SLACK,
+                   paragraph_similarity: float = MASSALIGN_PARAGRAPH_ALPHA, use_paragraphs: bool = True) -> LexicalAligner:
     """MASSAlign (Paetzold et al., 2017): vicinity-driven paragraph then sentence alignment;
-    `similarity` default: MASSAlign's TF-IDF model of each pair."""
+    `similarity` default: MASSAlign's TF-IDF model of each pair. acceptable_similarity: that of
+    its VicinityDrivenSentenceAligner; paragraph_similarity and slack: those of its paragraph
+    aligner (MASSAlignParagraphs.v1's defaults)."""
     return LexicalAligner(_massalign, similarity, acceptable_similarity=acceptable_similarity, slack=slack,
                           paragraph_similarity=paragraph_similarity, use_paragraphs=use_paragraphs)
 
@@ -278,10 +308,25 @@ def make_cats(similarity=None, strategy: str = "closest", group: bool = True) ->
     return LexicalAligner(cats_align, similarity, strategy=strategy, group=group)
 
 
+class TfidfAligner(LexicalAligner):
+    """The TF-IDF aligner; it also gives the paragraph links it aligns inside when none are
+    given (the Amsterdam corpus tools count them)."""
+
+    def paragraph_links(self, complex: Side, simple: Side) -> Optional[List[ParagraphLink]]:
+        if not self.settings["use_paragraphs"]:
+            return None
+        return tfidf_paragraph_links(complex, simple, default_word_tfidf(self.similarity),
+                                     self.settings["paragraph_threshold"], self.settings["both_directions"])
+
+
 @aligner_registry("spacy-simalign.Tfidf.v1")
-def make_tfidf_aligner(similarity=None, threshold: float = TFIDF_THRESHOLD, use_paragraphs: bool = True,
-                       paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> LexicalAligner:
+def make_tfidf_aligner(similarity=None, threshold: float = 0.3, use_paragraphs: bool = True,
+                       paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD, both_directions: bool = False,
+                       group: bool = True) -> TfidfAligner:
     """Each simple sentence to its most similar complex sentence if the cosine reaches
-    `threshold`, inside paragraphs linked by the same similarity (>= paragraph_threshold)."""
-    return LexicalAligner(tfidf_align, similarity, threshold=threshold, use_paragraphs=use_paragraphs,
-                          paragraph_threshold=paragraph_threshold)
+    `threshold` (0.3: not published with the Amsterdam corpus, a moderate cosine, not tuned),
+    inside paragraphs linked by the same similarity (>= paragraph_threshold); default
+    similarity word TF-IDF. both_directions = true, group = false: the Amsterdam corpus's
+    candidates (every best match of either side, each its own 1:1 bead, as found)."""
+    return TfidfAligner(tfidf_align, similarity, threshold=threshold, use_paragraphs=use_paragraphs,
+                        paragraph_threshold=paragraph_threshold, both_directions=both_directions, group=group)

@@ -1,7 +1,11 @@
 """Named aligner configs: `align --method NAME`, `demo --method`, `align-xling --method` and
-the components' defaults map a short name to a registered aligner with its default settings
-(a config section [aligner] that `align --config FILE` can replace with any other). Print
-one with `python -m spacy_simalign init-config NAME`, edit it, pass it with --config."""
+the components' defaults map a short name to a registered aligner (a config section [aligner]
+that `align --config FILE` can replace with any other). A method is a registered aligner, its
+similarity backend and only the settings where it differs from the aligner's signature: every
+other value comes from the registry, so each default is written once, in the registered
+function. Print one, every value filled in, with `python -m spacy_simalign init-config NAME`,
+edit it, pass it with --config."""
+from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from confection import Config
@@ -12,136 +16,72 @@ from ..errors import InputError
 DEFAULT_SENTENCE_METHOD = "crf"
 DEFAULT_PARAGRAPH_METHOD = "jiang"
 
-SENTENCE_METHODS: Dict[str, str] = {
-    "crf": """
-[aligner]
-@simalign_aligners = "spacy-simalign.CRFAligner.v1"
-weights = "shipped"
 
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.USESimilarity.v1"
-""",
-    "massalign": """
-[aligner]
-@simalign_aligners = "spacy-simalign.MASSAlign.v1"
-acceptable_similarity = 0.2
-slack = 0.05
-paragraph_similarity = 0.3
-use_paragraphs = true
+@dataclass(frozen=True)
+class Method:
+    """A registered aligner, the registered similarity backend it compares texts with, and the
+    settings where this method differs from the aligner's own defaults (ideally none)."""
 
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.MassalignSimilarity.v1"
-stop_words = true
-""",
-    "cats-c3g": """
-[aligner]
-@simalign_aligners = "spacy-simalign.CATS.v1"
-strategy = "closest"
-group = true
+    aligner: str
+    similarity: str
+    settings: Dict[str, object] = field(default_factory=dict)
 
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.CharNgramSimilarity.v1"
-n = 3
-""",
-    "cats-c3g-seq": """
-[aligner]
-@simalign_aligners = "spacy-simalign.CATS.v1"
-strategy = "closest-seq"
-group = true
+    def spec(self) -> Config:
+        """The short [aligner] config: names and the differing settings; the registry fills the rest."""
+        return Config({"aligner": {"@simalign_aligners": self.aligner, **self.settings,
+                                   "similarity": {"@simalign_similarity": self.similarity}}})
 
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.CharNgramSimilarity.v1"
-n = 3
-""",
-    "tfidf": """
-[aligner]
-@simalign_aligners = "spacy-simalign.Tfidf.v1"
-threshold = 0.3
-use_paragraphs = true
-paragraph_threshold = 0.2
 
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
-analyzer = "word"
-ngram = 1
-""",
-    "bead-dp": """
-[aligner]
-@simalign_aligners = "spacy-simalign.BeadDP.v1"
-max_align = 5
-top_k = 3
-window = 5
-skip = -0.1
+USE = "spacy-simalign.USESimilarity.v1"
+WORD_TFIDF = "spacy-simalign.TfidfSimilarity.v1"
+C3G = "spacy-simalign.CharNgramSimilarity.v1"
+MASSALIGN_TFIDF = "spacy-simalign.MassalignSimilarity.v1"
 
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.USESimilarity.v1"
-""",
-    "intersection": """
-[aligner]
-@simalign_aligners = "spacy-simalign.XlingIntersection.v1"
-threshold = 40.0
-
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.USESimilarity.v1"
-""",
+SENTENCE_METHODS: Dict[str, Method] = {
+    "crf": Method("spacy-simalign.CRFAligner.v1", USE),
+    "massalign": Method("spacy-simalign.MASSAlign.v1", MASSALIGN_TFIDF),
+    "cats-c3g": Method("spacy-simalign.CATS.v1", C3G),
+    "cats-c3g-seq": Method("spacy-simalign.CATS.v1", C3G, {"strategy": "closest-seq"}),
+    "tfidf": Method("spacy-simalign.Tfidf.v1", WORD_TFIDF),
+    "bead-dp": Method("spacy-simalign.BeadDP.v1", USE),
+    "intersection": Method("spacy-simalign.XlingIntersection.v1", USE),
 }
 
-PARAGRAPH_METHODS: Dict[str, str] = {
-    "jiang": """
-[aligner]
-@simalign_aligners = "spacy-simalign.JiangParagraphs.v1"
-tau1 = 0.1
-tau2 = 0.35
-tau3 = 0.9
-tau4 = 0.5
-tau5 = 0.2
-
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
-analyzer = "word"
-ngram = 1
-""",
-    "jiang-wiki": """
-[aligner]
-@simalign_aligners = "spacy-simalign.JiangWikiParagraphs.v1"
-tau1 = 0.1
-tau2 = 0.8
-
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
-analyzer = "word"
-ngram = 1
-""",
-    "massalign": """
-[aligner]
-@simalign_aligners = "spacy-simalign.MASSAlignParagraphs.v1"
-acceptable_similarity = 0.3
-slack = 0.05
-
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.MassalignSimilarity.v1"
-stop_words = true
-""",
-    "tfidf": """
-[aligner]
-@simalign_aligners = "spacy-simalign.TfidfParagraphs.v1"
-threshold = 0.2
-
-[aligner.similarity]
-@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
-analyzer = "word"
-ngram = 1
-""",
+PARAGRAPH_METHODS: Dict[str, Method] = {
+    "jiang": Method("spacy-simalign.JiangParagraphs.v1", WORD_TFIDF),
+    "jiang-wiki": Method("spacy-simalign.JiangWikiParagraphs.v1", WORD_TFIDF),
+    "massalign": Method("spacy-simalign.MASSAlignParagraphs.v1", MASSALIGN_TFIDF),
+    "tfidf": Method("spacy-simalign.TfidfParagraphs.v1", WORD_TFIDF),
 }
 
 
-def method_config(name: str, paragraph: bool = False) -> Config:
-    """The [aligner] config of a named method."""
+def named_method(name: str, paragraph: bool = False) -> Method:
     table = PARAGRAPH_METHODS if paragraph else SENTENCE_METHODS
     if name not in table:
         kind = "paragraph" if paragraph else "alignment"
         raise InputError(f"unknown {kind} method '{name}' (known: {', '.join(table)})")
-    return Config().from_str(table[name])
+    return table[name]
+
+
+def method_config(name: str, paragraph: bool = False) -> Config:
+    """The [aligner] config of a named method, filled by the registry: every value that runs is shown."""
+    from confection import registry
+
+    from .. import registry as _registries  # noqa: F401  (creates the plugin's registries)
+
+    return registry.fill(named_method(name, paragraph).spec())
+
+
+def component_config(section: str, settings: str, method: str, paragraph: bool = False) -> Config:
+    """A component's default config: its own `settings` (config text of [section]) and, as its
+    `aligner`, the short config of a named method (spaCy fills in the defaults when it adds the
+    pipe; the short form keeps the aligner's module unimported until then)."""
+    config = Config().from_str(settings)
+    own = config[section]
+    config[section] = {**{k: v for k, v in own.items() if not isinstance(v, dict)},
+                       "aligner": named_method(method, paragraph).spec()["aligner"],
+                       **{k: v for k, v in own.items() if isinstance(v, dict)}}  # sub-sections after the aligner
+    return config
 
 
 def load_aligner_config(path: str) -> Config:

@@ -175,15 +175,6 @@ def relative_distance(c: int, n_c: int, s: int, n_s: int) -> float:
     return abs(c / max(n_c, 1) - s / max(n_s, 1))
 
 
-# Thresholds of Algorithm 2 (values as given in the appendix of Jiang et al., 2020, for their
-# fine-tuned BERT sentence similarity in [0, 1]):
-JIANG_TAU1 = 0.1   # avg-of-max similarity a simple paragraph's best complex paragraph must exceed
-JIANG_TAU2 = 0.35  # ... while lying within this relative distance
-JIANG_TAU3 = 0.9   # any paragraph pair holding a sentence pair this similar is aligned
-JIANG_TAU4 = 0.5   # two consecutive complex paragraphs both holding a sentence this similar ...
-JIANG_TAU5 = 0.2   # ... and both within this relative distance are aligned to the simple one (1:2)
-
-
 def best_by_average(avg_max: np.ndarray, tau1: float, max_distance: Optional[float] = None
                     ) -> Dict[Tuple[int, int], float]:
     """Each simple paragraph paired with its best complex paragraph by avg-of-max similarity,
@@ -199,9 +190,8 @@ def best_by_average(avg_max: np.ndarray, tau1: float, max_distance: Optional[flo
     return pairs
 
 
-def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float = JIANG_TAU1,
-                              tau2: float = JIANG_TAU2, tau3: float = JIANG_TAU3, tau4: float = JIANG_TAU4,
-                              tau5: float = JIANG_TAU5) -> List[ParagraphLink]:
+def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float, tau2: float, tau3: float,
+                              tau4: float, tau5: float) -> List[ParagraphLink]:
     """Algorithm 2 (Newsela): for each simple paragraph, (a) its best complex paragraph by
     avg-of-max similarity if above tau1 and within relative distance tau2; (b) every complex
     paragraph sharing a sentence pair above tau3; (c) two consecutive complex paragraphs whose
@@ -221,12 +211,6 @@ def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: flo
     return group_pairs(pairs, pairs)
 
 
-# Thresholds of Algorithm 4 (Wikipedia: paragraph order is much less reliable, so no
-# position constraint, and a paragraph may align to several non-adjacent paragraphs).
-JIANG_WIKI_TAU1 = 0.1  # avg-of-max similarity of the best complex paragraph
-JIANG_WIKI_TAU2 = 0.8  # max sentence-pair similarity making any paragraph pair aligned
-
-
 def jiang_wiki_similarities(complex: Side, simple: Side, similarity) -> Tuple[np.ndarray, np.ndarray]:
     """Algorithm 3: as Algorithm 1, but the avg-of-max is symmetrised (the mean of both
     directions) so that a short paragraph inside a long one is not favoured."""
@@ -237,11 +221,13 @@ def jiang_wiki_similarities(complex: Side, simple: Side, similarity) -> Tuple[np
     return (avg_max + reverse) / 2.0, max_sim
 
 
-def jiang_wiki_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float = JIANG_WIKI_TAU1,
-                                   tau2: float = JIANG_WIKI_TAU2) -> List[ParagraphLink]:
+def jiang_wiki_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float,
+                                   tau2: float) -> List[ParagraphLink]:
     """Algorithm 4 (Wikipedia): each simple paragraph to its best complex paragraph by
     (symmetric) avg-of-max similarity if above tau1, wherever it is, plus every complex
-    paragraph holding a sentence pair above tau2; then merged into n:m groups."""
+    paragraph holding a sentence pair above tau2; then merged into n:m groups. (Wikipedia:
+    paragraph order is much less reliable, so no position constraint, and a paragraph may align
+    to several non-adjacent paragraphs.)"""
     avg_max, max_sim = jiang_wiki_similarities(complex, simple, similarity)
     pairs = best_by_average(avg_max, tau1)
     pairs.update({(int(c), int(s)): float(max_sim[c, s]) for c, s in np.argwhere(max_sim > tau2)})
@@ -251,8 +237,11 @@ def jiang_wiki_paragraph_alignment(complex: Side, simple: Side, similarity, tau1
 # ---------------------------------------------------------------------------------------
 # MASSAlign (Paetzold et al., 2017) and a plain TF-IDF best match
 
+# settings that two registered aligners share (MASSAlign's sentence aligner runs the paragraph
+# one first; the TF-IDF sentence aligner, the TF-IDF paragraph one): written once, here
 MASSALIGN_PARAGRAPH_ALPHA = 0.3  # acceptable similarity of the massalign README's paragraph aligner
 MASSALIGN_SLACK = 0.05
+TFIDF_PARAGRAPH_THRESHOLD = 0.2
 
 
 def paragraph_matrix(complex: Side, simple: Side, similarity=None) -> np.ndarray:
@@ -264,11 +253,11 @@ def paragraph_matrix(complex: Side, simple: Side, similarity=None) -> np.ndarray
                                         complex.lang, simple.lang), dtype=np.float64)
 
 
-def vicinity_paragraph_alignment(complex: Side, simple: Side, similarity=None,
-                                 acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
-                                 slack: float = MASSALIGN_SLACK) -> List[ParagraphLink]:
+def vicinity_paragraph_alignment(complex: Side, simple: Side, similarity, acceptable_similarity: float,
+                                 slack: float) -> List[ParagraphLink]:
     """MASSAlign's VicinityDrivenParagraphAligner: the vicinity-driven path through the
-    paragraph similarity matrix, cut into 1:1, 1:N and N:1 paragraph alignments."""
+    paragraph similarity matrix, cut into 1:1, 1:N and N:1 paragraph alignments; `similarity`
+    None: MASSAlign's TF-IDF model of the pair."""
     sim = paragraph_matrix(complex, simple, similarity)
     if not sim.size:
         return []
@@ -279,17 +268,9 @@ def vicinity_paragraph_alignment(complex: Side, simple: Side, similarity=None,
     return links
 
 
-TFIDF_PARAGRAPH_THRESHOLD = 0.2
-
-
-def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity=None,
-                              threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> List[ParagraphLink]:
-    """Each simple paragraph to its most similar complex paragraph (TF-IDF cosine of the
-    joined texts) if at least `threshold`; pairs sharing a paragraph are merged."""
-    if similarity is None:
-        from ..similarity.backends import TfidfSimilarity
-
-        similarity = TfidfSimilarity("word", 1)
+def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity, threshold: float) -> List[ParagraphLink]:
+    """Each simple paragraph to its most similar complex paragraph (cosine of the joined texts)
+    if at least `threshold`; pairs sharing a paragraph are merged."""
     sim = paragraph_matrix(complex, simple, similarity)
     pairs = {}
     for s in range(sim.shape[1]):
@@ -315,7 +296,8 @@ class ParagraphAligner:
         return self.function(complex, simple, similarity, **self.settings)
 
 
-def _word_tfidf(similarity):
+def default_word_tfidf(similarity):
+    """`similarity`, or word TF-IDF when it is None (the default of the TF-IDF and Jiang aligners)."""
     if similarity is not None:
         return similarity
     from ..similarity.backends import TfidfSimilarity
@@ -324,19 +306,24 @@ def _word_tfidf(similarity):
 
 
 @aligner_registry("spacy-simalign.JiangParagraphs.v1")
-def make_jiang_paragraphs(similarity=None, tau1: float = JIANG_TAU1, tau2: float = JIANG_TAU2,
-                          tau3: float = JIANG_TAU3, tau4: float = JIANG_TAU4,
-                          tau5: float = JIANG_TAU5) -> ParagraphAligner:
-    """Jiang et al. (2020) Algorithms 1+2 (Newsela); default similarity word TF-IDF."""
-    return ParagraphAligner(jiang_paragraph_alignment, _word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3,
+def make_jiang_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9,
+                          tau4: float = 0.5, tau5: float = 0.2) -> ParagraphAligner:
+    """Jiang et al. (2020) Algorithms 1+2 (Newsela); default similarity word TF-IDF. The
+    thresholds are those of the paper's appendix (for its fine-tuned BERT similarity in [0, 1]):
+    tau1, the avg-of-max similarity a simple paragraph's best complex paragraph must exceed while
+    lying within relative distance tau2; tau3, a sentence pair this similar aligns any paragraph
+    pair; two consecutive complex paragraphs both holding a sentence more similar than tau4 and
+    both within distance tau5 are aligned to the simple one (1:2)."""
+    return ParagraphAligner(jiang_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3,
                             tau4=tau4, tau5=tau5)
 
 
 @aligner_registry("spacy-simalign.JiangWikiParagraphs.v1")
-def make_jiang_wiki_paragraphs(similarity=None, tau1: float = JIANG_WIKI_TAU1,
-                               tau2: float = JIANG_WIKI_TAU2) -> ParagraphAligner:
-    """Jiang et al. (2020) Algorithms 3+4 (Wikipedia); default similarity word TF-IDF."""
-    return ParagraphAligner(jiang_wiki_paragraph_alignment, _word_tfidf(similarity), tau1=tau1, tau2=tau2)
+def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.8) -> ParagraphAligner:
+    """Jiang et al. (2020) Algorithms 3+4 (Wikipedia); default similarity word TF-IDF. tau1: the
+    avg-of-max similarity of the best complex paragraph; tau2: the sentence-pair similarity that
+    aligns any paragraph pair."""
+    return ParagraphAligner(jiang_wiki_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2)
 
 
 @aligner_registry("spacy-simalign.MASSAlignParagraphs.v1")
@@ -350,4 +337,4 @@ def make_massalign_paragraphs(similarity=None, acceptable_similarity: float = MA
 @aligner_registry("spacy-simalign.TfidfParagraphs.v1")
 def make_tfidf_paragraphs(similarity=None, threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> ParagraphAligner:
     """Each simple paragraph to its most similar complex paragraph (>= threshold); default word TF-IDF."""
-    return ParagraphAligner(tfidf_paragraph_alignment, _word_tfidf(similarity), threshold=threshold)
+    return ParagraphAligner(tfidf_paragraph_alignment, default_word_tfidf(similarity), threshold=threshold)

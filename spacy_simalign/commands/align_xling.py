@@ -4,7 +4,9 @@ is pair JSONL, or matches JSONL from match-docs together with --source/--target 
 JSONL. Output is alignment JSONL, one line per kept pair, always with both sides' sentences;
 dropped pairs are counted on stderr and written with their reasons to --dropped."""
 import sys
+from dataclasses import fields
 
+from ..corpus.xling_filters import PairFilters
 from ..errors import InputError
 from ..outputs import Paths
 
@@ -25,6 +27,9 @@ def add_arguments(parser):
                         help="sentence similarity threshold x100 for intersection (default: its config's, 40)")
     parser.add_argument("--model", default=None, help="CRF weights folder (method crf; default: shipped weights)")
     parser.add_argument("--no-filter", action="store_true", help="keep every pair (no post-processing)")
+    parser.add_argument("--filter", action="append", default=[], metavar="NAME=VALUE",
+                        help="change a filter setting (repeatable): " + ", ".join(
+                            f"{f.name} (default {f.default})" for f in fields(PairFilters)))
     parser.add_argument("--dropped", default=None, help="write dropped pairs with their reasons here (JSONL)")
     parser.add_argument("--allow-mixed-languages", action="store_true", help="see match-docs")
 
@@ -61,6 +66,7 @@ def run(args) -> int:
     aligner, name = build(args)
     pairs = (pairs_from_matches(args.input, args.source, args.target, args.allow_mixed_languages) if args.source
              else pairs_from_pair_file(args.input))
-    result = align_xling_pairs(pairs, aligner, args.output, name, args.dropped, filters=not args.no_filter)
+    filters = None if args.no_filter else PairFilters().with_settings(args.filter)
+    result = align_xling_pairs(pairs, aligner, args.output, name, args.dropped, filters)
     print(f"{result.kept} pairs aligned, {result.dropped} dropped by the filters -> {args.output}", file=sys.stderr)
     return 0

@@ -1,53 +1,35 @@
-"""Candidate sentence pairs the Amsterdam way: align paragraphs by similarity, then
-match sentences inside each aligned paragraph pair by best match in both directions.
+"""Candidate sentence pairs the Amsterdam way: the registered TF-IDF aligner
+(spacy-simalign.Tfidf.v1) in its candidate mode, which aligns paragraphs by similarity, then
+matches sentences inside each aligned paragraph pair by best match in both directions.
 
 The result deliberately keeps duplicates and several simple versions per complex
 sentence: the post-processing rules in `amsterdam.py` decide what stays."""
+import inspect
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-import numpy as np
-
-from ..aligners.lexical import TFIDF_THRESHOLD
-from ..aligners.paragraphs import TFIDF_PARAGRAPH_THRESHOLD
-from ..similarity.backends import SimilarityBackend, TfidfSimilarity
+from ..aligners.lexical import make_tfidf_aligner
+from ..similarity.backends import SimilarityBackend
 from ..structures import Side
-from .pairs import SentencePair
+from .pairs import SentencePair, pairs_from_beads
+
+_TFIDF = {name: p.default for name, p in inspect.signature(make_tfidf_aligner).parameters.items()}
 
 
 @dataclass
 class CandidateSettings:
     """Thresholds of the two matching steps (cosine similarities in [0, 1]); the defaults
-    are those of the plugin's `tfidf` aligner (lexical.py, paragraphs.py), not tuned here."""
+    are those of the registered TF-IDF aligner, not tuned here."""
 
-    paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD
-    sentence_threshold: float = TFIDF_THRESHOLD
+    paragraph_threshold: float = _TFIDF["paragraph_threshold"]
+    sentence_threshold: float = _TFIDF["threshold"]
     both_directions: bool = True
 
-
-def align_paragraphs(complex_side: Side, simple_side: Side, similarity: SimilarityBackend,
-                     threshold: float = TFIDF_PARAGRAPH_THRESHOLD, both_directions: bool = True) -> List[Tuple[int, int, float]]:
-    """(complex paragraph, simple paragraph, score): each simple paragraph's best complex
-    paragraph, and (with `both_directions`) each complex paragraph's best simple one."""
-    sims = similarity.matrix(complex_side.paragraph_texts(), simple_side.paragraph_texts(),
-                             complex_side.lang, simple_side.lang)
-    return _best_matches(sims, threshold, both_directions)
-
-
-def _best_matches(sims: np.ndarray, threshold: float, both_directions: bool) -> List[Tuple[int, int, float]]:
-    out = []
-    if sims.size == 0:
-        return out
-    for j in range(sims.shape[1]):
-        i = int(np.argmax(sims[:, j]))
-        if sims[i, j] >= threshold:
-            out.append((i, j, float(sims[i, j])))
-    if both_directions:
-        for i in range(sims.shape[0]):
-            j = int(np.argmax(sims[i]))
-            if sims[i, j] >= threshold:
-                out.append((i, j, float(sims[i, j])))
-    return out
+    def aligner(self, similarity: Optional[SimilarityBackend] = None):
+        """The TF-IDF aligner of these settings: one 1:1 bead per match, duplicates kept."""
+        return make_tfidf_aligner(similarity, threshold=self.sentence_threshold,
+                                  paragraph_threshold=self.paragraph_threshold, both_directions=self.both_directions,
+                                  group=False)
 
 
 def candidate_pairs(doc_id: str, complex_side: Side, simple_side: Side, similarity: Optional[SimilarityBackend] = None,
@@ -56,17 +38,7 @@ def candidate_pairs(doc_id: str, complex_side: Side, simple_side: Side, similari
 
     Sentence similarities are computed once over the whole document (so TF-IDF's IDF is
     fitted on the document), then read inside each aligned paragraph pair."""
-    similarity = similarity or TfidfSimilarity("word", 1)
-    settings = settings or CandidateSettings()
-    para_links = align_paragraphs(complex_side, simple_side, similarity, settings.paragraph_threshold,
-                                  settings.both_directions)
-    sims = similarity.matrix(complex_side.sentences, simple_side.sentences, complex_side.lang, simple_side.lang)
-    rows: List[SentencePair] = []
-    for cp, sp, _ in para_links:
-        c_idx, s_idx = complex_side.paragraphs[cp], simple_side.paragraphs[sp]
-        block = sims[np.ix_(c_idx, s_idx)]
-        for i, j, score in _best_matches(block, settings.sentence_threshold, settings.both_directions):
-            ci, sj = c_idx[i], s_idx[j]
-            rows.append(SentencePair(doc_id, complex_side.sentences[ci], simple_side.sentences[sj], score,
-                                     (ci,), (sj,)))
-    return rows, len(para_links)
+    aligner = (settings or CandidateSettings()).aligner(similarity)
+    links = aligner.paragraph_links(complex_side, simple_side)
+    beads = aligner.align(complex_side, simple_side, links)
+    return pairs_from_beads(doc_id, complex_side.sentences, simple_side.sentences, beads), len(links)

@@ -1,6 +1,6 @@
 """Aligning a cross-lingual corpus (what `align-xling` runs): matched document pairs (matches
 JSONL with the two document collections, or pair JSONL), the 20min-XD post-processing
-filters (xling.pair_problems), then any registered sentence aligner; every kept pair is
+filters (xling_filters.PairFilters), then any registered sentence aligner; every kept pair is
 written with both sides' sentences, dropped pairs with their reasons."""
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
@@ -14,7 +14,7 @@ from ..formats.matches import read_matches
 from ..formats.pairs import read_pairs
 from ..segmentation.sides import side_from_text
 from ..structures import Side
-from .xling_filters import pair_problems
+from .xling_filters import PairFilters
 
 
 @dataclass
@@ -73,11 +73,14 @@ class XlingResult:
 
 
 def align_xling_pairs(pairs: List[XlingPair], aligner, output_path: str, method: str,
-                      dropped_path: Optional[str] = None, filters: bool = True) -> XlingResult:
-    """Filter, align (in one batch per 32 pairs) and write; see the module docstring."""
+                      dropped_path: Optional[str] = None, filters: Optional[PairFilters] = PairFilters()
+                      ) -> XlingResult:
+    """Filter (with these filter settings; None: keep every pair), align (in one batch per 32
+    pairs) and write; see the module docstring."""
     kept, dropped = [], []
     for pair in pairs:
-        reasons = pair_problems(pair.source_text, pair.target_text, pair.source.lang, pair.target.lang) if filters else []
+        reasons = (filters.problems(pair.source_text, pair.target_text, pair.source.lang, pair.target.lang)
+                   if filters is not None else [])
         if reasons:
             dropped.append({"id": pair.id, "reasons": reasons, **pair.extra})
         else:

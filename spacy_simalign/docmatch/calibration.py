@@ -16,7 +16,7 @@ import numpy as np
 from ..evaluation.scoring import PRF
 from .lexical import LEXICAL
 from .matcher import Profile, is_v1, mix, pair_key
-from .strategies import STRATEGIES, assignment_mask, select, strategy_mask
+from .strategies import get_strategy, select, strategy_names
 
 THRESHOLDS = np.round(np.arange(0.0, 100.0 + 1e-9, 0.5), 1)
 LEXICAL_WEIGHTS = (0.25, 0.5)
@@ -65,13 +65,14 @@ def sweep(strategy: str, src: np.ndarray, tgt: np.ndarray, sim: np.ndarray, corr
           n_gold: int, thresholds: np.ndarray = THRESHOLDS) -> np.ndarray:
     """[len(thresholds), 4] of precision, recall, F1 and number predicted at each threshold."""
     out = np.zeros((len(thresholds), 4))
-    if strategy == "assignment":  # the assignment itself changes with the threshold
+    chosen = get_strategy(strategy)
+    if not hasattr(chosen, "pick"):  # what it keeps changes with the threshold (the assignment)
         for row, t in enumerate(thresholds):
-            keep = assignment_mask(src, tgt, sim, t)
+            keep = chosen(src, tgt, sim, t)
             out[row, :3] = prf(int(correct[keep].sum()), int(keep.sum()), n_gold)
             out[row, 3] = keep.sum()
         return out
-    keep = strategy_mask(strategy, src, tgt, sim)
+    keep = chosen.pick(src, tgt, sim)
     kept_sim, kept_ok = sim[keep], correct[keep]
     order = np.argsort(kept_sim)
     kept_sim, kept_ok = kept_sim[order], kept_ok[order]
@@ -125,11 +126,11 @@ def choose_profile(sig: Signals, correct: np.ndarray, n_gold: int, strategy: str
 
 
 def calibrate_strategies(sig: Signals, profile: Profile, correct: np.ndarray, n_gold: int,
-                         strategies: Iterable[str] = STRATEGIES) -> List[StrategyResult]:
-    """Best threshold and its P/R/F1 per strategy, with the profile's signals."""
+                         strategies: Optional[Iterable[str]] = None) -> List[StrategyResult]:
+    """Best threshold and its P/R/F1 per strategy (default: every registered one), with the profile's signals."""
     sim = sig.similarity(profile)
     results = []
-    for strategy in strategies:
+    for strategy in strategy_names() if strategies is None else strategies:
         table = sweep(strategy, sig.source, sig.target, sim, correct, n_gold)
         row = best_threshold(table)
         results.append(StrategyResult(strategy, float(THRESHOLDS[row]), *map(float, table[row, :3]),

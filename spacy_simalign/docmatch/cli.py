@@ -6,11 +6,11 @@ from typing import Dict
 
 from ..configs import read_config
 from ..errors import InputError
-from .evidence import RERANKS
+from ..registry import doc_index_registry, short_names
+from .evidence import rerank_names
 from .fields import FIELDS
-from .index import INDEXES
 from .lexical import LEXICAL
-from .strategies import STRATEGIES
+from .strategies import strategy_names
 
 DEFAULT_CONFIG_PATH = "docmatch.cfg"
 
@@ -19,18 +19,18 @@ def add_matcher_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default=None,
                         help=f"matcher config ([docmatch] section); default ./{DEFAULT_CONFIG_PATH} if present, "
                              "else built-in defaults")
-    parser.add_argument("--strategy", choices=STRATEGIES, default=None, help="pair-selection strategy")
+    parser.add_argument("--strategy", choices=strategy_names(), default=None, help="pair-selection strategy")
     parser.add_argument("--fields", nargs="+", choices=FIELDS, default=None,
                         help="document fields to embed (default: title lead; missing lead = first paragraph)")
     parser.add_argument("--window-days", default=None,
                         help="match only documents dated within N days (0 = same day); 'none' = no blocking")
     parser.add_argument("--top-k", type=int, default=None, help="candidates per document from the index")
-    parser.add_argument("--index", choices=INDEXES, default=None, help="nearest-neighbour index for large blocks")
+    parser.add_argument("--index", choices=list(short_names(doc_index_registry)), default=None, help="nearest-neighbour index for large blocks")
     parser.add_argument("--lexical", choices=LEXICAL, default=None,
                         help="lexical signal mixed into the first stage, for every language pair (default: the "
                              "pair's profile: tfidf within a language, none across languages)")
     parser.add_argument("--lexical-weight", type=float, default=None, help="weight of the lexical signal, 0..1")
-    parser.add_argument("--rerank", choices=RERANKS, default=None,
+    parser.add_argument("--rerank", choices=rerank_names(), default=None,
                         help="second stage: re-score the best candidates by sentence evidence (default) or none")
     parser.add_argument("--rerank-weight", type=float, default=None,
                         help="weight of the sentence evidence in the final score, 0..1, for every language pair")

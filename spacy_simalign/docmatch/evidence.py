@@ -11,9 +11,10 @@ from typing import Dict, List, Sequence
 import numpy as np
 
 from ..formats.documents import Document
+from ..registry import doc_reranker_registry, lookup, short_names
 from ..segmentation.sides import side_from_text
 
-RERANKS = ("none", "sentences")  # the second stages a matcher config may name
+NO_RERANK = "none"  # the matcher's `rerank` that switches the second stage off
 ENCODE_DOCS = 256  # documents whose sentences are encoded in one encoder call
 
 
@@ -23,6 +24,18 @@ def sentences_of(doc: Document, max_sentences: int) -> List[str]:
     return ([doc.title] if doc.title and doc.title.strip() else []) + sents or [doc.text[:1000]]
 
 
+def rerank_names() -> List[str]:
+    """What a matcher's `rerank` may name: none, or a registered second stage's short name."""
+    return [NO_RERANK] + list(short_names(doc_reranker_registry))
+
+
+def get_reranker(name: str):
+    """The registered second stage of a short or registered name (built with the matcher's
+    embedder and max_sentences; its `score` gives the evidence x100 of candidate pairs)."""
+    return lookup(doc_reranker_registry, name, "rerank")
+
+
+@doc_reranker_registry("spacy-simalign.SentencesRerank.v1")
 class SentenceEvidence:
     """Sentence-level evidence of candidate pairs (see the module docstring)."""
 

@@ -1,18 +1,17 @@
 """Candidate pairs without an n x m matrix: documents are blocked by date window, and within
 a block each query keeps its top-k neighbours by inner product (cosine of normalised
 embeddings), from exact numpy products for small blocks or a faiss index for large ones
-(flat = exact, hnsw / ivf = approximate; auto = exact up to 20,000 documents a block, IVF above). Both directions are searched, so the candidates
-hold every source's and every target's best partner, as the strategies need."""
+(the registered indexes below: flat = exact, hnsw / ivf = approximate, auto = exact up to
+20,000 documents a block, IVF above). Both directions are searched, so the candidates hold
+every source's and every target's best partner, as the strategies need."""
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-INDEXES = ("auto", "flat", "hnsw", "ivf")
-AUTO_IVF_ABOVE = 20_000  # auto: exact search up to this many base documents in a block, IVF above
+from ..registry import doc_index_registry, lookup
+
 DENSE_LIMIT = 8_000_000  # query x base products done in one numpy block below this size
 UNDATED = np.iinfo(np.int64).min
-IVF_LISTS_PER_SQRT = 4  # ivf: 4 * sqrt(n) inverted lists, IVF_NPROBE of them scanned per query
-IVF_NPROBE = 16
 
 
 def day_numbers(dates: Sequence) -> np.ndarray:
@@ -36,42 +35,97 @@ def _topk_dense(queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarr
     return out_idx, out_sim
 
 
-def _topk_faiss(queries: np.ndarray, base: np.ndarray, k: int, kind: str) -> Tuple[np.ndarray, np.ndarray]:
-    import faiss
-
-    dim = base.shape[1]
-    k = min(k, base.shape[0])
-    if kind == "hnsw":
-        index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = 80
-        index.hnsw.efSearch = max(64, 2 * k)
-    elif kind == "ivf":
-        nlist = max(1, int(IVF_LISTS_PER_SQRT * np.sqrt(base.shape[0])))
-        quantizer = faiss.IndexFlatIP(dim)
-        index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
-        rng = np.random.default_rng(0)
-        sample = base[rng.choice(base.shape[0], min(base.shape[0], 40 * nlist), replace=False)]
-        index.train(np.ascontiguousarray(sample))
-        index.nprobe = min(nlist, IVF_NPROBE)
-    else:
-        index = faiss.IndexFlatIP(dim)
-    index.add(np.ascontiguousarray(base))
+def _topk_faiss(queries: np.ndarray, index, k: int) -> Tuple[np.ndarray, np.ndarray]:
     sims, idx = index.search(np.ascontiguousarray(queries), k)
     return idx.astype(np.int64), sims
 
 
-def topk(queries: np.ndarray, base: np.ndarray, k: int, kind: str = "flat") -> Tuple[np.ndarray, np.ndarray]:
+@doc_index_registry("spacy-simalign.AutoIndex.v1")
+class AutoIndex:
+    """Exact search up to `ivf_above` base documents in a block, IVF (its defaults) above."""
+
+    def __init__(self, ivf_above: int = 20_000):
+        self.ivf_above = ivf_above
+        self.flat, self.ivf = FlatIndex(), IvfIndex()
+
+    def __call__(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        return (self.ivf if base.shape[0] > self.ivf_above else self.flat)(queries, base, k)
+
+
+@doc_index_registry("spacy-simalign.FlatIndex.v1")
+class FlatIndex:
+    """Exact search: numpy products, or faiss's flat index for a very large block."""
+
+    def __call__(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        if queries.shape[0] * base.shape[0] <= DENSE_LIMIT * 4 or base.shape[0] <= 2 * k:
+            return _topk_dense(queries, base, k)
+        return self.faiss(queries, base, k)
+
+    def faiss(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        import faiss
+
+        index = faiss.IndexFlatIP(base.shape[1])
+        index.add(np.ascontiguousarray(base))
+        return _topk_faiss(queries, index, min(k, base.shape[0]))
+
+
+@doc_index_registry("spacy-simalign.HnswIndex.v1")
+class HnswIndex:
+    """Approximate search in a faiss HNSW graph of `neighbours` links per node (exact for a small block)."""
+
+    def __init__(self, neighbours: int = 32, ef_construction: int = 80, ef_search: int = 64):
+        self.neighbours, self.ef_construction, self.ef_search = neighbours, ef_construction, ef_search
+
+    def __call__(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        if base.shape[0] <= 2 * k:
+            return _topk_dense(queries, base, k)
+        import faiss
+
+        k = min(k, base.shape[0])
+        index = faiss.IndexHNSWFlat(base.shape[1], self.neighbours, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = self.ef_construction
+        index.hnsw.efSearch = max(self.ef_search, 2 * k)
+        index.add(np.ascontiguousarray(base))
+        return _topk_faiss(queries, index, k)
+
+
+@doc_index_registry("spacy-simalign.IvfIndex.v1")
+class IvfIndex:
+    """Approximate search in a faiss IVF index: `lists_per_sqrt` x sqrt(n) inverted lists,
+    trained on `sample_per_list` documents a list (a fixed draw), `nprobe` lists scanned per
+    query (exact for a small block)."""
+
+    def __init__(self, lists_per_sqrt: int = 4, nprobe: int = 16, sample_per_list: int = 40):
+        self.lists_per_sqrt, self.nprobe, self.sample_per_list = lists_per_sqrt, nprobe, sample_per_list
+
+    def __call__(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+        if base.shape[0] <= 2 * k:
+            return _topk_dense(queries, base, k)
+        import faiss
+
+        dim = base.shape[1]
+        nlist = max(1, int(self.lists_per_sqrt * np.sqrt(base.shape[0])))
+        quantizer = faiss.IndexFlatIP(dim)
+        index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        rng = np.random.default_rng(0)
+        sample = base[rng.choice(base.shape[0], min(base.shape[0], self.sample_per_list * nlist), replace=False)]
+        index.train(np.ascontiguousarray(sample))
+        index.nprobe = min(nlist, self.nprobe)
+        index.add(np.ascontiguousarray(base))
+        return _topk_faiss(queries, index, min(k, base.shape[0]))
+
+
+def doc_index(index):
+    """An index object from a short or registered name (or an index object, returned as is)."""
+    return lookup(doc_index_registry, index, "index")() if isinstance(index, str) else index
+
+
+def topk(queries: np.ndarray, base: np.ndarray, k: int, index="flat") -> Tuple[np.ndarray, np.ndarray]:
     """Top-k base rows of each query: (indices, similarities), each [n_queries, k'];
     index -1 marks a missing neighbour (approximate indexes may return fewer than k)."""
     if not queries.shape[0] or not base.shape[0]:
         return np.zeros((queries.shape[0], 0), np.int64), np.zeros((queries.shape[0], 0), np.float32)
-    if kind == "auto":
-        kind = "ivf" if base.shape[0] > AUTO_IVF_ABOVE else "flat"
-    if kind == "flat" and queries.shape[0] * base.shape[0] <= DENSE_LIMIT * 4:
-        return _topk_dense(queries, base, k)
-    if base.shape[0] <= 2 * k:
-        return _topk_dense(queries, base, k)
-    return _topk_faiss(queries, base, k, kind)
+    return doc_index(index)(queries, base, k)
 
 
 def _windows(query_days: np.ndarray, base_days: np.ndarray, window: Optional[int]):
@@ -100,13 +154,13 @@ def _windows(query_days: np.ndarray, base_days: np.ndarray, window: Optional[int
 
 
 def search_direction(queries: np.ndarray, base: np.ndarray, query_days: np.ndarray, base_days: np.ndarray,
-                     window: Optional[int], k: int, kind: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     window: Optional[int], k: int, index) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query index, base index, similarity) of each query's top-k within its date window."""
     qs: List[np.ndarray] = []
     bs: List[np.ndarray] = []
     ss: List[np.ndarray] = []
     for q_idx, b_idx in _windows(query_days, base_days, window):
-        idx, sims = topk(queries[q_idx], base[b_idx], k, kind)
+        idx, sims = topk(queries[q_idx], base[b_idx], k, index)
         valid = idx >= 0
         qs.append(np.repeat(q_idx, idx.shape[1])[valid.ravel()])
         bs.append(b_idx[idx[valid]])
@@ -117,10 +171,12 @@ def search_direction(queries: np.ndarray, base: np.ndarray, query_days: np.ndarr
 
 
 def candidates(source: np.ndarray, target: np.ndarray, source_days: np.ndarray, target_days: np.ndarray,
-               window: Optional[int] = 0, k: int = 10, kind: str = "flat",
+               window: Optional[int] = 0, k: int = 10, kind="flat",
                threads: int = 0) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unique (source, target, cosine) candidate pairs: each source's top-k targets and each
-    target's top-k sources within the window. `window=None` switches blocking off."""
+    target's top-k sources within the window. `window=None` switches blocking off; `kind`: an
+    index object or its short or registered name."""
+    index = doc_index(kind)
     if threads:
         try:
             import faiss
@@ -128,8 +184,8 @@ def candidates(source: np.ndarray, target: np.ndarray, source_days: np.ndarray, 
             faiss.omp_set_num_threads(threads)
         except ImportError:
             pass
-    s1, t1, c1 = search_direction(source, target, source_days, target_days, window, k, kind)
-    t2, s2, c2 = search_direction(target, source, target_days, source_days, window, k, kind)
+    s1, t1, c1 = search_direction(source, target, source_days, target_days, window, k, index)
+    t2, s2, c2 = search_direction(target, source, target_days, source_days, window, k, index)
     src, tgt, sims = np.concatenate([s1, s2]), np.concatenate([t1, t2]), np.concatenate([c1, c2])
     if not len(src):
         return src, tgt, sims

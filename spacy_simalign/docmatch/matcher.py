@@ -21,9 +21,9 @@ from ..configs import read_config, resolve_section
 from ..errors import InputError
 from ..formats.documents import Document, check_collection
 from ..formats.matches import match_object
-from .evidence import RERANKS, SentenceEvidence
+from .evidence import NO_RERANK, get_reranker
 from .fields import DEFAULT_FIELDS, check_fields, field_text
-from .index import INDEXES, candidates, day_numbers
+from .index import candidates, day_numbers, doc_index
 from .lexical import LEXICAL, LexicalScorer
 from .strategies import DEFAULT_STRATEGY, check_strategy, select
 
@@ -177,12 +177,9 @@ class DocMatcher:
             if value < 1:
                 raise InputError(f"{name} must be at least 1, got {value}")
         self.top_k, self.max_sentences = int(top_k), int(max_sentences)
-        if index not in INDEXES:
-            raise InputError(f"unknown index '{index}' (choose from: {', '.join(INDEXES)})")
-        self.index = index
-        if rerank not in RERANKS:
-            raise InputError(f"unknown rerank '{rerank}' (choose from: {', '.join(RERANKS)})")
+        self.index, self.index_search = index, doc_index(index)  # a name: one of the registered indexes
         self.rerank = rerank
+        self.reranker = None if rerank == NO_RERANK else get_reranker(rerank)
         self.lexical_field = check_fields([lexical_field])[0]
         self.allow_mixed_languages = bool(allow_mixed_languages)
         self.threads = int(threads)
@@ -253,7 +250,8 @@ class DocMatcher:
         """(source index, target index, embedding cosine x100) of each candidate pair."""
         emb_s, emb_t = self.embed(source), self.embed(target)
         src, tgt, cos = candidates(emb_s, emb_t, day_numbers([d.date for d in source]),
-                                   day_numbers([d.date for d in target]), self.window_days, self.top_k, self.index,
+                                   day_numbers([d.date for d in target]), self.window_days, self.top_k,
+                                   self.index_search,
                                    self.threads)
         return src, tgt, (100.0 * cos).astype(np.float32)
 
@@ -269,9 +267,9 @@ class DocMatcher:
     def evidence(self, source: Sequence[Document], target: Sequence[Document], src: np.ndarray,
                  tgt: np.ndarray) -> Optional[np.ndarray]:
         """Sentence evidence x100 of each candidate pair (None when the second stage is off)."""
-        if self.rerank == "none":
+        if self.reranker is None:
             return None
-        return SentenceEvidence(self.embedder, self.max_sentences).score(source, target, src, tgt)
+        return self.reranker(self.embedder, self.max_sentences).score(source, target, src, tgt)
 
     def candidates(self, source: Sequence[Document], target: Sequence[Document],
                    profile: Optional[Profile] = None) -> Candidates:

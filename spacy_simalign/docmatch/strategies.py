@@ -5,21 +5,34 @@ mutual best), each keeping only pairs scoring at least the threshold; and assign
 the pairs of the best one-to-one assignment, the one that maximises the summed amount by which
 the chosen pairs exceed the threshold (a document whose every candidate is below it stays
 unmatched). Mutual best matches lose a pair when two near-duplicate stories compete for one
-partner; the assignment gives each its own."""
-from typing import Tuple
+partner; the assignment gives each its own.
+
+Each is registered (registry.simalign_doc_strategies, short names as above): a strategy is
+called with (source, target, score, threshold) arrays of the candidates and returns the mask of
+those it keeps; one whose choice does not depend on the threshold also has `pick` (the mask
+before the threshold), which lets calibration sweep thresholds in one pass."""
+from typing import Callable, List, Tuple
 
 import numpy as np
 
-STRATEGIES = ("above-threshold", "best-source", "best-target", "union", "intersection", "assignment")
+from ..registry import doc_strategy_registry, lookup, short_names
+
 DEFAULT_STRATEGY = "assignment"
 DENSE_ASSIGNMENT_CELLS = 4_000_000  # a connected block up to this many source x target cells is solved exactly
 
 
-def check_strategy(name: str) -> str:
-    from ..errors import InputError
+def strategy_names() -> List[str]:
+    """The short names of the registered strategies, in the order of setup.cfg."""
+    return list(short_names(doc_strategy_registry))
 
-    if name not in STRATEGIES:
-        raise InputError(f"unknown strategy '{name}' (choose from: {', '.join(STRATEGIES)})")
+
+def get_strategy(name: str):
+    """The strategy of a short or registered name; unknown names are one-line errors."""
+    return lookup(doc_strategy_registry, name, "strategy")()
+
+
+def check_strategy(name: str) -> str:
+    get_strategy(name)
     return name
 
 
@@ -35,24 +48,52 @@ def best_of_groups(keys: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return mask
 
 
+class PickStrategy:
+    """A strategy that picks among the candidates whatever the threshold, then keeps those at or above it."""
+
+    def __init__(self, pick: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]):
+        self.pick = pick
+
+    def __call__(self, src: np.ndarray, tgt: np.ndarray, scores: np.ndarray, threshold: float) -> np.ndarray:
+        return self.pick(src, tgt, scores) & (scores >= threshold)
+
+
+@doc_strategy_registry("spacy-simalign.AboveThresholdStrategy.v1")
+def make_above_threshold() -> PickStrategy:
+    """n:n, every candidate at or above the threshold."""
+    return PickStrategy(lambda src, tgt, scores: np.ones(len(scores), dtype=bool))
+
+
+@doc_strategy_registry("spacy-simalign.BestSourceStrategy.v1")
+def make_best_source() -> PickStrategy:
+    """n:1, each source keeps its best target."""
+    return PickStrategy(lambda src, tgt, scores: best_of_groups(src, scores))
+
+
+@doc_strategy_registry("spacy-simalign.BestTargetStrategy.v1")
+def make_best_target() -> PickStrategy:
+    """1:n, each target keeps its best source."""
+    return PickStrategy(lambda src, tgt, scores: best_of_groups(tgt, scores))
+
+
+@doc_strategy_registry("spacy-simalign.UnionStrategy.v1")
+def make_union() -> PickStrategy:
+    """Each source's best target and each target's best source."""
+    return PickStrategy(lambda src, tgt, scores: best_of_groups(src, scores) | best_of_groups(tgt, scores))
+
+
+@doc_strategy_registry("spacy-simalign.IntersectionStrategy.v1")
+def make_intersection() -> PickStrategy:
+    """1:1, mutual best."""
+    return PickStrategy(lambda src, tgt, scores: best_of_groups(src, scores) & best_of_groups(tgt, scores))
+
+
 def strategy_mask(strategy: str, src: np.ndarray, tgt: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Candidates a strategy keeps before the threshold is applied."""
-    if strategy == "above-threshold":
-        return np.ones(len(scores), dtype=bool)
-    best_target_of_source = best_of_groups(src, scores)  # n:1
-    best_source_of_target = best_of_groups(tgt, scores)  # 1:n
-    if strategy == "best-source":
-        return best_target_of_source
-    if strategy == "best-target":
-        return best_source_of_target
-    if strategy == "union":
-        return best_target_of_source | best_source_of_target
-    if strategy == "intersection":
-        return best_target_of_source & best_source_of_target
-    if strategy == "assignment":
-        raise ValueError("the assignment depends on the threshold: use select() or assignment_mask()")
-    check_strategy(strategy)
-    raise AssertionError(strategy)
+    pick = getattr(get_strategy(strategy), "pick", None)
+    if pick is None:
+        raise ValueError(f"the {strategy} strategy depends on the threshold: use select()")
+    return pick(src, tgt, scores)
 
 
 def assignment_mask(src: np.ndarray, tgt: np.ndarray, scores: np.ndarray, threshold: float) -> np.ndarray:
@@ -99,11 +140,14 @@ def assignment_mask(src: np.ndarray, tgt: np.ndarray, scores: np.ndarray, thresh
     return mask
 
 
+@doc_strategy_registry("spacy-simalign.AssignmentStrategy.v1")
+def make_assignment() -> Callable:
+    """1:1, the best one-to-one assignment at the threshold (assignment_mask)."""
+    return assignment_mask
+
+
 def select(strategy: str, src: np.ndarray, tgt: np.ndarray, scores: np.ndarray,
            threshold: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The (source, target, score) candidates kept by `strategy` at `threshold` (x100 scale)."""
-    if strategy == "assignment":
-        keep = assignment_mask(src, tgt, scores, threshold)
-    else:
-        keep = strategy_mask(strategy, src, tgt, scores) & (scores >= threshold)
+    keep = get_strategy(strategy)(src, tgt, scores, threshold)
     return src[keep], tgt[keep], scores[keep]

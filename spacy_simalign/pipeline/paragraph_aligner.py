@@ -9,19 +9,12 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
+from ..aligners.methods import DEFAULT_PARAGRAPH_METHOD, component_config
 from . import pair
 
-DEFAULT_CONFIG_STR = """
+DEFAULT_CONFIG_STR = component_config("paragraph_aligner", """
 [paragraph_aligner]
-
-[paragraph_aligner.aligner]
-@simalign_aligners = "spacy-simalign.JiangParagraphs.v1"
-
-[paragraph_aligner.aligner.similarity]
-@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"
-analyzer = "word"
-ngram = 1
-"""
+""", DEFAULT_PARAGRAPH_METHOD, paragraph=True).to_str()  # the aligner: the default named method's
 
 
 class ParagraphAligner:

@@ -23,23 +23,17 @@ from spacy.vocab import Vocab
 from thinc.api import Config
 
 from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
+from ..aligners.methods import DEFAULT_SENTENCE_METHOD, component_config
 from ..aligners.protocol import align_batch
 from ..structures import Bead, TrainingPair
 from . import pair
 from .scorer import score_examples
 
-DEFAULT_CONFIG_STR = """
+DEFAULT_CONFIG_STR = component_config("sentence_aligner", """
 [sentence_aligner]
 use_paragraphs = true
 scorer = {"@scorers":"spacy-simalign.alignment_scorer.v1"}
-
-[sentence_aligner.aligner]
-@simalign_aligners = "spacy-simalign.CRFAligner.v1"
-weights = "shipped"
-
-[sentence_aligner.aligner.similarity]
-@simalign_similarity = "spacy-simalign.USESimilarity.v1"
-"""
+""", DEFAULT_SENTENCE_METHOD).to_str()  # the aligner: the default named method's (aligners/methods.py)
 ALIGNER_FOLDER = "aligner"
 
 
