@@ -10,11 +10,13 @@ full-text TF-IDF helps within a language and only adds noise across languages, a
 sentence evidence alone separates near-duplicate stories across languages. So the signals,
 their weights and the threshold come from a *profile* per language pair: `same` and `cross`
 by default, or one calibrate-docs wrote for the exact pair ("de-fr")."""
+import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
+from confection import Config
 from spacy.util import registry
 
 from ..configs import read_config, resolve_section
@@ -75,26 +77,6 @@ def _profiles_section(profiles: Dict[str, Profile]) -> str:
     for name, profile in profiles.items():
         out += ["", f"[docmatch.profiles.{name}]"] + [f"{k} = {json.dumps(v)}" for k, v in profile.to_config().items()]
     return "\n".join(out) + "\n"
-
-
-DEFAULT_CONFIG_STR = """
-[docmatch]
-@misc = "spacy-simalign.DocMatcher.v2"
-fields = ["title", "lead"]
-strategy = "assignment"
-window_days = 1
-top_k = 10
-index = "auto"
-lexical_field = "text"
-rerank = "sentences"
-max_sentences = 20
-allow_mixed_languages = false
-threads = 0
-
-[docmatch.embedder]
-@simalign_similarity = "spacy-simalign.USESimilarity.v1"
-
-""" + _profiles_section(DEFAULT_PROFILES)
 
 
 @dataclass(frozen=True)
@@ -160,11 +142,19 @@ class DocMatcher:
     """Embed documents from chosen fields, gather candidates within a date window, score them by
     the language pair's profile, and select pairs with a strategy and threshold (x100)."""
 
-    def __init__(self, embedder=None, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
-                 window_days: Optional[int] = 1, top_k: int = 10, index: str = "auto", lexical_field: str = "text",
-                 rerank: str = "sentences", max_sentences: int = 20,
-                 allow_mixed_languages: bool = False, threads: int = 0,
-                 profiles: Optional[Dict[str, Profile]] = None):
+    def __init__(self, embedder=None, profiles: Optional[Dict[str, Profile]] = None, **settings):
+        """`settings` are those of spacy-simalign.DocMatcher.v2 (fields, strategy, window_days, top_k,
+        index, lexical_field, rerank, max_sentences, allow_mixed_languages, threads), each defaulting
+        to its value in make_doc_matcher_v2's signature; the embedder defaults to multilingual USE."""
+        defaults = matcher_defaults()
+        unknown = sorted(set(settings) - set(defaults))
+        if unknown:
+            raise TypeError(f"DocMatcher: unknown setting(s) {', '.join(unknown)}")
+        settings = {**defaults, **settings}
+        fields, strategy, window_days = settings["fields"], settings["strategy"], settings["window_days"]
+        top_k, index, lexical_field = settings["top_k"], settings["index"], settings["lexical_field"]
+        rerank, max_sentences = settings["rerank"], settings["max_sentences"]
+        allow_mixed_languages, threads = settings["allow_mixed_languages"], settings["threads"]
         if embedder is None:
             from ..similarity.backends import make_use_similarity
 
@@ -303,8 +293,6 @@ def is_v1(config) -> bool:
 
 
 def default_config():
-    from spacy.util import Config
-
     return Config().from_str(DEFAULT_CONFIG_STR)
 
 
@@ -315,7 +303,16 @@ def make_doc_matcher_v2(embedder=None, fields: Sequence[str] = DEFAULT_FIELDS, s
                         profiles: Optional[Dict[str, Dict]] = None) -> DocMatcher:
     """Two-stage document matching with a profile of signals per language pair (see the module docstring)."""
     parsed = {name: Profile.from_config(name, dict(values)) for name, values in (profiles or {}).items()}
-    return DocMatcher(embedder, fields, strategy, window_days, top_k, index, lexical_field, rerank, max_sentences, allow_mixed_languages, threads, parsed)
+    return DocMatcher(embedder, parsed, fields=fields, strategy=strategy, window_days=window_days, top_k=top_k,
+                      index=index, lexical_field=lexical_field, rerank=rerank, max_sentences=max_sentences,
+                      allow_mixed_languages=allow_mixed_languages, threads=threads)
+
+
+def matcher_defaults() -> Dict:
+    """The v2 matcher's settings and their defaults: make_doc_matcher_v2's signature, the one place
+    they are written (DocMatcher() and the default config take them from there)."""
+    params = inspect.signature(make_doc_matcher_v2).parameters
+    return {name: p.default for name, p in params.items() if name not in ("embedder", "profiles")}
 
 
 @registry.misc("spacy-simalign.DocMatcher.v1")
@@ -328,5 +325,17 @@ def make_doc_matcher(embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy:
     pair (no profiles) and no second stage."""
     profile = Profile.from_config("v1", {"lexical": lexical, "lexical_weight": lexical_weight, "rerank_weight": 0.0,
                                          "threshold": threshold, "thresholds": dict(thresholds or {})})
-    return DocMatcher(embedder, fields, strategy, window_days, top_k, index, lexical_field, "none", 20,
-                      allow_mixed_languages, threads, {"same": profile, "cross": profile})
+    return DocMatcher(embedder, {"same": profile, "cross": profile}, fields=fields, strategy=strategy,
+                      window_days=window_days, top_k=top_k, index=index, lexical_field=lexical_field, rerank="none",
+                      allow_mixed_languages=allow_mixed_languages, threads=threads)
+
+
+def _default_config_str() -> str:
+    """The [docmatch] config of the defaults: the v2 matcher filled from its signature, with
+    multilingual USE and the default profiles."""
+    short = ('[docmatch]\n@misc = "spacy-simalign.DocMatcher.v2"\n\n[docmatch.embedder]\n'
+             '@simalign_similarity = "spacy-simalign.USESimilarity.v1"\n\n' + _profiles_section(DEFAULT_PROFILES))
+    return registry.fill(Config().from_str(short)).to_str()
+
+
+DEFAULT_CONFIG_STR = _default_config_str()
