@@ -36,20 +36,19 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow and not browser"
 
-# Speed and memory targets are checked here, never by timed unit tests: each script prints a table.
+# Speed and memory targets are checked here, never by timed unit tests: the `benchmarks` workflow of
+# project.yml (startup, CRF, scale, docmatch, long sentence, hostile input); each command prints its
+# table and writes it under metrics/bench/.
 bench: $(STAMP)
-	$(PY) project/bench_startup.py
-	$(PY) project/bench_crf.py
-	$(PY) project/bench_align_scale.py --method crf --pairs 1000 --big 5000
-	$(PY) project/bench_docmatch.py
-	$(PY) project/bench_long_sentence.py
+	$(PY) -m spacy project run benchmarks
 
 bench-startup: $(BASE_STAMP)
-	$(PY) project/bench_startup.py
+	$(PY) -m spacy project run bench-startup
 
-# bertalign against our aligners on the same USE encoder (project/bench_peers.py). Not part of
-# `make test`: it builds its own venv, .venv-peers, with Python 3.12 (bertalign 2.0.1 needs it),
-# and runs without the embedding cache so that the whole times include encoding.
+# bertalign against our aligners on the same USE encoder (project.yml's bench-peers command,
+# project/bench_peers.py). Not part of `make test` or `make bench`: it builds its own venv,
+# .venv-peers, with Python 3.12 (bertalign 2.0.1 needs it), and runs without the embedding cache
+# so that the whole times include encoding.
 PEERS_VENV := .venv-peers
 PEERS_STAMP := $(PEERS_VENV)/.installed
 PYTHON312 ?= $(shell python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || \
@@ -63,7 +62,7 @@ $(PEERS_STAMP): project/requirements-peers.txt
 	touch $(PEERS_STAMP)
 
 bench-peers: $(STAMP) $(PEERS_STAMP)
-	env -u SPACY_SIMALIGN_CACHE $(PY) project/bench_peers.py
+	env -u SPACY_SIMALIGN_CACHE $(PY) -m spacy project run bench-peers
 
 lint: $(STAMP)
 	$(PY) -m ruff check spacy_simalign project tests

@@ -5,6 +5,7 @@ processes of the run together, sampled every 0.1 s), plus a check that every eng
 wrote the same bytes. `--big` adds one pair of S x S sentences (default 5,000) per method
 for the memory budget (2 GB).
 
+    SPACY_SIMALIGN_CACHE=.cache/emb python -m spacy project run bench-align-scale   # --big 5000
     SPACY_SIMALIGN_CACHE=.cache/emb python project/bench_align_scale.py --method crf
 """
 import argparse
@@ -18,6 +19,8 @@ import time
 from pathlib import Path
 
 import psutil
+
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data")) / "deplain-web-dev" / "pairs.jsonl"
@@ -84,14 +87,15 @@ def align_cmd(src, out, method, extra):
     return [sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method", method, *extra]
 
 
-def main():
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--method", default="crf")
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--big", type=int, default=0, help="also one pair of BIG x BIG sentences (e.g. 5000)")
     parser.add_argument("--big-methods", default="crf,massalign,tfidf,cats-c3g")
     parser.add_argument("--skip-engines", action="store_true")
-    opts = parser.parse_args()
+    add_output_option(parser)
+    opts = parser.parse_args(argv)
     env = dict(os.environ, SPACY_SIMALIGN_NO_PROGRESS="1", HF_HUB_OFFLINE="1")
     print(f"cores: {os.cpu_count()}, SPACY_SIMALIGN_CACHE={env.get('SPACY_SIMALIGN_CACHE', '')!r}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,7 +125,8 @@ def main():
                 seconds, peak, code, err = measure(align_cmd(src, out, method, []), env)
                 beads = len(json.loads(out.read_text(encoding="utf-8"))["alignments"]) if code == 0 else f"failed: {err[-120:]}"
                 print(f"| {method} | {seconds:.0f} | {peak / 2**20:.0f} | {beads} |", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

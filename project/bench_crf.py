@@ -7,6 +7,7 @@
    embeddings already cached so that the aligner's own cost shows: time and peak memory,
    each size in a forked child process.
 
+    .venv/bin/python -m spacy project run bench-crf
     .venv/bin/python project/bench_crf.py [--docs 82] [--sizes 50,200,1000,5000]
 
 Do not set SPACY_SIMALIGN_CACHE for this benchmark: it measures encoding too.
@@ -20,13 +21,12 @@ import sys
 import time
 from pathlib import Path
 
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.similarity.backends import USESimilarity
+from spacy_simalign.structures import Side
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.similarity.backends import USESimilarity  # noqa: E402
-from spacy_simalign.structures import Side  # noqa: E402
-
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 
 
@@ -81,6 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--docs", type=int, default=82, help="how many dev documents to time")
     ap.add_argument("--sizes", default="50,200,1000,5000")
     ap.add_argument("--threads", type=int, default=0, help="encoder threads (0 = all cores)")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     os.environ.pop("SPACY_SIMALIGN_CACHE", None)
     records = [json.loads(line) for line in open(args.data, encoding="utf-8") if line.strip()]
@@ -140,4 +141,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -6,6 +6,7 @@ the same candidates (at a cosine threshold of ASSIGNMENT_THRESHOLD). No n x m ma
 built. The sentence-evidence stage is not in this table: its cost is encoding the candidate
 documents' sentences (docs/document-matching.md).
 
+    python -m spacy project run bench-docmatch
     python project/bench_docmatch.py [--sizes 10000 50000 100000] [--modes dated undated-ivf]
 
 Each run is a fresh subprocess, so the peak RSS it reports is its own."""
@@ -18,6 +19,8 @@ import sys
 import time
 
 import numpy as np
+
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 MODES = {
     "dated": {"window": 0, "index": "flat", "days": 365},        # 20min-XD: same-day window, exact search
@@ -97,6 +100,7 @@ def main(argv=None) -> int:
     parser.add_argument("--modes", nargs="+", choices=sorted(MODES), default=["dated", "dated-w1", "dated-w3", "undated-ivf"])
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
+    add_output_option(parser)
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
@@ -122,4 +126,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -7,6 +7,7 @@ has two short sentences); its peak resident memory is the kernel's high-water ma
 table with the wall time. Sentences are capped at limits.MAX_TEXT_CHARS characters for the
 encoders and the CRF's TF-IDF (before: 4.3 GB for 1 MB with the CRF, 18.3 GB for 5 MB).
 
+    python -m spacy project run bench-long-sentence
     python project/bench_long_sentence.py [--sizes 0.2,1,5] [--methods crf,tfidf,massalign,cats-c3g]
 """
 import argparse
@@ -17,6 +18,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,6 +68,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="0.2,1,5", help="sentence sizes in MB (10^6 characters), comma-separated")
     ap.add_argument("--methods", default="crf,tfidf", help="align --method values, comma-separated")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     sizes = [float(s) for s in args.sizes.split(",") if s.strip()]
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -85,4 +89,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -1,7 +1,8 @@
 """Peer benchmark: bertalign against our aligners ON THE SAME ENCODER (multilingual USE), so
 that differences come from the algorithms. One table from one run:
 
-    make bench-peers       # builds .venv-peers (Python 3.12, bertalign 2.0.1) first, then runs this
+    make bench-peers       # builds .venv-peers (Python 3.12, bertalign 2.0.1) first, then runs
+                           # `spacy project run bench-peers`, that is this script
 
 rows = systems; for Text+Berg dev (de-fr, one article) and DEplain-web dev (82 de documents):
 link P/R/F1, strict bead F1 (a predicted bead counts only if it equals a gold bead: our
@@ -18,8 +19,8 @@ time (wall clock from the pair JSONL to the beads: process starts, model loading
   language, which the pair filters drop). Whole time = the CLI's wall clock; algorithm time =
   the same code in this process, after a warm-up, minus the time spent in the encoder.
 - DEplain: the shipped CRF weights were trained on these 82 documents, so the CRF row is
-  5-fold cross-validation by document (project/cv_crf.py's folds and training, fold models
-  run through the CLI with --model); bertalign and intersection have nothing to train and run
+  5-fold cross-validation by document (project/cv_crf.py's folds, from evaluation.crossval,
+  and training; fold models run through the CLI with --model); bertalign and intersection have nothing to train and run
   on all 82. A last row gives the shipped weights in-sample, for reference.
 
 SPACY_SIMALIGN_CACHE (embedding cache) changes no score, but with it the whole times hold
@@ -34,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Sequence, Tuple
+
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_VENV = ROOT / ".venv-peers"
@@ -174,11 +177,9 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
 def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Path) -> Tuple[List[List[int]], float]:
     """project/cv_crf.py's folds and training: one CRF per fold, saved to outdir/fold<k>.
     Returns (test document indices per fold, training seconds)."""
-    sys.path.insert(0, str(ROOT / "project"))
-    from cv_crf import folds_of
-
     from spacy_simalign.aligners.crf.aligner import CRFAligner
     from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner
+    from spacy_simalign.evaluation.crossval import folds_of
     from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()
@@ -254,12 +255,12 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=20, help="CRF training epochs per fold (as cv_crf.py)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None, help="also write the figures here")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     if not (PEERS_VENV / ".installed").exists() or not PEERS_PYTHON.exists():
         print(f"error: the bertalign venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
               "python3.12, then runs this benchmark)", file=sys.stderr)
         return 2
-    sys.path.insert(0, str(ROOT))
     t_start = time.perf_counter()
     rows: Dict[str, Dict[str, Dict]] = {}
     notes = []
@@ -353,4 +354,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -3,6 +3,7 @@ and tfidf), of `evaluate` and of `--help`, each the median of fresh processes, a
 time of `align` goes by `python -X importtime` (cumulative import time of the big packages;
 which optional extras are installed decides most of it).
 
+    .venv/bin/python -m spacy project run bench-startup     # or make bench-startup
     .venv/bin/python project/bench_startup.py [--runs 5]
 
 Run it in each environment to compare (the README's start-up table: `make setup-base` for the
@@ -18,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -50,6 +53,7 @@ def import_costs(stderr: str):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
+    add_output_option(ap)
     args = ap.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if k != "SPACY_SIMALIGN_CACHE"}
     env["SPACY_SIMALIGN_NO_PROGRESS"] = "1"
@@ -94,4 +98,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -4,6 +4,7 @@ each side), aligned by the shipped CRF with `identical = "off"` and with the def
 sentences that have an identical complex sentence and end up in n:1 beads, or in a 1:1 bead with an
 identical sentence.
 
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run check-identical   # --repeat 6
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/check_identical.py [--repeat 6]
 """
 import argparse
@@ -11,19 +12,24 @@ import sys
 import time
 from pathlib import Path
 
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+from spacy_simalign.aligners.crf.identical import normal_form
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.formats.pairs import read_training_pairs
+from spacy_simalign.structures import Side
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner  # noqa: E402
-from spacy_simalign.aligners.crf.identical import normal_form  # noqa: E402
-from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
-from spacy_simalign.structures import Side  # noqa: E402
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
-    repeat = ap.parse_args(argv).repeat
-    pairs = read_training_pairs(str(ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"))
+    ap.add_argument("--data", default=str(ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"),
+                    help="DEplain-web dev pair JSONL")
+    add_output_option(ap)
+    args = ap.parse_args(argv)
+    repeat = args.repeat
+    pairs = read_training_pairs(args.data)
     complex_texts = [s for _ in range(repeat) for p in pairs for s in p.complex.sentences]
     simple_texts = [s for _ in range(repeat) for p in pairs for s in p.simple.sentences]
     print(len(complex_texts), "x", len(simple_texts))
@@ -46,4 +52,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -1,44 +1,30 @@
 """5-fold cross-validation by document of the CRF aligner on DEplain-web dev: link F1 and
 bead-text F1 per fold and mean, beside lexical baselines and the published figures.
 
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run cv-crf
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20]
 """
 import argparse
 import json
-import random
 import sys
 import time
 from pathlib import Path
-from typing import List, Tuple
 
 import numpy as np
 
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner
+from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.scoring import AlignmentScorer
+from spacy_simalign.structures import TrainingPair, beads_from_links
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES  # noqa: E402
-from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-from spacy_simalign.evaluation.scoring import AlignmentScorer  # noqa: E402
-from spacy_simalign.formats.pairs import read_pairs as read_pair_records  # noqa: E402
-from spacy_simalign.structures import TrainingPair, beads_from_links  # noqa: E402
-
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 PUBLISHED = [("MASSAlign (published)", 0.822, 0.864), ("CATS C3G closest (published)", 0.817, 0.696),
              ("Sent-LaBSE 0.9 1:1 (published)", 0.705, 0.809), ("BERTalign (published)", 0.694, 0.798),
              ("VecAlign (published)", 0.606, 0.704)]
-
-
-def folds_of(n: int, k: int, seed: int):
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[f::k]) for f in range(k)]
-
-
-def read_pairs(path) -> Tuple[List[str], List[TrainingPair]]:
-    """(the corpus of each pair, its training pair) of a pair JSONL file with gold."""
-    records = list(read_pair_records(str(path), default_lang="de"))
-    return [r.raw.get("corpus", "?") for r in records], [r.training_pair(str(path)) for r in records]
 
 
 def lexical_baseline(pair: TrainingPair, backend, threshold: float):
@@ -66,9 +52,10 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--predictions", default=None, help="write the held-out alignments (alignment JSONL) here")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     config = json.loads(args.config) if args.config else {}
-    corpus_of, pairs = read_pairs(args.data)
+    corpus_of, pairs = read_gold_pairs(args.data)
     held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
@@ -139,4 +126,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

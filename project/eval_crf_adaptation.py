@@ -1,12 +1,13 @@
 """How many gold documents of a new domain the CRF needs: train on the 71 web portal documents plus
 k bible documents, test on bible documents none of those runs trained on (DEplain-web dev).
 
-The 11 bible documents are cut into 3 test folds (the seeded shuffle of project/cv_crf.py); for
+The 11 bible documents are cut into 3 test folds (the seeded shuffle of evaluation.crossval); for
 each fold and each k, the run trains on the portal documents and the first k of the fold's other
 bible documents (in a seeded order, so a larger k adds documents to a smaller one's). Pooled link
 and bead-text P/R/F1 over the three folds' test documents per k; k = 0 is "the domain unseen".
 
-    SPACY_SIMALIGN_CACHE=/work/cache/emb-v2 .venv/bin/python project/eval_crf_adaptation.py \
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-adaptation
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_adaptation.py \
         [--ks 0,2,4,8] [--train-seeds 0,1,2] [--epochs 20] [--jobs 2] [--json out.json]
 
 The CRF's training draws (document order, which documents are shown without lexical features)
@@ -20,11 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.tally import Tally
+from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
 
-from cv_crf import folds_of, read_pairs  # noqa: E402
-from eval_crf_domains import BIBLE, DEPLAIN, PORTAL, Tally, prepare_runs, run_training  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+DEPLAIN = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 
 
 def main(argv=None) -> int:
@@ -36,11 +39,13 @@ def main(argv=None) -> int:
     ap.add_argument("--train-seeds", default="0", help="training seeds, each a run of its own")
     ap.add_argument("--jobs", type=int, default=1, help="training runs in parallel (forked processes)")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    ap.add_argument("--data", default=str(DEPLAIN), help="DEplain-web dev pair JSONL")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     ks = [int(k) for k in args.ks.split(",")]
     seeds = [int(v) for v in args.train_seeds.split(",")]
     t0 = time.time()
-    corpus, pairs = read_pairs(DEPLAIN)
+    corpus, pairs = read_gold_pairs(args.data)
     portal = [i for i, c in enumerate(corpus) if c == PORTAL]
     bible = [i for i, c in enumerate(corpus) if c == BIBLE]
     prepare_runs(pairs, {}, args.epochs, args.jobs)
@@ -77,4 +82,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

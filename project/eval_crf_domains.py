@@ -1,6 +1,7 @@
 """One table of the CRF aligner across domains and languages, for a given CRF config:
 
-1. 5-fold cross-validation by document on DEplain-web dev (the folds of project/cv_crf.py):
+1. 5-fold cross-validation by document on DEplain-web dev (the folds of project/cv_crf.py,
+   evaluation.crossval):
    link P/R/F1 and bead-text P/R/F1, mean of folds and pooled, and pooled per corpus;
 2. leave one domain out, both ways: train on the 71 Alumniportal documents and test on the
    11 bible documents, and the reverse;
@@ -14,7 +15,8 @@
    other half): link P/R/F1 and strict bead P/R/F1 (a predicted bead counts only if it
    equals a gold bead, Bleualign's "strict").
 
-    SPACY_SIMALIGN_CACHE=/work/cache/emb-v2 .venv/bin/python project/eval_crf_domains.py \
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-domains
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_domains.py \
         [--config '{"...": ...}'] [--epochs 20] [--jobs 2] [--json out.json] [--translation-gold]
 
 Training runs (5 folds, 2 domains, 1 full, 2 halves) are independent; --jobs runs them in
@@ -24,25 +26,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List
 
 import numpy as np
 
+from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.tally import SHAPES, Tally
+from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
+from spacy_simalign.structures import Bead, Side, TrainingPair
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from cv_crf import folds_of, read_pairs  # noqa: E402  (the folds and reading of project/cv_crf.py)
-
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
-from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer  # noqa: E402
-from spacy_simalign.structures import Bead, Side, TrainingPair  # noqa: E402
-
 DATA = ROOT.parent / "shared" / "data"
 DEPLAIN = DATA / "deplain-web-dev" / "pairs.jsonl"
 TEXTBERG = DATA / "textberg-dev-de-fr" / "pairs.jsonl"
-PORTAL, BIBLE = "Alumniportal-2020", "bible_verified"
-SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
 
 
 def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:
@@ -74,99 +71,6 @@ def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:
     return halves
 
 
-def shape_of(bead: Bead) -> str:
-    if len(bead.complex) >= 2:
-        return "n:m n>=2"
-    return {1: "1:1", 2: "1:2"}.get(len(bead.simple), "1:3+")
-
-
-class Tally:
-    """Link and bead-text P/R/F1 plus the error analysis, pooled over documents."""
-
-    def __init__(self):
-        self.scorer = AlignmentScorer()
-        self.strict = PRF()
-        self.shape_links = {s: [0, 0] for s in SHAPES}  # [found, total] links of gold beads of a shape
-        self.shape_beads = {s: [0, 0] for s in SHAPES}  # [exactly predicted, total] beads
-        self.wrong = self.wrong_added = self.wrong_deleted = 0
-
-    def add(self, pair: TrainingPair, pred: Sequence[Bead]) -> None:
-        self.scorer.add(pair.gold, list(pred), pair.complex.sentences, pair.simple.sentences)
-        gold_beads = {(b.complex, b.simple) for b in pair.gold}
-        pred_beads = {(b.complex, b.simple) for b in pred}
-        self.strict.add(len(gold_beads & pred_beads), len(pred_beads), len(gold_beads))
-        pred_links = {link for b in pred for link in b.links()}
-        gold_links = pair.links
-        for b in pair.gold:
-            s = shape_of(b)
-            links = b.links()
-            self.shape_links[s][0] += sum(link in pred_links for link in links)
-            self.shape_links[s][1] += len(links)
-            self.shape_beads[s][0] += int((b.complex, b.simple) in pred_beads)
-            self.shape_beads[s][1] += 1
-        in_gold_c = {c for c, _ in gold_links}
-        in_gold_s = {s for _, s in gold_links}
-        for c, s in pred_links - gold_links:
-            self.wrong += 1
-            self.wrong_added += int(s not in in_gold_s)
-            self.wrong_deleted += int(c not in in_gold_c)
-
-    def figures(self) -> Dict:
-        s = self.scorer.scores()
-        out = {"docs": s["docs"], "link": s["link"], "bead_text": s["bead_text"], "strict": self.strict.to_dict()}
-        out["shapes"] = {k: {"beads": self.shape_beads[k][1],
-                             "link_recall": self.shape_links[k][0] / max(self.shape_links[k][1], 1),
-                             "exact_recall": self.shape_beads[k][0] / max(self.shape_beads[k][1], 1)}
-                         for k in SHAPES}
-        out["wrong_links"] = self.wrong
-        out["wrong_share_added"] = self.wrong_added / max(self.wrong, 1)
-        out["wrong_share_deleted"] = self.wrong_deleted / max(self.wrong, 1)
-        return out
-
-
-# training runs ---------------------------------------------------------------------------------
-
-RUN_STATE: Dict = {}  # what the training runs read (set before forking): pool, config, epochs, encoder, *_inputs
-
-
-def _run(job):
-    """One training run: (name, train indices into the pool, test indices, training seed) ->
-    (name, test indices, predictions)."""
-    name, train_idx, test_idx, seed = job
-    st = RUN_STATE
-    aligner = train_aligner([st["pool"][i] for i in train_idx], st["config"], epochs=st["epochs"],
-                            settings=TrainingSettings(seed=seed),
-                            encoder=st["encoder"], inputs=[st["train_inputs"][i] for i in train_idx])
-    preds = [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
-    return name, test_idx, preds
-
-
-def prepare_runs(pool: Sequence, config: Dict, epochs: int, n_jobs: int) -> None:
-    """Fill RUN_STATE for run_training: the pool's documents featurized once, with and without their
-    gold. With n_jobs above 1, torch gets one thread first: no OpenMP pool in the parent, on which
-    forked children would deadlock (training runs on one torch thread anyway, and the features do not
-    depend on torch's thread count)."""
-    if n_jobs > 1:
-        import torch
-
-        torch.set_num_threads(1)
-    probe = CRFAligner(config)
-    RUN_STATE.update(pool=pool, config=config, epochs=epochs, encoder=probe.encoder,
-                     train_inputs=featurize_all(probe, pool, with_gold=True),
-                     test_inputs=featurize_all(probe, pool, with_gold=False))
-
-
-def run_training(jobs, n_jobs: int) -> List:
-    """The training runs `jobs` (see _run) on what RUN_STATE holds, in `n_jobs` forked processes when
-    above 1 (the same results: every run is seeded)."""
-    if n_jobs > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("fork").Pool(n_jobs) as workers:
-            return workers.map(_run, jobs, chunksize=1)
-    return [_run(j) for j in jobs]
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
@@ -182,12 +86,15 @@ def main(argv=None) -> int:
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: cv, lodo, textberg")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--predictions", default=None, help="write every run's predicted beads to this JSON file")
+    ap.add_argument("--deplain", default=str(DEPLAIN), help="DEplain-web dev pair JSONL")
+    ap.add_argument("--textberg", default=str(TEXTBERG), help="Text+Berg de-fr dev pair JSONL")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     config = json.loads(args.config) if args.config else {}
     t0 = time.time()
-    corpus, pairs = read_pairs(DEPLAIN)
-    _, (tb,) = read_pairs(TEXTBERG)
+    corpus, pairs = read_gold_pairs(args.deplain)
+    _, (tb,) = read_gold_pairs(args.textberg)
     halves = textberg_halves(tb)
     # one pool of documents, featurized once: DEplain 0..81, Text+Berg whole, half a, half b
     pool = pairs + [tb] + halves
@@ -293,4 +200,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -8,21 +8,21 @@
    the CRF's cross-lingual mode (translations = "crf"), once as `align` does by default, where
    pairs of two languages and about the same length go to the bead decoder (bead_dp.py).
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_transfer.py
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-transfer
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_transfer.py [--data ../shared/data]
 """
 import argparse
 import sys
 from pathlib import Path
 
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.corpus.pairs import read_amsterdam_csv
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.scoring import AlignmentScorer
+from spacy_simalign.formats.pairs import read_training_pairs
+from spacy_simalign.structures import Side, beads_from_links
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.corpus.pairs import read_amsterdam_csv  # noqa: E402
-from spacy_simalign.evaluation.scoring import AlignmentScorer  # noqa: E402
-from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
-from spacy_simalign.structures import Side, beads_from_links  # noqa: E402
-
 DATA = ROOT.parent / "shared" / "data"
 
 
@@ -49,7 +49,8 @@ def scores(aligner, documents):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--data", default=str(DATA), help="the shared data folder")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     data = Path(args.data)
     aligner = CRFAligner.default()
@@ -69,4 +70,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -1,6 +1,7 @@
 """Evaluate the classic aligners (MASSAlign, CATS C3G, TF-IDF) and the paragraph aligners
 on DEplain-web dev pairs, and print markdown tables beside the published DEplain figures.
 
+    .venv/bin/python -m spacy project run eval-lexical     # with --use
     .venv/bin/python project/eval_lexical.py [PAIRS.jsonl] [--use]
 
 Sentence methods: link and bead-text P/R/F1 pooled over documents (scoring.AlignmentScorer).
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 from spacy_simalign.aligners import lexical, paragraphs
+from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import TfidfSimilarity
@@ -64,6 +66,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pairs", nargs="?", default=str(DEFAULT_PAIRS))
     parser.add_argument("--use", action="store_true", help="also run Jiang over USE similarity")
+    add_output_option(parser)
     args = parser.parse_args(argv)
     records = list(read_pairs(args.pairs))
     docs = [(r, r.side("complex"), r.side("simple")) for r in records]
@@ -100,4 +103,4 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    sys.exit(main())
+    sys.exit(run_main(main))

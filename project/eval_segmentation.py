@@ -11,22 +11,26 @@ looked at, which then suggested a few ordinal and "v. Chr." rules. "all" counts 
 sentence start but the first (paragraph starts included), "in-para" only those
 inside a paragraph.
 
+    .venv/bin/python -m spacy project run eval-segmentation
     .venv/bin/python project/eval_segmentation.py [--data ../shared/data]
 """
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from spacy_simalign.evaluation import segmentation as ev
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def main() -> None:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     default = os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data")
     parser.add_argument("--data", type=Path, default=Path(default), help="the shared data folder")
-    args = parser.parse_args()
+    add_output_option(parser)
+    args = parser.parse_args(argv)
     deplain = args.data / "deplain-web-dev" / "pairs.jsonl"
     amsterdam = args.data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"
     klexikon = args.data / "klexikon-validation"
@@ -50,7 +54,8 @@ def main() -> None:
         inner = ev.score_documents(docs, lang, within_paragraphs=True, **options)
         print(f"{lang:4} {name:28} {len(docs):5d} {full.gold:6d} {full.precision:6.3f} {full.recall:6.3f} "
               f"{full.f1:6.3f} {inner.f1:10.3f}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

@@ -3,6 +3,7 @@ case runs the real command (`python -m spacy_simalign ...` in a fresh folder, or
 real `review` server) and the table shows its exit status (or HTTP status), the first line it
 printed on stderr, and what it left in the folder.
 
+    python -m spacy project run hostile-table
     python project/hostile_table.py [--only SUBSTRING]
 """
 import argparse
@@ -17,6 +18,8 @@ import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -198,6 +201,7 @@ def review_cases():
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="run only the cases whose input contains this text")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     print("| input | command | exit | message (stderr) | left behind |")
     print("|---|---|---|---|---|")
@@ -213,4 +217,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

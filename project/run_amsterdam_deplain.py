@@ -3,7 +3,8 @@ rows from TF-IDF best match inside aligned paragraphs (and from the plugin's tfi
 massalign aligners), rows before and after each post-processing rule, each rule switched
 off in turn, and how many kept rows the manual alignment confirms.
 
-    .venv/bin/python project/run_amsterdam_deplain.py [--out DIR]
+    .venv/bin/python -m spacy project run corpus-amsterdam-deplain
+    .venv/bin/python project/run_amsterdam_deplain.py [--out DIR] [--data ../shared/data]
 
 A row is *confirmed* when every complex x simple sentence link it stands for is a gold
 link; *coverage* is the share of gold beads with a complex side whose complex sentences
@@ -13,14 +14,13 @@ import os
 import sys
 from pathlib import Path
 
+from spacy_simalign.corpus.amsterdam import RULE_NAMES, build_corpus, format_counts
+from spacy_simalign.corpus.candidates import CandidateSettings
+from spacy_simalign.corpus.export import CardInfo, export_corpus
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.formats.pairs import read_pairs
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from spacy_simalign.corpus.amsterdam import RULE_NAMES, build_corpus, format_counts  # noqa: E402
-from spacy_simalign.corpus.candidates import CandidateSettings  # noqa: E402
-from spacy_simalign.corpus.export import CardInfo, export_corpus  # noqa: E402
-from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
-
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
@@ -33,11 +33,13 @@ def confirmed(rows, records):
     return ok / max(len(rows), 1), hit / max(len(beads), 1)
 
 
-def main():
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="also export the default corpus to this folder")
-    args = parser.parse_args()
-    records = list(read_pairs(str(DATA / "deplain-web-dev" / "pairs.jsonl")))
+    parser.add_argument("--data", default=str(DATA), help="the shared data folder")
+    add_output_option(parser)
+    args = parser.parse_args(argv)
+    records = list(read_pairs(str(Path(args.data) / "deplain-web-dev" / "pairs.jsonl")))
 
     rows, report = build_corpus(records)
     print(f"DEplain-web dev: {report.documents} documents, {report.paragraph_pairs} aligned paragraph pairs, "
@@ -75,7 +77,8 @@ def main():
                         "DEplain-web (Stodden et al., 2023), open test part",
                         tables={"Rows before and after each rule": format_counts(report.counts)})
         print("\nwrote " + ", ".join(export_corpus(rows, args.out, ("jsonl", "csv"), info)))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

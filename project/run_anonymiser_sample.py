@@ -2,42 +2,55 @@
 tests/data/anonymisation/ (one per language), patterns only or with a trained NER where one
 is installed; and how many published Amsterdam texts (already anonymised) it would change.
 
-    .venv/bin/python project/run_anonymiser_sample.py"""
+    .venv/bin/python -m spacy project run corpus-anonymiser
+    .venv/bin/python project/run_anonymiser_sample.py [--data ../shared/data]"""
+import argparse
 import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from spacy.util import is_package
 
-from spacy.util import is_package  # noqa: E402
-
-from spacy_simalign.corpus.anonymise import (  # noqa: E402
+from spacy_simalign.corpus.anonymise import (
     TRAINED_PIPELINES,
     anonymise_rows,
     anonymiser_pipeline,
     evaluate_sample,
     format_evaluation,
 )
-from spacy_simalign.corpus.pairs import read_amsterdam_csv  # noqa: E402
+from spacy_simalign.corpus.pairs import read_amsterdam_csv
+from spacy_simalign.evaluation.report import add_output_option, run_main
 
+ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
-for lang in ("nl", "de", "fr", "en"):
-    sample = ROOT / "tests" / "data" / "anonymisation" / f"{lang}.jsonl"
-    n = sum(1 for line in open(sample, encoding="utf-8") if line.strip())
-    print(f"\n[{lang}] {n} sentences, patterns only")
-    print(format_evaluation(evaluate_sample(anonymiser_pipeline(lang, use_ner=False), str(sample))))
-    installed = [m for m in TRAINED_PIPELINES[lang] if is_package(m)]
-    if installed:
-        print(f"[{lang}] with NER of {installed[0]}")
-        print(format_evaluation(evaluate_sample(anonymiser_pipeline(lang, installed[0]), str(sample))))
-    else:
-        print(f"[{lang}] no trained pipeline installed ({', '.join(TRAINED_PIPELINES[lang])}): NER not measured")
 
-rows = read_amsterdam_csv(str(DATA / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
-out = anonymise_rows(rows, "nl", anonymiser_pipeline("nl", use_ner=False))
-changed = [(a, b) for a, b in zip(rows, out) for x, y in ((a.complex, b.complex), (a.simple, b.simple)) if x != y]
-print(f"\npublished Amsterdam corpus (already anonymised): {len(changed)} of {2 * len(rows)} texts changed")
-for a, b in changed[:5]:
-    print(f"- {b.complex[:110]}")
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(DATA), help="the shared data folder")
+    add_output_option(parser)
+    args = parser.parse_args(argv)
+    for lang in ("nl", "de", "fr", "en"):
+        sample = ROOT / "tests" / "data" / "anonymisation" / f"{lang}.jsonl"
+        n = sum(1 for line in open(sample, encoding="utf-8") if line.strip())
+        print(f"\n[{lang}] {n} sentences, patterns only")
+        print(format_evaluation(evaluate_sample(anonymiser_pipeline(lang, use_ner=False), str(sample))))
+        installed = [m for m in TRAINED_PIPELINES[lang] if is_package(m)]
+        if installed:
+            print(f"[{lang}] with NER of {installed[0]}")
+            print(format_evaluation(evaluate_sample(anonymiser_pipeline(lang, installed[0]), str(sample))))
+        else:
+            print(f"[{lang}] no trained pipeline installed ({', '.join(TRAINED_PIPELINES[lang])}): NER not measured")
+
+    rows = read_amsterdam_csv(str(Path(args.data) / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
+    out = anonymise_rows(rows, "nl", anonymiser_pipeline("nl", use_ner=False))
+    changed = [(a, b) for a, b in zip(rows, out) for x, y in ((a.complex, b.complex), (a.simple, b.simple))
+               if x != y]
+    print(f"\npublished Amsterdam corpus (already anonymised): {len(changed)} of {2 * len(rows)} texts changed")
+    for a, b in changed[:5]:
+        print(f"- {b.complex[:110]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

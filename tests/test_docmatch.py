@@ -1,8 +1,6 @@
 """Document matching: strategies, blocking + index, input validation, calibration, the
 spaCy component, and the Klexikon result the README reports (Intersection F1 >= 0.98)."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +9,7 @@ import pytest
 from spacy_simalign.__main__ import main
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
 from spacy_simalign.docmatch.index import UNDATED, candidates
+from spacy_simalign.docmatch.klexikon import write_documents
 from spacy_simalign.docmatch.strategies import assignment_mask, select, strategy_mask, strategy_names
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.documents import read_documents
@@ -203,8 +202,7 @@ def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, m
 @pytest.mark.slow
 def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path, capsys):
     folder = shared_data / "klexikon-validation"
-    subprocess.run([sys.executable, str(ROOT / "project" / "klexikon_docs.py"), str(folder), str(tmp_path)],
-                   check=True, capture_output=True)
+    write_documents(str(folder), str(tmp_path))
     titles = {p.stem for p in (folder / "klexikon").glob("*.txt")}
     docs = read_documents(str(tmp_path / "source.jsonl")) + read_documents(str(tmp_path / "target.jsonl"))
     assert len(docs) == 2 * len(titles)

@@ -68,6 +68,102 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
     assert model.stat().st_mtime_ns == before
 
 
+# -- every script of project/ is a command of project.yml ---------------------------------------
+
+HELPERS = {  # scripts of project/ that no command runs itself, and why
+    "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
+}
+OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
+    "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
+}
+
+
+def project_commands():
+    """The commands of project.yml, variables substituted (as weasel runs them)."""
+    from weasel.util import load_project_config
+
+    return load_project_config(ROOT)["commands"]
+
+
+def scripts_of(command):
+    """The project/*.py files that a command's script lines run."""
+    return {word for line in command["script"] for word in line.split()
+            if word.startswith("project/") and word.endswith(".py")}
+
+
+def test_every_project_script_is_run_by_a_command_or_is_a_named_helper():
+    used = set().union(*(scripts_of(command) for command in project_commands()))
+    for path in sorted((ROOT / "project").glob("*.py")):
+        assert f"project/{path.name}" in used or path.name in HELPERS, \
+            f"project/{path.name} is run by no command of project.yml"
+    for name in HELPERS:
+        assert (ROOT / "project" / name).is_file() and f"project/{name}" not in used, name
+
+
+def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
+    from weasel.util import load_project_config
+
+    commands = project_commands()
+    for command in commands:
+        deps = command.get("deps", [])
+        assert command.get("outputs"), f"{command['name']} declares no outputs"
+        for script in scripts_of(command):
+            assert (ROOT / script).is_file(), f"{command['name']} runs {script}, which does not exist"
+            assert script in deps, f"{command['name']} runs {script}, which its deps do not name"
+        # a list item `${vars.a}` right before `${vars.b}/...` comes back as one item "a, b/..."
+        assert not [dep for dep in deps if ", " in dep], command["name"]
+    helpers = {f"project/{name}" for name in HELPERS}
+    assert helpers <= set(next(c for c in commands if c["name"] == "bench-peers")["deps"])
+    workflows = load_project_config(ROOT)["workflows"]
+    in_workflows = {step for steps in workflows.values() for step in steps}
+    assert in_workflows <= {c["name"] for c in commands}
+    assert {c["name"] for c in commands} - in_workflows == set(OUTSIDE_WORKFLOWS)
+
+
+def test_tests_neither_import_nor_run_project_scripts():
+    """Library code that tests need lives in the package; only this file tests the project itself.
+    (Docstrings and comments may name project scripts.)"""
+    import ast
+
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        if path.name == Path(__file__).name:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        named = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                 and isinstance(node.value, str) and id(node) not in docstrings
+                 and (node.value == "project" or node.value.startswith("project/"))]
+        assert not named, f"{path.name}:{named} names project/"
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                stems = {p.stem for p in (ROOT / "project").glob("*.py")}
+                assert not {m.split(".")[0] for m in modules} & stems, f"{path.name}:{node.lineno}"
+
+
+def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_run(tmp_path, capsys):
+    """evaluation.report.run_main: the `--output FILE` of the project's table scripts."""
+    import argparse
+
+    from spacy_simalign.evaluation.report import add_output_option, run_main
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--status", type=int, default=0)
+        add_output_option(parser)
+        args = parser.parse_args(argv)
+        print("| a | table |")
+        return args.status
+
+    report = tmp_path / "metrics" / "table.md"
+    assert run_main(main, ["--output", str(report)]) == 0
+    assert report.read_text(encoding="utf-8") == "| a | table |\n"
+    assert capsys.readouterr().out == "| a | table |\n"  # printed as well
+    assert run_main(main, ["--status", "3", "--output", str(report)]) == 3
+    assert report.read_text(encoding="utf-8") == "| a | table |\n"  # a failed run keeps the old report
+    assert run_main(main, []) == 0 and sorted(p.name for p in report.parent.iterdir()) == ["table.md"]
+
+
 def run_script(*args, cwd=ROOT):
     import subprocess
     import sys
