@@ -63,14 +63,14 @@ def check_beads(beads, complex_side, simple_side):
         assert beads == []
 
 
-LEXICAL = sorted(name for name in SENTENCE_METHODS if name != "crf")
+LEXICAL_METHODS = sorted(name for name in SENTENCE_METHODS if name != "crf")
 
 
 def sentence_method(name):
     return build_aligner(method_config(name)).align
 
 
-@pytest.mark.parametrize("name", LEXICAL)
+@pytest.mark.parametrize("name", LEXICAL_METHODS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=problems())
 def test_lexical_aligner_properties(name, problem):
@@ -82,7 +82,7 @@ def test_lexical_aligner_properties(name, problem):
 
 
 def test_every_registered_method_is_covered():
-    assert set(LEXICAL) | {"crf"} == set(SENTENCE_METHODS)
+    assert set(LEXICAL_METHODS) | {"crf"} == set(SENTENCE_METHODS)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

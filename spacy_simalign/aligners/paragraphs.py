@@ -285,7 +285,7 @@ def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity, threshold
 # Registered paragraph aligners (registry.py), for simalign_paragraph_aligner
 
 
-class ParagraphAligner:
+class ParagraphFunction:
     """One of the paragraph functions above with its similarity and thresholds."""
 
     def __init__(self, function, similarity=None, **settings):
@@ -307,34 +307,34 @@ def default_word_tfidf(similarity):
 
 @aligner_registry("spacy-simalign.JiangParagraphs.v1")
 def make_jiang_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9,
-                          tau4: float = 0.5, tau5: float = 0.2) -> ParagraphAligner:
+                          tau4: float = 0.5, tau5: float = 0.2) -> ParagraphFunction:
     """Jiang et al. (2020) Algorithms 1+2 (Newsela); default similarity word TF-IDF. The
     thresholds are those of the paper's appendix (for its fine-tuned BERT similarity in [0, 1]):
     tau1, the avg-of-max similarity a simple paragraph's best complex paragraph must exceed while
     lying within relative distance tau2; tau3, a sentence pair this similar aligns any paragraph
     pair; two consecutive complex paragraphs both holding a sentence more similar than tau4 and
     both within distance tau5 are aligned to the simple one (1:2)."""
-    return ParagraphAligner(jiang_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3,
+    return ParagraphFunction(jiang_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3,
                             tau4=tau4, tau5=tau5)
 
 
 @aligner_registry("spacy-simalign.JiangWikiParagraphs.v1")
-def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.8) -> ParagraphAligner:
+def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.8) -> ParagraphFunction:
     """Jiang et al. (2020) Algorithms 3+4 (Wikipedia); default similarity word TF-IDF. tau1: the
     avg-of-max similarity of the best complex paragraph; tau2: the sentence-pair similarity that
     aligns any paragraph pair."""
-    return ParagraphAligner(jiang_wiki_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2)
+    return ParagraphFunction(jiang_wiki_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2)
 
 
 @aligner_registry("spacy-simalign.MASSAlignParagraphs.v1")
 def make_massalign_paragraphs(similarity=None, acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
-                              slack: float = MASSALIGN_SLACK) -> ParagraphAligner:
+                              slack: float = MASSALIGN_SLACK) -> ParagraphFunction:
     """MASSAlign's vicinity-driven paragraph aligner; default similarity its TF-IDF model of the pair."""
-    return ParagraphAligner(vicinity_paragraph_alignment, similarity, acceptable_similarity=acceptable_similarity,
+    return ParagraphFunction(vicinity_paragraph_alignment, similarity, acceptable_similarity=acceptable_similarity,
                             slack=slack)
 
 
 @aligner_registry("spacy-simalign.TfidfParagraphs.v1")
-def make_tfidf_paragraphs(similarity=None, threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> ParagraphAligner:
+def make_tfidf_paragraphs(similarity=None, threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> ParagraphFunction:
     """Each simple paragraph to its most similar complex paragraph (>= threshold); default word TF-IDF."""
-    return ParagraphAligner(tfidf_paragraph_alignment, default_word_tfidf(similarity), threshold=threshold)
+    return ParagraphFunction(tfidf_paragraph_alignment, default_word_tfidf(similarity), threshold=threshold)

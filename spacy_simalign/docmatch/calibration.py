@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..evaluation.scoring import PRF
-from .lexical import LEXICAL
+from .lexical import LEXICAL_SIGNALS
 from .matcher import Profile, is_v1, mix, pair_key
 from .strategies import get_strategy, select, strategy_names
 
@@ -52,7 +52,7 @@ def prf(tp: int, predicted: int, gold: int) -> Tuple[float, float, float]:
     return scores.p, scores.r, scores.f
 
 
-def signals(matcher, source, target, evidence: bool = True, kinds: Sequence[str] = LEXICAL) -> Signals:
+def signals(matcher, source, target, evidence: bool = True, kinds: Sequence[str] = LEXICAL_SIGNALS) -> Signals:
     """The signals the profiles may mix, on the matcher's candidates: the lexical signals of
     `kinds`, and the sentence evidence only when asked for (it costs the encoding of the
     candidates' sentences)."""
@@ -99,7 +99,7 @@ def _correct(sig: Signals, source_ids, target_ids, gold) -> np.ndarray:
 def candidate_profiles(start: Profile, with_evidence: bool) -> List[Profile]:
     """The profiles the search tries, `start` (the configured one) first."""
     out = [start]
-    for lexical in LEXICAL:
+    for lexical in LEXICAL_SIGNALS:
         for weight in ((0.0,) if lexical == "none" else LEXICAL_WEIGHTS):
             for rerank in (RERANK_WEIGHTS if with_evidence else (0.0,)):
                 candidate = Profile(lexical, weight, rerank, start.threshold)
@@ -143,7 +143,7 @@ def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool 
     profiles tried) for the collections' language pair."""
     start = matcher.profile(source, target)
     sig = signals(matcher, source, target, evidence=search or start.rerank_weight > 0,
-                  kinds=LEXICAL if search else (start.lexical,))
+                  kinds=LEXICAL_SIGNALS if search else (start.lexical,))
     correct = _correct(sig, [d.id for d in source], [d.id for d in target], gold)
     profile, tried = choose_profile(sig, correct, len(gold), matcher.strategy, start, search)
     results = calibrate_strategies(sig, profile, correct, len(gold))

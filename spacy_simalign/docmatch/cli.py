@@ -9,7 +9,7 @@ from ..errors import InputError
 from ..registry import doc_index_registry, short_names
 from .evidence import rerank_names
 from .fields import FIELDS
-from .lexical import LEXICAL
+from .lexical import LEXICAL_SIGNALS
 from .strategies import strategy_names
 
 DEFAULT_CONFIG_PATH = "docmatch.cfg"
@@ -26,7 +26,7 @@ def add_matcher_arguments(parser: argparse.ArgumentParser) -> None:
                         help="match only documents dated within N days (0 = same day); 'none' = no blocking")
     parser.add_argument("--top-k", type=int, default=None, help="candidates per document from the index")
     parser.add_argument("--index", choices=list(short_names(doc_index_registry)), default=None, help="nearest-neighbour index for large blocks")
-    parser.add_argument("--lexical", choices=LEXICAL, default=None,
+    parser.add_argument("--lexical", choices=LEXICAL_SIGNALS, default=None,
                         help="lexical signal mixed into the first stage, for every language pair (default: the "
                              "pair's profile: tfidf within a language, none across languages)")
     parser.add_argument("--lexical-weight", type=float, default=None, help="weight of the lexical signal, 0..1")

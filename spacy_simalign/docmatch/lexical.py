@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tokens import words
 
-LEXICAL = ("none", "tfidf", "names-numbers")
+LEXICAL_SIGNALS = ("none", "tfidf", "names-numbers")
 _NUMBER = re.compile(r"\d+(?:[.,']\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZÄÖÜÀ-Ý][\w-]{2,}", re.UNICODE)
 

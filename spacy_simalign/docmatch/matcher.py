@@ -26,7 +26,7 @@ from ..formats.matches import match_object
 from .evidence import NO_RERANK, get_reranker
 from .fields import DEFAULT_FIELDS, check_fields, field_text
 from .index import candidates, day_numbers, doc_index
-from .lexical import LEXICAL, LexicalScorer
+from .lexical import LEXICAL_SIGNALS, LexicalScorer
 from .strategies import DEFAULT_STRATEGY, check_strategy, select
 
 
@@ -49,9 +49,9 @@ class Profile:
             raise InputError(f"profile '{name}': unknown setting(s) {', '.join(sorted(unknown))}")
         profile = cls(**{k: v for k, v in values.items() if k != "thresholds"},
                       thresholds={check_strategy(k): float(v) for k, v in dict(values.get("thresholds") or {}).items()})
-        if profile.lexical not in LEXICAL:
+        if profile.lexical not in LEXICAL_SIGNALS:
             raise InputError(f"profile '{name}': unknown lexical signal '{profile.lexical}' "
-                             f"(choose from: {', '.join(LEXICAL)})")
+                             f"(choose from: {', '.join(LEXICAL_SIGNALS)})")
         for key in ("lexical_weight", "rerank_weight"):
             if not 0.0 <= float(getattr(profile, key)) <= 1.0:
                 raise InputError(f"profile '{name}': {key} must be in [0, 1], got {getattr(profile, key)}")
@@ -96,7 +96,7 @@ class Match:
 
 
 @dataclass
-class Candidates:
+class CandidatePairs:
     """Scored candidate pairs: indices into the two collections, final similarity x100."""
 
     source: np.ndarray
@@ -262,7 +262,7 @@ class DocMatcher:
         return self.reranker(self.embedder, self.max_sentences).score(source, target, src, tgt)
 
     def candidates(self, source: Sequence[Document], target: Sequence[Document],
-                   profile: Optional[Profile] = None) -> Candidates:
+                   profile: Optional[Profile] = None) -> CandidatePairs:
         """Scored candidates: first stage (cosine, mixed with the profile's lexical signal), then
         the sentence evidence with the profile's weight."""
         source, target = self._check(source, "source"), self._check(target, "target")
@@ -272,7 +272,7 @@ class DocMatcher:
         if profile.lexical != "none" and profile.lexical_weight > 0:
             lexical = self.lexical_scores(profile.lexical, source, target, src, tgt)
         evidence = self.evidence(source, target, src, tgt) if profile.rerank_weight > 0 else None
-        return Candidates(src, tgt, mix(profile, cos, lexical, evidence))
+        return CandidatePairs(src, tgt, mix(profile, cos, lexical, evidence))
 
     def match(self, source_docs: Sequence, target_docs: Sequence, strategy: Optional[str] = None,
               threshold: Optional[float] = None) -> List[Match]:

@@ -17,7 +17,7 @@ DEFAULT_CONFIG_STR = component_config("paragraph_aligner", """
 """, DEFAULT_PARAGRAPH_METHOD, paragraph=True).to_str()  # the aligner: the default named method's
 
 
-class ParagraphAligner:
+class ParagraphAlignerComponent:
     """Calls `aligner.align_paragraphs(complex, simple)` on each Doc pair."""
 
     def __init__(self, nlp: Language, name: str, aligner):
@@ -42,6 +42,6 @@ class ParagraphAligner:
 @Language.factory("simalign_paragraph_aligner",
                   default_config=Config().from_str(DEFAULT_CONFIG_STR)["paragraph_aligner"],
                   assigns=["doc._.paragraph_alignment_data"], requires=["token.is_sent_start"])
-def make_paragraph_aligner(nlp: Language, name: str, aligner) -> ParagraphAligner:
+def make_paragraph_aligner(nlp: Language, name: str, aligner) -> ParagraphAlignerComponent:
     """Paragraph alignment of Doc pairs (default: Jiang et al. Alg. 1+2 with word TF-IDF)."""
-    return ParagraphAligner(nlp, name, aligner)
+    return ParagraphAlignerComponent(nlp, name, aligner)
