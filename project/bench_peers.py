@@ -177,8 +177,8 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
     sys.path.insert(0, str(ROOT / "project"))
     from cv_crf import folds_of
 
-    from spacy_simalign.aligners.crf.aligner import CRFAligner
-    from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner
+    from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
+    from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
     from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()

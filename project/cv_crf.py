@@ -16,9 +16,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner  # noqa: E402
 from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES  # noqa: E402
-from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all  # noqa: E402
 from spacy_simalign.evaluation.scoring import AlignmentScorer  # noqa: E402
 from spacy_simalign.formats.pairs import read_pairs as read_pair_records  # noqa: E402
 from spacy_simalign.structures import TrainingPair, beads_from_links  # noqa: E402

@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from cv_crf import folds_of, read_pairs  # noqa: E402  (the folds and reading of project/cv_crf.py)
 
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner  # noqa: E402
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all  # noqa: E402
 from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer  # noqa: E402
 from spacy_simalign.structures import Bead, Side, TrainingPair  # noqa: E402
 
