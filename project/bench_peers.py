@@ -177,8 +177,8 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
 def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Path) -> Tuple[List[List[int]], float]:
     """project/cv_crf.py's folds and training: one CRF per fold, saved to outdir/fold<k>.
     Returns (test document indices per fold, training seconds)."""
-    from spacy_simalign.aligners.crf.aligner import CRFAligner
-    from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner
+    from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
+    from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
     from spacy_simalign.evaluation.crossval import folds_of
     from spacy_simalign.formats.pairs import read_training_pairs
 

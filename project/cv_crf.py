@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES
-from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all, train_aligner
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
 from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
 from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.evaluation.scoring import AlignmentScorer

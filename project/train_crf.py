@@ -1,7 +1,13 @@
 """Train the CRF aligner's default weights on all DEplain-web dev documents (fixed seed)
 and save them where the package ships them (spacy_simalign/weights/crf/).
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/train_crf.py [--output DIR] [--epochs 20]
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/train_crf.py [--output DIR]
+
+The aligner and its training settings are the [components.sentence_aligner.aligner] block of
+configs/crf.cfg (the same block `spacy train configs/crf.cfg` trains), its [...training] block
+holding the epochs and learning rates; --set changes a setting of that block, e.g.
+`--set training.epochs=10 --set top_k=8`. The steps are CRFAligner.initialize, then
+CRFAligner.fit: the trainer that `spacy train` steps through the component's update.
 
 With gold documents of your own domain, train on them beside the DEplain ones (several --data
 files are read in turn) and align with `align --model DIR`; how much a few in-domain documents
@@ -19,10 +25,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
-from spacy_simalign.aligners.crf.train import TrainingSettings, train_aligner  # noqa: E402
+from spacy_simalign.configs import resolve_section  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+DEFAULT_CONFIG = ROOT / "configs" / "crf.cfg"
+BLOCK = "components.sentence_aligner.aligner"
+
+
+def setting(text: str):
+    """KEY=VALUE of --set, the value read as JSON (a bare word is a string)."""
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def build_aligner(config_path: str, overrides):
+    """The untrained aligner of the config's aligner block, with --set overrides."""
+    from spacy.util import load_config
+
+    aligner = load_config(config_path, interpolate=True)["components"]["sentence_aligner"]["aligner"]
+    return resolve_section({"aligner": aligner}, "aligner", config_path,
+                           {f"aligner.{key}": value for key, value in overrides})
 
 
 def main(argv=None) -> int:
@@ -30,18 +56,26 @@ def main(argv=None) -> int:
     ap.add_argument("--data", action="append", default=None,
                     help="pair JSONL with gold beads, pre-segmented sides (repeatable; default: the DEplain-web dev pairs)")
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
-    ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
+    ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"training config with a [{BLOCK}] block")
+    ap.add_argument("--set", action="append", default=[], type=setting, metavar="KEY=VALUE",
+                    help="a setting of the aligner block (training.epochs=10, top_k=8, ...)")
+    ap.add_argument("--epochs", type=int, default=None,
+                    help="both CRFs' epochs (training.epochs and training.combination_epochs)")
+    ap.add_argument("--seed", type=int, default=None, help="training.seed")
     args = ap.parse_args(argv)
+    if args.epochs is not None:
+        args.set += [("training.epochs", args.epochs), ("training.combination_epochs", args.epochs)]
+    if args.seed is not None:
+        args.set.append(("training.seed", args.seed))
     pairs = [pair for path in (args.data or [str(DEFAULT_DATA)]) for pair in read_training_pairs(path)]
     t0 = time.time()
-    # the combination is fitted on a first CRF trained as long as the final one
-    settings = TrainingSettings(seed=args.seed)
-    aligner = train_aligner(pairs, json.loads(args.config) if args.config else {}, epochs=args.epochs,
-                            settings=settings, log=lambda m: print(m, flush=True))
+    aligner = build_aligner(args.config, args.set)
+    log = lambda m: print(m, flush=True)  # noqa: E731
+    aligner.initialize(lambda: pairs, log=log)
+    aligner.fit(pairs, log)
     aligner.save(args.output)
-    print(f"trained on {len(pairs)} documents in {time.time() - t0:.0f} s; saved to {args.output}")
+    print(f"trained on {len(pairs)} documents ({aligner.settings.epochs} epochs) in {time.time() - t0:.0f} s; "
+          f"saved to {args.output}")
     return 0
 
 

@@ -38,11 +38,12 @@ CRF = "spacy-simalign.CRFAligner.v1"
 MASSALIGN = {"aligner": {"@simalign_aligners": "spacy-simalign.MASSAlign.v1"}}
 
 
-def fresh_pipeline(**config):
+def fresh_pipeline(**training):
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_segmenter")
+    training = {"@simalign_aligners": "spacy-simalign.CRFTraining.v1", "cross_lingual_rate": 0.0, **training}
     nlp.add_pipe("simalign_sentence_aligner",
-                 config={"aligner": {"@simalign_aligners": CRF, "weights": None, "cross_lingual_rate": 0.0, **config}})
+                 config={"aligner": {"@simalign_aligners": CRF, "weights": None, "training": training}})
     return nlp
 
 

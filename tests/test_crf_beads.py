@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import srsly
 
-from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.beads import N_BEAD_FEATURES, candidate_beads, monotone_chain
 from spacy_simalign.aligners.crf.combine import DirectionOutput, combine, fill_splits
-from spacy_simalign.aligners.crf.train import TrainingSettings, heldout_folds, train_aligner
+from spacy_simalign.aligners.crf.train import TrainingSettings, heldout_folds
 from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.similarity.backends import make_use_similarity
 

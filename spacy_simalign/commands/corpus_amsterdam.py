@@ -45,7 +45,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    from ..similarity.backends import get_similarity
+    from ..aligners.crf.encoders import similarity_from_spec
 
     records = list(read_pairs(args.input, default_lang=args.lang))
     if args.lang:
@@ -59,7 +59,7 @@ def run(args) -> int:
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     settings = CandidateSettings(args.paragraph_threshold, args.sentence_threshold)
     try:
-        similarity = get_similarity(args.similarity)
+        similarity = similarity_from_spec(args.similarity)
     except Exception as err:  # registry lookup of an unknown name
         raise InputError(f"unknown similarity '{args.similarity}': {err}") from None
     rows, report = build_corpus(records, similarity, settings, args.skip, args.trivial_mode, None, args.method,

@@ -3,8 +3,8 @@ in forked processes with the same results (every run is seeded): what the CRF ex
 (project/eval_crf_domains.py, eval_crf_adaptation.py) train their folds and domains with."""
 from typing import Dict, List, Sequence
 
-from ..aligners.crf.aligner import CRFAligner
-from ..aligners.crf.train import TrainingSettings, featurize_all, train_aligner
+from ..aligners.crf.aligner import CRFAligner, train_aligner
+from ..aligners.crf.train import TrainingSettings, featurize_all
 
 RUN_STATE: Dict = {}  # what the training runs read (set before forking): pool, config, epochs, encoder, *_inputs
 

@@ -23,8 +23,8 @@ from ..tokens import words
 
 
 class SimilarityBackend:
-    """Base class: subclasses implement `matrix`. `spec` is the short name get_similarity
-    takes back (recorded in saved CRF weights)."""
+    """Base class: subclasses implement `matrix`. `spec` is the short name saved CRF weights
+    record (aligners/crf/encoders.py maps it back to the registered backend)."""
 
     name = "base"
     spec = None
@@ -350,24 +350,6 @@ def make_use_similarity(threads: int = 0) -> SimilarityBackend:
 def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBackend:
     """Any sentence-transformers model folder on disk (no download)."""
     return SentenceTransformerSimilarity(model_path, device=device)
-
-
-SHORT_NAMES = {  # what saved CRF weights and --embedder name, as registered names and arguments
-    "tfidf": ("spacy-simalign.TfidfSimilarity.v1", {}),
-    "c3g": ("spacy-simalign.CharNgramSimilarity.v1", {}),
-    "jaccard": ("spacy-simalign.JaccardSimilarity.v1", {}),
-    "use": ("spacy-simalign.USESimilarity.v1", {}),
-}
-
-
-def get_similarity(name: str) -> SimilarityBackend:
-    """A backend by short name (tfidf, c3g, jaccard, use), a registered name, or a model folder path."""
-    if name in SHORT_NAMES:
-        registered, kwargs = SHORT_NAMES[name]
-        return similarity_registry.get(registered)(**kwargs)
-    if os.path.isdir(name):
-        return SentenceTransformerSimilarity(name)
-    return similarity_registry.get(name)()
 
 
 def text_key(text: str) -> str:

@@ -5,6 +5,8 @@ registered as `spacy-simalign.CRFAligner.v1` for the alignment components.
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download."""
 import copy
+import dataclasses
+import inspect
 import io
 import json
 import os
@@ -22,34 +24,32 @@ from ...errors import InputError
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
-from .beads import BeadContext, decode_beads
-from .combine import COMBINATIONS, combine, direction_output, kept_links, link_beads, link_probs
+from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
+from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
+from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
+from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
-from .identical import identical_beads_win
 from .model import CRF
+from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
+from .translations import TranslationSettings
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
 
+# an aligner's config (what config.json saves): its settings, whose defaults are make_crf_aligner's
+# (filled in below it), the encoder's saved spec (encoders.py) and the learned weights
 DEFAULT_CONFIG: Dict[str, Any] = {
-    "encoder": "use",            # similarity backend name (get_similarity) or a sentence-transformers folder
-    "emission": "features",      # "features" (default) or "cross-encoder"
-    "cross_encoder_path": None,  # Hugging Face checkpoint folder for the cross-encoder emission
-    "hidden": 32,
-    "top_k": 6,                  # candidates per sentence by embedding cosine
-    "top_k_lexical": 4,          # ... and by word TF-IDF
-    "band": 3,                   # ... and around the diagonal
-    "neighbours": 2,             # ... and next to the best matches of this many neighbours each side
-    "combination": "learned",    # "union", "intersection" or "learned"
-    "threshold": 0.5,            # link probability kept by the learned combination
-    "combination_weights": None,
-    "torch_threads": 1,          # torch threads for training and the cross-encoder (inference is numpy)
-    "identical": "unique",       # identical sentences get their own 1:1 bead: "off", "linked", "unique" (identical.py)
-    "split_fill": 0.4,           # keep a split part only the simple->complex direction finds (combine.fill_splits)
+    "encoder": "use",            # the sentence encoder a fresh model gets when none is given
+    "combination_weights": None,  # the learned combination (combine.py); trained
     "bead_weights": None,        # the bead decoder's scorer (beads.py); None: beads are the link components
-    "bead_threshold": 0.5,       # bead probability a chosen bead must exceed
 }
+# model shape: loaded weights bring their own, a fresh model takes the config's
+SHAPE_SETTINGS = ("hidden", "emission", "cross_encoder_path")
+# settings that came after the shipped weights, at the values that decoded before them: saved only
+# where they differ, so a config.json keeps the keys it had (a missing key is the default)
+LATER_SETTINGS = ("identical_min_words", "link_floor", "bead_candidate_floor", "bead_max_split", "bead_max_merge",
+                  "bead_max_block")
 
 
 def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]]]:
@@ -95,22 +95,18 @@ def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[st
 class CRFAligner(SentenceAlignerBase):
     """Aligns the sentences of a complex and a simple Side into n:m beads.
 
-    For the components it is also trainable: `initialize` readies a fresh model (`ready`
-    False: built from a config, not loaded from weights) and `update` takes a training step
-    through crf.train.CRFTrainer, with the aligner's `settings` (TrainingSettings).
+    It is trainable: `initialize` readies a fresh model (`ready` False: built from a config,
+    not loaded from weights), `update` takes one training step and `fit` the epochs of steps,
+    all through one crf.train.CRFTrainer with the aligner's `settings` (TrainingSettings).
 
-    Translations: a pair whose sides are in two languages and of about the same length (their
-    characters within a factor `translation_length_ratio`) is a translation, not a
-    simplification; with `translations = "bead-dp"` (default) it is aligned by the monotone bead
-    decoder (bead_dp.py) on the same encoder. The CRF learned from simplifications, which delete
-    a lot, and leaves a translation's sentences unaligned too often (docs/results.md)."""
+    Translations (`translations`, a TranslationSettings): a pair in two languages of about the
+    same length is aligned by the monotone bead decoder on the same encoder (translations.py)."""
 
     is_trainable = True
-    TRANSLATIONS = ("bead-dp", "crf")
 
     def __init__(self, config: Optional[Dict[str, Any]] = None, model: Optional[CRF] = None, encoder=None,
-                 settings=None, ready: bool = True, weights: Optional[str] = None, translations: str = "bead-dp",
-                 translation_length_ratio: float = 1.25):
+                 settings: Optional[TrainingSettings] = None, ready: bool = True, weights: Optional[str] = None,
+                 translations: Optional[TranslationSettings] = None):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(config or {})
         if cfg["combination"] not in COMBINATIONS:
@@ -122,20 +118,21 @@ class CRFAligner(SentenceAlignerBase):
         self.model = model if model is not None else self.build_model(cfg)
         self.model.eval()
         self._featurizer = None
-        self.settings = settings
+        self.settings = settings or TrainingSettings()
         self.ready = ready          # False: a fresh model that initialize() must prepare
         self.weights = weights      # where the weights came from (initialize reloads them)
         self._trainer = None
         self._bead_dp = None
-        self.set_translations(translations, translation_length_ratio)
+        self.translations = translations or TranslationSettings()
 
-    def set_translations(self, translations: str, length_ratio: float) -> None:
-        """How pairs that are translations are aligned (see the class docstring)."""
-        if translations not in self.TRANSLATIONS:
-            raise InputError(f"unknown translations decoder {translations!r}: choose one of {', '.join(self.TRANSLATIONS)}")
-        if length_ratio < 1.0:
-            raise InputError(f"translation_length_ratio must be at least 1, got {length_ratio}")
-        self.translations, self.translation_length_ratio = translations, float(length_ratio)
+    def set_translations(self, mode: str, length_ratio: float) -> None:
+        """How pairs that are translations are aligned (translations.py)."""
+        self.translations = dataclasses.replace(self.translations, mode=mode, length_ratio=float(length_ratio))
+        self._bead_dp = None
+
+    def fresh(self, config: Dict[str, Any]) -> "CRFAligner":
+        """An untrained aligner of this kind with `config` and the same encoder (training's first CRF)."""
+        return type(self)(config, encoder=self.encoder, settings=self.settings, translations=self.translations)
 
     @staticmethod
     def build_model(cfg: Dict[str, Any]) -> CRF:
@@ -152,9 +149,7 @@ class CRFAligner(SentenceAlignerBase):
     @property
     def encoder(self):
         if self._encoder is None:
-            from ...similarity.backends import get_similarity
-
-            self._encoder = get_similarity(self.config["encoder"])
+            self._encoder = similarity_from_spec(self.config["encoder"])
         return self._encoder
 
     @property
@@ -189,18 +184,13 @@ class CRFAligner(SentenceAlignerBase):
             return self.align_input(pair)
 
     def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
-        """Two languages and about the same length: aligned by the bead decoder (see the class docstring)."""
-        if self.translations != "bead-dp" or complex_side.lang == simple_side.lang:
-            return False
-        chars = [sum(len(t) for t in side.sentences) for side in (complex_side, simple_side)]
-        return bool(min(chars)) and max(chars) / min(chars) <= self.translation_length_ratio
+        """Two languages and about the same length: aligned by the bead decoder (translations.py)."""
+        return self.translations.is_translation(complex_side, simple_side)
 
     @property
     def bead_dp(self):
         if self._bead_dp is None:
-            from ..bead_dp import BeadDPAligner
-
-            self._bead_dp = BeadDPAligner(self.encoder)
+            self._bead_dp = self.translations.decoder(self.encoder)
         return self._bead_dp
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
@@ -216,14 +206,16 @@ class CRFAligner(SentenceAlignerBase):
         else:
             beads = combine(s2c, c2s, method, None if weights is None else np.asarray(weights), cfg["threshold"],
                             cfg["split_fill"])
-        return identical_beads_win(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, cfg["identical"])
+        return identical_beads_win(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, cfg["identical"],
+                                   cfg["identical_min_words"])
 
     def bead_context(self, pair: PairInput, s2c, c2s) -> Tuple[BeadContext, List[Bead]]:
         """(the bead decoder's view of a decoded pair, the link-level beads of the learned combination)."""
         cfg = self.config
         probs = link_probs(s2c, c2s, cfg["combination_weights"])
         base = link_beads(kept_links(probs, s2c, cfg["threshold"], cfg["split_fill"]))
-        return BeadContext(s2c, c2s, probs, *pair.sentence_lengths(), pair.cross_lingual), base
+        return BeadContext(s2c, c2s, probs, *pair.sentence_lengths(), pair.cross_lingual, cfg["bead_candidate_floor"],
+                           cfg["bead_max_split"], cfg["bead_max_merge"], cfg["bead_max_block"]), base
 
     def bead_stage(self, pair: PairInput, s2c, c2s) -> List[Bead]:
         """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
@@ -232,13 +224,13 @@ class CRFAligner(SentenceAlignerBase):
 
     def decode(self, pair: PairInput):
         decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
-        s2c, c2s = (direction_output(best, marg, x.cand.numpy(), x.src_is_complex)
+        s2c, c2s = (direction_output(best, marg, x.cand.numpy(), x.src_is_complex, self.config["link_floor"])
                     for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s)))
         return s2c, c2s
 
     # persistence ---------------------------------------------------------------------------
     def _saved_config(self) -> Dict[str, Any]:
-        cfg = dict(self.config)
+        cfg = {k: v for k, v in self.config.items() if k not in LATER_SETTINGS or v != DEFAULT_CONFIG[k]}
         if cfg.get("combination_weights") is not None:
             cfg["combination_weights"] = [round(float(w), 6) for w in cfg["combination_weights"]]
         return cfg
@@ -271,12 +263,10 @@ class CRFAligner(SentenceAlignerBase):
         self.model.eval()
 
     # the component protocol: training and serialisation ---------------------------------
-    def initialize(self, get_pairs) -> None:
-        """Ready for `update`: loaded weights are reloaded (fine-tuning starts from them); a
-        fresh model is prepared on the training pairs (crf.train.prepare_aligner)."""
-        from .train import TrainingSettings, prepare_aligner, set_seed
-
-        settings = self.settings or TrainingSettings()
+    def initialize(self, get_pairs, inputs: Optional[Sequence[PairInput]] = None, log=None) -> None:
+        """Ready for `update` / `fit`: loaded weights are reloaded (fine-tuning starts from them);
+        a fresh model is prepared on the training pairs (crf.train.prepare_aligner; `inputs`:
+        their features with gold, when already computed)."""
         self._trainer = None
         if self.weights is not None:
             cfg, state = read_weights(self.weights)
@@ -284,22 +274,31 @@ class CRFAligner(SentenceAlignerBase):
             self._load_state(state)
             self.ready = True
             return
-        set_seed(settings.seed)
+        set_seed(self.settings.seed)
         pairs = list(get_pairs())
-        prepare_aligner(self, pairs, settings)
+        inputs = prepare_aligner(self, pairs, self.settings, inputs, log)
         self.ready = True
+        self._trainer = CRFTrainer(self, self.settings)
+        for pair, feats in zip(pairs, inputs or ()):
+            self._trainer.features(pair, feats)  # computed once for the hold-out, kept for the steps
 
-    def update(self, pairs: Sequence[TrainingPair]) -> float:
-        """One training step on a batch of gold pairs; returns the summed loss."""
-        from .train import CRFTrainer, TrainingSettings
-
+    @property
+    def trainer(self):
+        """The one trainer of this aligner's steps (made on first use after initialize)."""
         if not self.ready:
             raise ValueError("update() before initialize(): call nlp.initialize(get_examples) first")
         if self._trainer is None:
-            self._trainer = CRFTrainer(self, self.settings or TrainingSettings())
-        inputs = [self._trainer.features(p) for p in pairs if len(p.complex) and len(p.simple)]
-        loss, _ = self._trainer.step(inputs)
-        return loss
+            self._trainer = CRFTrainer(self, self.settings)
+        return self._trainer
+
+    def update(self, pairs: Sequence[TrainingPair]) -> float:
+        """One training step on a batch of gold pairs; returns the summed loss."""
+        return self.trainer.update(pairs)[0]
+
+    def fit(self, pairs: Sequence[TrainingPair], log=None) -> None:
+        """settings.epochs passes of one-document steps over `pairs` (after `initialize`)."""
+        trainer = self.trainer
+        trainer.fit([trainer.features(p) for p in pairs], self.settings.epochs, log)
 
     def to_bytes(self) -> bytes:
         """config and weights; a cross-encoder's checkpoint goes through a folder (Hugging Face saves to folders)."""
@@ -347,51 +346,90 @@ class CRFAligner(SentenceAlignerBase):
         return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides)
 
 
+def train_aligner(pairs: Sequence[TrainingPair], config: Optional[Dict] = None, epochs: Optional[int] = None,
+                  settings: TrainingSettings = TrainingSettings(), encoder=None,
+                  inputs: Optional[Sequence[PairInput]] = None, log=None) -> CRFAligner:
+    """A trained fresh aligner (`config`: its settings): initialize, then fit, as
+    project/train_crf.py does. `epochs`: both CRFs' epochs (the first, whose decodes fit the
+    combination, and the final one) instead of the settings'. `inputs`: the pairs' features
+    with gold, when already computed."""
+    if epochs is not None:
+        settings = dataclasses.replace(settings, epochs=epochs, combination_epochs=epochs)
+    set_seed(settings.seed)
+    aligner = CRFAligner(dict(config or {}), encoder=encoder, settings=settings, ready=False)
+    aligner.initialize(lambda: pairs, inputs, log)
+    aligner.fit(pairs, log)
+    return aligner
+
+
+TRAINING = {"@simalign_aligners": "spacy-simalign.CRFTraining.v1"}
+TRANSLATIONS = {"@simalign_aligners": "spacy-simalign.CRFTranslations.v1"}
+
+
+def sub_config(value, kind):
+    """A sub-config's object: given (resolved by the config), or its defaults (a direct call)."""
+    if isinstance(value, dict):
+        return kind(**{k: v for k, v in value.items() if not k.startswith("@")})
+    return value
+
+
 @aligner_registry("spacy-simalign.CRFAligner.v1")
-def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combination: Optional[str] = None,
-                     threshold: Optional[float] = None, top_k: Optional[int] = None,
-                     top_k_lexical: Optional[int] = None, band: Optional[int] = None, neighbours: Optional[int] = None,
-                     hidden: Optional[int] = None, emission: Optional[str] = None,
-                     cross_encoder_path: Optional[str] = None, learn_rate: float = 0.01,
-                     encoder_learn_rate: float = 3e-5, cross_lingual_rate: float = 0.25, combination_epochs: int = 10,
-                     combination_holdout: float = 0.2, seed: int = 0, translations: str = "bead-dp",
-                     translation_length_ratio: float = 1.25, identical: Optional[str] = None,
-                     split_fill: Optional[float] = None, bead_threshold: Optional[float] = None,
-                     bead_folds: int = 5) -> CRFAligner:
-    """The neural CRF sentence aligner (the default).
+def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combination: Optional[str] = "learned",
+                     threshold: Optional[float] = 0.5, top_k: Optional[int] = 6, top_k_lexical: Optional[int] = 4,
+                     band: Optional[int] = 3, neighbours: Optional[int] = 2, hidden: Optional[int] = 32,
+                     emission: Optional[str] = "features", cross_encoder_path: Optional[str] = None,
+                     identical: Optional[str] = "unique", identical_min_words: int = MIN_WORDS_UNLINKED,
+                     split_fill: Optional[float] = 0.4, link_floor: float = LINK_FLOOR,
+                     bead_threshold: Optional[float] = 0.5, bead_candidate_floor: float = CANDIDATE_FLOOR,
+                     bead_max_split: int = MAX_SPLIT, bead_max_merge: int = MAX_MERGE,
+                     bead_max_block: int = MAX_BLOCK, torch_threads: int = 1,
+                     translations: Union[TranslationSettings, str] = TRANSLATIONS,
+                     training: TrainingSettings = TRAINING) -> CRFAligner:
+    """The neural CRF sentence aligner (the default). The defaults are the shipped weights' settings.
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
         `nlp.initialize()` prepares for `spacy train`; aligning before that is an error).
     similarity: the sentence encoder (default: the weights' own, multilingual USE).
-    combination, threshold, top_k, top_k_lexical, band, neighbours: override the weights'
-        inference settings (how the two directions are combined, the link probability kept,
-        the candidates per sentence); hidden, emission, cross_encoder_path: a fresh model's shape.
-    learn_rate ... seed: training (crf.train.TrainingSettings).
-    translations, translation_length_ratio: pairs in two languages whose lengths differ by at most
-        this factor are aligned by the monotone bead decoder ("bead-dp"), or by the CRF ("crf").
-    identical: "unique" (default), "linked" or "off": identical sentences get their own 1:1 bead
-        (crf/identical.py).
-    split_fill, bead_threshold: override the weights' split fill (crf/combine.py) and bead decoder
-        threshold (crf/beads.py); bead_folds: held-out folds that train the bead decoder (below 2: none)."""
-    from .train import TrainingSettings
+    combination, threshold: how the two directions are combined (union, intersection, learned)
+        and the link probability the learned combination keeps; link_floor: the probability
+        below which a direction drops a link (crf/combine.py).
+    top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidates.py).
+    hidden, emission, cross_encoder_path: a fresh model's shape; loaded weights bring their own.
+    identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
+        "linked" or "off"; crf/identical.py).
+    split_fill: the split fill (crf/combine.py); bead_threshold, bead_candidate_floor,
+        bead_max_split, bead_max_merge, bead_max_block: the bead decoder (crf/beads.py).
+    torch_threads: torch threads for training and the cross-encoder (inference is numpy).
+    translations: [aligner.translations], how translations are aligned (crf/translations.py;
+        a mode name for short). training: [aligner.training], crf.train.TrainingSettings.
 
-    settings = TrainingSettings(learn_rate=learn_rate, encoder_learn_rate=encoder_learn_rate,
-                                cross_lingual_rate=cross_lingual_rate, combination_epochs=combination_epochs,
-                                combination_holdout=combination_holdout, bead_folds=bead_folds, seed=seed)
+    The old form: a config saved before these defaults has null for combination, threshold,
+    top_k, top_k_lexical, band, neighbours, hidden, emission, identical, split_fill and
+    bead_threshold; null there is the weights' value (a fresh model: the default)."""
+    translations = sub_config(translations, TranslationSettings)
+    if isinstance(translations, str):
+        translations = TranslationSettings(mode=translations)
+    settings = sub_config(training, TrainingSettings)
     given = {"combination": combination, "threshold": threshold, "top_k": top_k, "top_k_lexical": top_k_lexical,
              "band": band, "neighbours": neighbours, "hidden": hidden, "emission": emission,
-             "cross_encoder_path": cross_encoder_path, "identical": identical, "split_fill": split_fill,
-             "bead_threshold": bead_threshold}
+             "cross_encoder_path": cross_encoder_path, "identical": identical,
+             "identical_min_words": identical_min_words, "split_fill": split_fill, "link_floor": link_floor,
+             "bead_threshold": bead_threshold, "bead_candidate_floor": bead_candidate_floor,
+             "bead_max_split": bead_max_split, "bead_max_merge": bead_max_merge, "bead_max_block": bead_max_block,
+             "torch_threads": torch_threads}
     overrides = {k: v for k, v in given.items() if v is not None}
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
     if weights is None:
-        return CRFAligner(overrides, encoder=similarity, settings=settings, ready=False, translations=translations,
-                          translation_length_ratio=translation_length_ratio)
+        return CRFAligner(overrides, encoder=similarity, settings=settings, ready=False, translations=translations)
     folder = DEFAULT_WEIGHTS if weights == SHIPPED else Path(weights)
     if not folder.exists():
         raise InputError(f"CRF weights folder not found: {weights}")
+    overrides = {k: v for k, v in overrides.items() if k not in SHAPE_SETTINGS}
     aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
-    aligner.settings = settings
-    aligner.set_translations(translations, translation_length_ratio)
+    aligner.settings, aligner.translations = settings, translations
     return aligner
+
+
+DEFAULT_CONFIG.update({name: p.default for name, p in inspect.signature(make_crf_aligner).parameters.items()
+                       if name not in ("weights", "similarity", "translations", "training")})

@@ -30,8 +30,10 @@ BEAD_FEATURE_NAMES = (
     "len_dev", "len_dev_abs", "cross_lingual", "in_viterbi",
 )
 N_BEAD_FEATURES = len(BEAD_FEATURE_NAMES)
+# defaults of CRFAligner's bead_candidate_floor, bead_max_split, bead_max_merge, bead_max_block
 CANDIDATE_FLOOR = 0.05  # a link either direction or the combination gives this much can bound a candidate
 MAX_SPLIT, MAX_MERGE, MAX_BLOCK = 10, 3, 3  # simple sentences of a 1:n, complex of an n:1, each side of an n:m
+BEAD_C, BEAD_MAX_ITER = 1.0, 5000  # the bead scorer's logistic regression (TrainingSettings)
 
 
 class _Sparse:
@@ -94,18 +96,22 @@ def _mean_min(owner: np.ndarray, values: np.ndarray, n: int) -> Tuple[np.ndarray
 
 
 class BeadContext:
-    """What the bead features of one decoded pair need, computed once per pair."""
+    """What the bead features of one decoded pair need, computed once per pair, with the
+    bounds of its candidates (`floor`, `max_split`, `max_merge`, `max_block`: see above)."""
 
     def __init__(self, s2c: DirectionOutput, c2s: DirectionOutput, combo: Dict[Link, float],
-                 complex_len: np.ndarray, simple_len: np.ndarray, cross_lingual: bool):
+                 complex_len: np.ndarray, simple_len: np.ndarray, cross_lingual: bool,
+                 floor: float = CANDIDATE_FLOOR, max_split: int = MAX_SPLIT, max_merge: int = MAX_MERGE,
+                 max_block: int = MAX_BLOCK):
         nc, ns = len(complex_len), len(simple_len)
         self.nc, self.ns = nc, ns
+        self.max_split, self.max_merge, self.max_block = max_split, max_merge, max_block
         self.p1, self.p2 = _Sparse(s2c.probs, nc, ns), _Sparse(c2s.probs, nc, ns)
         self.combo_links = combo
         self.combo = _Sparse(combo, nc, ns)
         viterbi = set(s2c.links) | set(c2s.links)
         self.viterbi = _Sparse(dict.fromkeys(viterbi, 1.0), nc, ns)
-        pool = {k for probs in (combo, s2c.probs, c2s.probs) for k, p in probs.items() if p >= CANDIDATE_FLOOR}
+        pool = {k for probs in (combo, s2c.probs, c2s.probs) for k, p in probs.items() if p >= floor}
         self.pool = np.array(sorted(pool | viterbi), dtype=np.int64).reshape(-1, 2)
         self.null1 = _prefix(s2c.null if s2c.null is not None else np.zeros(ns))
         self.null2 = _prefix(c2s.null if c2s.null is not None else np.zeros(nc))
@@ -190,15 +196,15 @@ def candidate_beads(ctx: BeadContext, extra: Sequence[Bead] = ()) -> np.ndarray:
     parts = [np.zeros((0, 4), dtype=np.int64)]
     if len(ctx.pool):
         c, s = ctx.pool[:, 0], ctx.pool[:, 1]
-        r = _runs(c, s, MAX_SPLIT)
+        r = _runs(c, s, ctx.max_split)
         parts.append(np.stack([r[:, 0], r[:, 0], r[:, 1], r[:, 2]], axis=1))
         order = np.lexsort((c, s))
-        r = _runs(s[order], c[order], MAX_MERGE)
+        r = _runs(s[order], c[order], ctx.max_merge)
         r = r[r[:, 2] > r[:, 1]]
         parts.append(np.stack([r[:, 1], r[:, 2], r[:, 0], r[:, 0]], axis=1))
         keys = c * (ctx.ns + 1) + s
-        for dc in range(1, MAX_BLOCK):
-            for ds in range(1, MAX_BLOCK):
+        for dc in range(1, ctx.max_block):
+            for ds in range(1, ctx.max_block):
                 hit = np.isin((c + dc) * (ctx.ns + 1) + s + ds, keys)
                 parts.append(np.stack([c[hit], c[hit] + dc, s[hit], s[hit] + ds], axis=1))
     blocks = [block for block in map(block_of, extra) if block is not None]
@@ -276,7 +282,8 @@ def bead_examples(ctx: BeadContext, gold: Sequence[Bead], base: Sequence[Bead]) 
     return ctx.features(cands), y
 
 
-def fit_bead_scorer(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: int = 0) -> Optional[List[float]]:
+def fit_bead_scorer(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: int = 0, c: float = BEAD_C,
+                    max_iter: int = BEAD_MAX_ITER) -> Optional[List[float]]:
     """Logistic regression weights (no intercept: feature 0 is the bias) from bead examples;
     None when the examples hold one class only (no bead stage then)."""
     from sklearn.linear_model import LogisticRegression
@@ -285,6 +292,6 @@ def fit_bead_scorer(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: in
     y = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int64)
     if len(set(y.tolist())) < 2:
         return None
-    clf = LogisticRegression(C=1.0, fit_intercept=False, max_iter=5000, random_state=seed)
+    clf = LogisticRegression(C=c, fit_intercept=False, max_iter=max_iter, random_state=seed)
     clf.fit(x, y)
     return [round(float(w), 6) for w in clf.coef_[0]]

@@ -4,7 +4,7 @@ combination of both directions' Viterbi choices and marginals (with the split fi
 the connected components of the kept links; a bead's score is the mean probability of its links.
 These link-level beads are what the bead-level second stage (beads.py) starts from."""
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -12,6 +12,11 @@ from ...structures import Bead, beads_from_links
 
 COMBINATIONS = ("union", "intersection", "learned")
 Link = Tuple[int, int]  # (complex index, simple index)
+LINK_FLOOR = 0.01  # a direction keeps the probability of a link above this (CRFAligner's link_floor)
+# fitting the learned combination (TrainingSettings): the logistic regression's inverse
+# regularisation and iterations, and the weights taken when the gold holds one class only
+COMBINATION_C, COMBINATION_MAX_ITER = 10.0, 2000
+COMBINATION_FALLBACK = (0.0, 0.0, 0.0, 2.0, 2.0, 0.0, -1.0)
 
 
 @dataclass
@@ -24,8 +29,9 @@ class DirectionOutput:
     null: Optional[np.ndarray] = None
 
 
-def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_is_complex: bool) -> DirectionOutput:
-    """Links and link probabilities (above 0.01) of one direction from its decoded arrays:
+def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_is_complex: bool,
+                     floor: float = LINK_FLOOR) -> DirectionOutput:
+    """Links and link probabilities (above `floor`) of one direction from its decoded arrays:
     best target per source sentence (-1 = none), marginals [n, K+1], candidates [n, K]."""
     def orient(i, j):
         return (i, j) if src_is_complex else (j, i)
@@ -35,7 +41,7 @@ def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_i
     if cand.size:
         rows, ks = np.nonzero(cand >= 0)
         p = np.asarray(marg)[rows, ks + 1]
-        keep = p > 0.01
+        keep = p > floor
         rows, ks = rows[keep], ks[keep]
         for i, j, q in zip(rows.tolist(), cand[rows, ks].tolist(), p[keep].tolist()):
             probs[orient(i, j)] = q
@@ -113,8 +119,11 @@ def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
     return link_beads(scores)
 
 
-def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]], seed: int = 0) -> np.ndarray:
-    """Logistic regression weights for the learned combination, from (s2c, c2s, gold links) examples."""
+def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]], seed: int = 0,
+                    c: float = COMBINATION_C, max_iter: int = COMBINATION_MAX_ITER,
+                    fallback: Sequence[float] = COMBINATION_FALLBACK) -> np.ndarray:
+    """Logistic regression weights for the learned combination, from (s2c, c2s, gold links)
+    examples; `fallback` when the gold holds one class only."""
     from sklearn.linear_model import LogisticRegression
 
     xs, ys = [], []
@@ -123,7 +132,7 @@ def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]]
         xs.append(x)
         ys.extend(int(link in gold) for link in pool)
     if len(set(ys)) < 2:
-        return np.array([0, 0, 0, 2.0, 2.0, 0, -1.0])
-    clf = LogisticRegression(C=10.0, fit_intercept=False, max_iter=2000, random_state=seed)
+        return np.array(fallback, dtype=np.float64)
+    clf = LogisticRegression(C=c, fit_intercept=False, max_iter=max_iter, random_state=seed)
     clf.fit(np.concatenate(xs), np.array(ys))
     return clf.coef_[0]

@@ -8,7 +8,7 @@ from typing import Dict, List, Sequence, Tuple
 from ...structures import Bead
 
 MODES = ("off", "linked", "unique")
-MIN_WORDS_UNLINKED = 3  # an identical pair the model did not link is taken only if this long
+MIN_WORDS_UNLINKED = 3  # an identical pair the model did not link is taken only if this long (identical_min_words)
 
 
 def normal_form(text: str) -> str:
@@ -39,10 +39,10 @@ def identical_pairs(complex_texts: Sequence[str], simple_texts: Sequence[str]) -
 
 
 def identical_beads_win(beads: List[Bead], complex_texts: Sequence[str], simple_texts: Sequence[str],
-                        mode: str = "unique") -> List[Bead]:
+                        mode: str = "unique", min_words: int = MIN_WORDS_UNLINKED) -> List[Bead]:
     """`beads` with each identical pair taken out into a 1:1 bead of score 1.0. "linked": only
     pairs already in one bead; "unique": also a pair the model split up, when its text occurs
-    once on each side and has at least MIN_WORDS_UNLINKED words. The rest of a bead keeps its
+    once on each side and has at least `min_words` words. The rest of a bead keeps its
     score; a rest with sentences on one side only is unaligned."""
     if mode not in MODES:
         raise ValueError(f"unknown identical-sentence mode {mode!r}: choose one of {', '.join(MODES)}")
@@ -55,7 +55,7 @@ def identical_beads_win(beads: List[Bead], complex_texts: Sequence[str], simple_
         if i in taken_c or j in taken_s:
             continue
         linked = i in bead_of_c and bead_of_c[i] == bead_of_s.get(j)
-        if linked or (mode == "unique" and unique and len(normal_form(simple_texts[j]).split()) >= MIN_WORDS_UNLINKED):
+        if linked or (mode == "unique" and unique and len(normal_form(simple_texts[j]).split()) >= min_words):
             taken_c.add(i)
             taken_s.add(j)
             chosen.append(Bead((i,), (j,), 1.0))

@@ -1,9 +1,13 @@
-"""Training the CRF aligner: one trainer for every way of training it. `CRFTrainer` takes
-Adam steps on the negative log-likelihood of the gold alignments (both directions); `spacy
-train` steps it through the sentence-aligner component (CRFAligner.update), and
-`train_aligner` (project/train_crf.py, the cross-validation) through `fit_crf`. Before the
-steps, `prepare_aligner` fits the learned combination of the two directions on held-out
-documents and builds the fresh model. Deterministic for a given seed."""
+"""Training the CRF aligner: one trainer and one training step for every way of training it.
+`CRFTrainer.update` takes an Adam step on the negative log-likelihood of a batch's gold
+alignments (both directions): `spacy train` calls it through the sentence-aligner component
+(CRFAligner.update), and `CRFTrainer.fit` calls it once per document for `epochs` shuffled
+passes (CRFAligner.fit: project/train_crf.py, the cross-validation, the first CRF of the
+held-out decodes). Before the steps, `prepare_aligner` fits the learned combination of the two
+directions on held-out documents and builds the fresh model. Deterministic for a given seed.
+
+The trainer takes the aligner it trains (anything with CRFAligner's model, config, featurize,
+decode, bead_context, build_model and fresh): this module does not import the aligner."""
 import random
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -11,26 +15,37 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from ...registry import aligner_registry
 from ...structures import TrainingPair
-from .aligner import CRFAligner
-from .combine import fit_combination
+from .beads import BEAD_C, BEAD_MAX_ITER
+from .combine import COMBINATION_C, COMBINATION_FALLBACK, COMBINATION_MAX_ITER, fit_combination
 from .features import PairInput
 from .threads import torch_threads
 
 
 @dataclass
 class TrainingSettings:
-    """How the CRF learns (the same defaults for `spacy train` and project/train_crf.py)."""
+    """How the CRF learns, the [aligner.training] block of a CRF aligner's config; the same for
+    `spacy train` and project/train_crf.py. The defaults are the shipped weights' recipe."""
 
+    epochs: int = 20                      # passes of CRFAligner.fit over the documents (spacy train:
+    # [training] max_epochs, which configs/crf.cfg takes from here)
     learn_rate: float = 0.01
     encoder_learn_rate: float = 3e-5      # a cross-encoder checkpoint is fine-tuned gently
     cross_lingual_rate: float = 0.25      # share of documents shown without lexical features
-    combination_epochs: Optional[int] = None  # epochs of the first CRF, the one the combination is fitted
-    # on; None: as many as the final CRF's (train_aligner), or 10 where those are not known (spacy train)
+    combination_epochs: int = 20          # epochs of the first CRF, the one the combination is fitted on
     combination_holdout: float = 0.2      # share of documents held out to fit the combination
+    combination_c: float = COMBINATION_C  # the combination's logistic regression: inverse regularisation,
+    combination_max_iter: int = COMBINATION_MAX_ITER  # its iterations, and the weights when the
+    combination_fallback: Sequence[float] = COMBINATION_FALLBACK  # gold holds one class only
     bead_folds: int = 5                   # held-out folds whose decodes fit the bead decoder (the first is
     # the combination's hold-out); below 2: no bead decoder
+    bead_c: float = BEAD_C                # the bead scorer's logistic regression
+    bead_max_iter: int = BEAD_MAX_ITER
     seed: int = 0
+
+
+aligner_registry.register("spacy-simalign.CRFTraining.v1", func=TrainingSettings)
 
 
 def set_seed(seed: int) -> None:
@@ -39,7 +54,7 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def featurize_all(aligner: CRFAligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
+def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
     return [aligner.featurize(p.complex, p.simple, p.paragraph_links, gold_links=p.links if with_gold else None)
             for p in pairs]
 
@@ -58,9 +73,10 @@ def pair_loss(model, pair: PairInput, rng: random.Random, cross_lingual_rate: fl
 
 
 class CRFTrainer:
-    """Adam on the aligner's model; `step` takes one optimizer step on a batch of documents."""
+    """Adam on the aligner's model; `update` takes one optimizer step on a batch of documents,
+    `fit` runs the epochs of single-document steps."""
 
-    def __init__(self, aligner: CRFAligner, settings: TrainingSettings = TrainingSettings()):
+    def __init__(self, aligner, settings: TrainingSettings = TrainingSettings()):
         self.aligner, self.settings = aligner, settings
         named = [(k, p) for k, p in aligner.model.named_parameters() if p.requires_grad]
         groups = [{"params": [p for k, p in named if not k.startswith("emission.encoder.")], "lr": settings.learn_rate}]
@@ -68,23 +84,33 @@ class CRFTrainer:
         if pretrained:
             groups.append({"params": pretrained, "lr": settings.encoder_learn_rate})
         self.optimizer = torch.optim.Adam(groups)
-        self.rng = random.Random(settings.seed)  # cross-lingual masking (and fit_crf's shuffling)
+        self.rng = random.Random(settings.seed)  # cross-lingual masking (and fit's shuffling)
         self._features: Dict[Tuple, PairInput] = {}
 
-    def features(self, pair: TrainingPair) -> PairInput:
-        """A training document's features with its gold, memoised: they do not change with the
-        weights, and training reads the same documents every epoch."""
+    @staticmethod
+    def key(pair: TrainingPair) -> Tuple:
         c, s = pair.complex, pair.simple
-        key = (tuple(c.sentences), tuple(map(tuple, c.paragraphs)), c.lang,
-               tuple(s.sentences), tuple(map(tuple, s.paragraphs)), s.lang,
-               None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
-               tuple(sorted(pair.links)))
+        return (tuple(c.sentences), tuple(map(tuple, c.paragraphs)), c.lang,
+                tuple(s.sentences), tuple(map(tuple, s.paragraphs)), s.lang,
+                None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
+                tuple(sorted(pair.links)))
+
+    def features(self, pair: TrainingPair, known: Optional[PairInput] = None) -> PairInput:
+        """A training document's features with its gold, memoised (`known`: already computed):
+        they do not change with the weights, and training reads the same documents every epoch."""
+        key = self.key(pair)
         feats = self._features.get(key)
         if feats is None:
             if len(self._features) >= 4096:
                 self._features.clear()
-            feats = self._features[key] = self.aligner.featurize(c, s, pair.paragraph_links, gold_links=pair.links)
+            feats = known if known is not None else self.aligner.featurize(
+                pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
+            self._features[key] = feats
         return feats
+
+    def update(self, pairs: Sequence[TrainingPair]) -> Tuple[float, int]:
+        """One training step on a batch of gold pairs (empty documents skipped)."""
+        return self.step([self.features(p) for p in pairs if len(p.complex) and len(p.simple)])
 
     def step(self, inputs: Sequence[PairInput]) -> Tuple[float, int]:
         """One Adam step on the mean per-sentence loss of the documents (empty ones skipped);
@@ -107,22 +133,25 @@ class CRFTrainer:
         model.eval()
         return weighted, count
 
+    def fit(self, inputs: Sequence[PairInput], epochs: int, log: Optional[Callable[[str], None]] = None) -> None:
+        """`epochs` passes over the documents in a shuffled order, one document per step."""
+        set_seed(self.settings.seed)
+        order = list(range(len(inputs)))
+        for epoch in range(epochs):
+            self.rng.shuffle(order)
+            total, count = 0.0, 0
+            for idx in order:
+                loss, n = self.step([inputs[idx]])
+                total += loss
+                count += n
+            if log:
+                log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
 
-def fit_crf(aligner: CRFAligner, inputs: Sequence[PairInput], epochs: int = 30,
-            settings: TrainingSettings = TrainingSettings(), log: Optional[Callable[[str], None]] = None) -> None:
-    """`epochs` passes over the documents in a shuffled order, one document per step."""
-    set_seed(settings.seed)
-    trainer = CRFTrainer(aligner, settings)
-    order = list(range(len(inputs)))
-    for epoch in range(epochs):
-        trainer.rng.shuffle(order)
-        total, count = 0.0, 0
-        for idx in order:
-            loss, n = trainer.step([inputs[idx]])
-            total += loss
-            count += n
-        if log:
-            log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
+
+def fit_crf(aligner, inputs: Sequence[PairInput], epochs: int, settings: TrainingSettings = TrainingSettings(),
+            log: Optional[Callable[[str], None]] = None) -> None:
+    """`epochs` of CRFTrainer.fit on already featurized documents with a trainer of its own."""
+    CRFTrainer(aligner, settings).fit(inputs, epochs, log)
 
 
 def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[int]]:
@@ -144,13 +173,14 @@ def heldout_folds(n: int, settings: TrainingSettings) -> Tuple[List[int], List[L
     return held + rest, [held] + [rest[round(f * len(rest) / k):round((f + 1) * len(rest) / k)] for f in range(k)]
 
 
-def heldout_decodes(config: Dict, encoder, inputs: Sequence[PairInput], plain: Callable[[int], PairInput],
+def heldout_decodes(aligner, config: Dict, inputs: Sequence[PairInput], plain: Callable[[int], PairInput],
                     held: Sequence[int], order: Sequence[int], settings: TrainingSettings, epochs: int,
                     log: Optional[Callable[[str], None]] = None) -> List[Tuple[int, PairInput, Tuple]]:
     """(document, its features without gold, (s2c, c2s) decoded) of the `held` documents by a
-    first CRF trained for `epochs` on the other documents (taken in `order`)."""
+    first CRF (a fresh aligner like `aligner`, with `config`) trained for `epochs` on the other
+    documents (taken in `order`)."""
     set_seed(settings.seed)
-    first = CRFAligner(config, encoder=encoder)
+    first = aligner.fresh(config)
     held_set = set(held)
     fit_crf(first, [inputs[i] for i in order if i not in held_set], epochs, settings, log=log)
     out = []
@@ -160,7 +190,8 @@ def heldout_decodes(config: Dict, encoder, inputs: Sequence[PairInput], plain: C
     return out
 
 
-def fit_bead_decoder(aligner: CRFAligner, decodes, pairs: Sequence[TrainingPair], seed: int) -> Optional[List[float]]:
+def fit_bead_decoder(aligner, decodes, pairs: Sequence[TrainingPair],
+                     settings: TrainingSettings) -> Optional[List[float]]:
     """The bead decoder's scorer from held-out decodes (with the aligner's combination weights)."""
     from .beads import bead_examples, fit_bead_scorer
 
@@ -170,19 +201,19 @@ def fit_bead_decoder(aligner: CRFAligner, decodes, pairs: Sequence[TrainingPair]
         bx, by = bead_examples(ctx, pairs[i].gold, base)
         xs.append(bx)
         ys.append(by)
-    return fit_bead_scorer(xs, ys, seed)
+    return fit_bead_scorer(xs, ys, settings.seed, settings.bead_c, settings.bead_max_iter)
 
 
-def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
-                    inputs: Optional[Sequence[PairInput]] = None, log: Optional[Callable[[str], None]] = None,
-                    epochs: Optional[int] = None) -> None:
+def prepare_aligner(aligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
+                    inputs: Optional[Sequence[PairInput]] = None,
+                    log: Optional[Callable[[str], None]] = None) -> Optional[Sequence[PairInput]]:
     """Ready a fresh aligner for its training steps: with the learned combination (and at least
     5 documents), fit the combination on the decodes of held-out documents by a first CRF, and
     the bead decoder on those of bead_folds held-out folds (the combination's among them); then
-    a fresh model. `epochs`: the final CRF's, when known (see TrainingSettings.combination_epochs)."""
+    a fresh model. Returns the documents' features with gold when it computed them (`inputs`)."""
     config = aligner.config
     config["bead_weights"] = None
-    first_epochs = settings.combination_epochs if settings.combination_epochs is not None else (epochs or 10)
+    first_epochs = settings.combination_epochs
     if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
@@ -191,31 +222,19 @@ def prepare_aligner(aligner: CRFAligner, pairs: Sequence[TrainingPair], settings
 
         first_config = dict(config, combination_weights=None)
         order, folds = heldout_folds(len(pairs), settings)
-        decodes = [heldout_decodes(first_config, aligner.encoder, inputs, plain, held, order, settings,
-                                   first_epochs, log) for held in folds]
-        weights = fit_combination([dec + (pairs[i].links,) for i, _, dec in decodes[0]], settings.seed)
+        decodes = [heldout_decodes(aligner, first_config, inputs, plain, held, order, settings, first_epochs, log)
+                   for held in folds]
+        weights = fit_combination([dec + (pairs[i].links,) for i, _, dec in decodes[0]], settings.seed,
+                                  settings.combination_c, settings.combination_max_iter, settings.combination_fallback)
         config["combination_weights"] = [round(float(w), 6) for w in weights]
         if log:
             log(f"combination weights: {np.round(weights, 3).tolist()}")
         if len(folds) > 1:
             config["bead_weights"] = fit_bead_decoder(aligner, [d for fold in decodes for d in fold], pairs,
-                                                      settings.seed)
+                                                      settings)
             if log and config["bead_weights"] is not None:
                 log(f"bead decoder weights: {np.round(config['bead_weights'], 3).tolist()}")
     set_seed(settings.seed)
-    aligner.model = CRFAligner.build_model(config)
+    aligner.model = aligner.build_model(config)
     aligner.model.eval()
-
-
-def train_aligner(pairs: Sequence[TrainingPair], config: Optional[Dict] = None, epochs: int = 30,
-                  settings: TrainingSettings = TrainingSettings(), encoder=None,
-                  inputs: Optional[Sequence[PairInput]] = None,
-                  log: Optional[Callable[[str], None]] = None) -> CRFAligner:
-    """A trained aligner: prepare_aligner, then `epochs` of fit_crf on all the documents."""
-    set_seed(settings.seed)
-    aligner = CRFAligner(dict(config or {}), encoder=encoder)
-    if inputs is None:
-        inputs = featurize_all(aligner, pairs)
-    prepare_aligner(aligner, pairs, settings, inputs, log, epochs)
-    fit_crf(aligner, inputs, epochs, settings, log=log)
-    return aligner
+    return inputs

@@ -1,0 +1,55 @@
+"""How the CRF aligner aligns a pair that is a translation, the [aligner.translations] block of
+its config: two languages and about the same length (their characters within a factor
+`length_ratio`) make a translation, not a simplification; with mode "bead-dp" it goes to the
+monotone bead decoder (aligners/bead_dp.py) on the CRF's own sentence encoder, with the
+decoder's settings here (their defaults are make_bead_dp's). The CRF learned from
+simplifications, which delete a lot, and leaves a translation's sentences unaligned too often
+(docs/results.md)."""
+import inspect
+from dataclasses import dataclass, fields
+
+from ...errors import InputError
+from ...registry import aligner_registry
+from ...structures import Side
+from ..bead_dp import BeadDPAligner, make_bead_dp
+
+MODES = ("bead-dp", "crf")
+_BEAD_DP = {name: p.default for name, p in inspect.signature(make_bead_dp).parameters.items()}
+
+
+@dataclass(frozen=True)
+class TranslationSettings:
+    """mode: "bead-dp" (translations go to the bead decoder) or "crf" (the CRF aligns them too);
+    length_ratio: the most the two sides' character counts may differ by, as a factor; the rest
+    are the bead decoder's settings (make_bead_dp)."""
+
+    mode: str = "bead-dp"
+    length_ratio: float = 1.25
+    max_align: int = _BEAD_DP["max_align"]
+    top_k: int = _BEAD_DP["top_k"]
+    window: int = _BEAD_DP["window"]
+    skip: float = _BEAD_DP["skip"]
+    margin: bool = _BEAD_DP["margin"]
+    length_penalty: bool = _BEAD_DP["length_penalty"]
+    concatenation: str = _BEAD_DP["concatenation"]
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise InputError(f"unknown translations decoder {self.mode!r}: choose one of {', '.join(MODES)}")
+        if self.length_ratio < 1.0:
+            raise InputError(f"translations length_ratio must be at least 1, got {self.length_ratio}")
+
+    def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
+        """Two languages and about the same length (and mode "bead-dp")."""
+        if self.mode != "bead-dp" or complex_side.lang == simple_side.lang:
+            return False
+        chars = [sum(len(t) for t in side.sentences) for side in (complex_side, simple_side)]
+        return bool(min(chars)) and max(chars) / min(chars) <= self.length_ratio
+
+    def decoder(self, encoder) -> BeadDPAligner:
+        """The bead decoder on `encoder` (the CRF's own: one encoder, one sentence cache)."""
+        decoder = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("mode", "length_ratio")}
+        return BeadDPAligner(encoder, **decoder)
+
+
+aligner_registry.register("spacy-simalign.CRFTranslations.v1", func=TranslationSettings)

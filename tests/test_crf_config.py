@@ -1,0 +1,101 @@
+"""The CRF aligner's config: one default per setting in the registered function, sub-configs for
+the translation decoder and the training, the old form (null = the weights' value), and the
+trainer that takes the aligner it trains."""
+import ast
+from pathlib import Path
+
+import pytest
+import spacy
+
+from spacy_simalign.aligners.crf import aligner as crf_aligner
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, make_crf_aligner, read_weights
+from spacy_simalign.aligners.crf.encoders import similarity_from_spec
+from spacy_simalign.aligners.crf.train import TrainingSettings
+from spacy_simalign.aligners.crf.translations import TranslationSettings
+from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.similarity.backends import make_use_similarity
+
+OLD_FORM = ("combination", "threshold", "top_k", "top_k_lexical", "band", "neighbours", "hidden", "emission",
+            "identical", "split_fill", "bead_threshold")
+
+
+def default_pipeline():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter")
+    nlp.add_pipe("simalign_sentence_aligner")
+    return nlp
+
+
+def test_filled_config_shows_every_value_that_runs():
+    """No null but the optional path; the values are the shipped weights' own, with the
+    translation decoder and the training as sub-configs."""
+    block = default_pipeline().config["components"]["simalign_sentence_aligner"]["aligner"]
+    nulls = sorted(k for section in (block, block["translations"], block["training"])
+                   for k, v in section.items() if v is None)
+    assert nulls == ["cross_encoder_path"]
+    saved, _ = read_weights(DEFAULT_WEIGHTS)
+    for key, value in block.items():
+        if key in saved:
+            assert saved[key] == value, key
+    assert block["translations"]["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v1"
+    assert block["training"]["@simalign_aligners"] == "spacy-simalign.CRFTraining.v1"
+    assert block["training"]["epochs"] == 20
+
+
+def test_the_aligner_runs_the_configured_values():
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_sentence_aligner", config={"aligner": {
+        "@simalign_aligners": "spacy-simalign.CRFAligner.v1", "top_k": 8, "bead_max_split": 6,
+        "translations": {"@simalign_aligners": "spacy-simalign.CRFTranslations.v1", "length_ratio": 1.5, "window": 3},
+        "training": {"@simalign_aligners": "spacy-simalign.CRFTraining.v1", "epochs": 7}}})
+    aligner = nlp.get_pipe("simalign_sentence_aligner").aligner
+    assert aligner.config["top_k"] == 8 and aligner.config["bead_max_split"] == 6
+    assert aligner.translations.length_ratio == 1.5 and aligner.settings.epochs == 7
+    assert aligner.bead_dp.window == 3 and aligner.bead_dp.similarity is aligner.encoder
+
+
+def test_model_shape_comes_from_loaded_weights():
+    aligner = make_crf_aligner(hidden=64, similarity=make_use_similarity())
+    assert aligner.config["hidden"] == 32
+    fresh = make_crf_aligner(weights=None, hidden=16, similarity=make_use_similarity())
+    assert fresh.config["hidden"] == 16
+
+
+def test_old_form_nulls_decode_as_the_weights_values(deplain_pairs):
+    """A config saved before the defaults has null for these settings: they are the weights'."""
+    encoder = make_use_similarity()
+    old = make_crf_aligner(similarity=encoder, **dict.fromkeys(OLD_FORM))
+    new = make_crf_aligner(similarity=encoder)
+    assert old.config == new.config
+    pair = parse_pair(deplain_pairs[0]).training_pair()
+    assert old.align(pair.complex, pair.simple) == new.align(pair.complex, pair.simple)
+
+
+def test_saved_config_keeps_the_keys_of_the_shipped_weights(tmp_path):
+    """Settings added later are saved only where they differ from the default."""
+    shipped = CRFAligner.default(encoder=make_use_similarity())
+    shipped.save(tmp_path / "crf")
+    assert (tmp_path / "crf" / "config.json").read_bytes() == (DEFAULT_WEIGHTS / "config.json").read_bytes()
+    changed = CRFAligner.load(tmp_path / "crf", encoder=shipped.encoder, overrides={"bead_max_split": 6})
+    changed.save(tmp_path / "changed")
+    assert CRFAligner.load(tmp_path / "changed", encoder=shipped.encoder).config["bead_max_split"] == 6
+
+
+def test_sub_configs_have_one_default_each():
+    assert crf_aligner.DEFAULT_CONFIG["top_k"] == 6
+    assert TranslationSettings().decoder(make_use_similarity()).max_align == 5
+    assert TrainingSettings().combination_epochs == TrainingSettings().epochs == 20
+    with pytest.raises(Exception):
+        TranslationSettings(mode="nope")
+
+
+def test_saved_encoder_specs_load_the_registered_backends():
+    assert similarity_from_spec("use") is make_use_similarity()
+    assert similarity_from_spec("c3g").name == "tfidf-char3"
+    assert similarity_from_spec("spacy-simalign.JaccardSimilarity.v1").name == "jaccard"
+
+
+def test_the_trainer_does_not_import_the_aligner():
+    source = Path(crf_aligner.__file__).with_name("train.py").read_text(encoding="utf-8")
+    imported = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
+    assert "aligner" not in imported and not any(m and m.endswith(".aligner") for m in imported)
