@@ -34,7 +34,7 @@ def examples_of(nlp, records):
     return out
 
 
-CRF = "spacy-simalign.CRFAligner.v1"
+CRF = "spacy-simalign.CRFAligner.v2"
 MASSALIGN = {"aligner": {"@simalign_aligners": "spacy-simalign.MASSAlign.v1"}}
 
 

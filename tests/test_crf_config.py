@@ -45,7 +45,7 @@ def test_filled_config_shows_every_value_that_runs():
 def test_the_aligner_runs_the_configured_values():
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_sentence_aligner", config={"aligner": {
-        "@simalign_aligners": "spacy-simalign.CRFAligner.v1", "top_k": 8, "bead_max_split": 6,
+        "@simalign_aligners": "spacy-simalign.CRFAligner.v2", "top_k": 8, "bead_max_split": 6,
         "translations": {"@simalign_aligners": "spacy-simalign.CRFTranslations.v1", "length_ratio": 1.5, "window": 3},
         "training": {"@simalign_aligners": "spacy-simalign.CRFTraining.v1", "epochs": 7}}})
     aligner = nlp.get_pipe("simalign_sentence_aligner").aligner
@@ -99,3 +99,65 @@ def test_the_trainer_does_not_import_the_aligner():
     source = Path(crf_aligner.__file__).with_name("train.py").read_text(encoding="utf-8")
     imported = {node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
     assert "aligner" not in imported and not any(m and m.endswith(".aligner") for m in imported)
+
+
+OLD_PIPELINE_BLOCK = """
+[aligner]
+@simalign_aligners = "spacy-simalign.CRFAligner.v1"
+weights = "shipped"
+combination = null
+threshold = null
+top_k = null
+top_k_lexical = null
+band = null
+neighbours = null
+hidden = null
+emission = null
+cross_encoder_path = null
+learn_rate = 0.01
+encoder_learn_rate = 3e-05
+cross_lingual_rate = 0.25
+combination_epochs = 10
+combination_holdout = 0.2
+seed = 0
+translations = "bead-dp"
+translation_length_ratio = 1.25
+identical = null
+split_fill = null
+bead_threshold = null
+bead_folds = 5
+
+[aligner.similarity]
+@simalign_similarity = "spacy-simalign.USESimilarity.v1"
+threads = 0
+"""
+
+
+def test_a_pipeline_saved_with_the_v1_form_loads_and_decodes_as_v2(deplain_pairs):
+    """The [aligner] block every pipeline saved before v2 holds (flat training keys, nulls)."""
+    from thinc.api import Config
+
+    block = Config().from_str(OLD_PIPELINE_BLOCK)["aligner"]
+    old = spacy.blank("de")
+    old.add_pipe("simalign_sentence_aligner", config={"aligner": block})
+    old_aligner = old.get_pipe("simalign_sentence_aligner").aligner
+    new_aligner = default_pipeline().get_pipe("simalign_sentence_aligner").aligner
+    assert old_aligner.config == new_aligner.config
+    assert old_aligner.settings.combination_epochs == 10 and old_aligner.translations.length_ratio == 1.25
+    pair = parse_pair(deplain_pairs[1]).training_pair()
+    assert old_aligner.align(pair.complex, pair.simple) == new_aligner.align(pair.complex, pair.simple)
+
+
+def test_align_model_folder_decodes_with_the_settings_it_was_saved_with(tmp_path, deplain_pairs):
+    """`align --model FOLDER` puts the folder's saved settings in the config it shows and runs."""
+    from spacy_simalign.pipeline.build import alignment_pipeline
+
+    shipped = CRFAligner.default(encoder=make_use_similarity())
+    strict = CRFAligner.load(DEFAULT_WEIGHTS, encoder=shipped.encoder, overrides={"threshold": 0.9})
+    strict.save(tmp_path / "strict")
+    nlp = alignment_pipeline("de", model=str(tmp_path / "strict"))
+    assert nlp.config["components"]["simalign_sentence_aligner"]["aligner"]["threshold"] == 0.9
+    aligner = nlp.get_pipe("simalign_sentence_aligner").aligner
+    pair = parse_pair(deplain_pairs[2]).training_pair()
+    assert aligner.config["threshold"] == 0.9
+    assert aligner.align(pair.complex, pair.simple) == strict.align(pair.complex, pair.simple)

@@ -95,7 +95,14 @@ def test_named_methods_are_the_registered_functions_defaults(paragraph):
         config = method_config(name, paragraph=paragraph)["aligner"]
         function = registry.simalign_aligners.get(method.aligner)
         values = {k: v for k, v in config.items() if k not in ("@simalign_aligners", "similarity")}
-        assert values == {**_signature_defaults(function), **method.settings}, name
+        defaults = {**_signature_defaults(function), **method.settings}
+        for key, value in list(values.items()):  # a sub-config: its registered name, filled with its defaults
+            if isinstance(value, dict):
+                sub = registry.simalign_aligners.get(value["@simalign_aligners"])
+                assert {k: v for k, v in value.items() if k != "@simalign_aligners"} == _signature_defaults(sub), key
+                assert defaults[key]["@simalign_aligners"] == value["@simalign_aligners"], key
+                values[key] = defaults[key]
+        assert values == defaults, name
         assert set(method.settings) <= {"strategy"}, name
         backend = registry.simalign_similarity.get(config["similarity"]["@simalign_similarity"])
         assert {k: v for k, v in config["similarity"].items() if k[0] != "@"} == _signature_defaults(backend)

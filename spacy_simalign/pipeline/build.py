@@ -13,6 +13,8 @@ from ..configs import config_error
 from ..errors import InputError
 from . import pair
 
+CRF_V2 = "spacy-simalign.CRFAligner.v2"
+
 
 def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None):
     """spacy.blank(lang) + simalign_segmenter + simalign_sentence_aligner with the [aligner]
@@ -35,6 +37,10 @@ def _build(lang: str, aligner: str, model: Optional[str]):
     config = Config().from_str(aligner)
     if model:
         config["aligner"]["weights"] = model
+        if config["aligner"].get("@simalign_aligners") == CRF_V2:
+            from ..aligners.crf.aligner import saved_settings
+
+            config["aligner"].update(saved_settings(model))
     nlp = spacy.blank(lang)
     nlp.add_pipe("simalign_segmenter")
     try:

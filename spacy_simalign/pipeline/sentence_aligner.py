@@ -49,7 +49,7 @@ class SentenceAligner(TrainablePipe):
                  scorer: Optional[Callable] = score_examples):
         if not hasattr(aligner, "align"):
             raise ValueError(f"[{name}] the aligner is not a sentence aligner (no align method): "
-                             "use a sentence aligner such as spacy-simalign.CRFAligner.v1")
+                             "use a sentence aligner such as spacy-simalign.CRFAligner.v2")
         self.vocab, self.name, self.aligner, self.scorer = vocab, name, aligner, scorer
         self.use_paragraphs = use_paragraphs
         self.cfg = {"use_paragraphs": use_paragraphs}

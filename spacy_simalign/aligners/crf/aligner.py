@@ -1,6 +1,6 @@
 """CRFAligner: the neural CRF sentence aligner over `Side` objects, with its configuration,
 its trained weights (a folder: config.json + model.pt) and `align(complex, simple)`;
-registered as `spacy-simalign.CRFAligner.v1` for the alignment components.
+registered as `spacy-simalign.CRFAligner.v2` for the alignment components.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download."""
@@ -373,7 +373,7 @@ def sub_config(value, kind):
     return value
 
 
-@aligner_registry("spacy-simalign.CRFAligner.v1")
+@aligner_registry("spacy-simalign.CRFAligner.v2")
 def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combination: Optional[str] = "learned",
                      threshold: Optional[float] = 0.5, top_k: Optional[int] = 6, top_k_lexical: Optional[int] = 4,
                      band: Optional[int] = 3, neighbours: Optional[int] = 2, hidden: Optional[int] = 32,
@@ -403,9 +403,8 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
     translations: [aligner.translations], how translations are aligned (crf/translations.py;
         a mode name for short). training: [aligner.training], crf.train.TrainingSettings.
 
-    The old form: a config saved before these defaults has null for combination, threshold,
-    top_k, top_k_lexical, band, neighbours, hidden, emission, identical, split_fill and
-    bead_threshold; null there is the weights' value (a fresh model: the default)."""
+    Null for a setting means the weights' value (a fresh model: the default), as in the old form
+    `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name."""
     translations = sub_config(translations, TranslationSettings)
     if isinstance(translations, str):
         translations = TranslationSettings(mode=translations)
@@ -433,3 +432,12 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
 
 DEFAULT_CONFIG.update({name: p.default for name, p in inspect.signature(make_crf_aligner).parameters.items()
                        if name not in ("weights", "similarity", "translations", "training")})
+
+
+def saved_settings(folder: Union[str, Path]) -> Dict[str, Any]:
+    """The inference settings a weights folder was saved with, as make_crf_aligner arguments: what
+    `align --model FOLDER` puts in its [aligner] config, so the folder decodes as it was saved
+    (and the config shows it). The model's shape comes with the weights anyway."""
+    cfg, _ = read_weights(folder)
+    names = set(inspect.signature(make_crf_aligner).parameters) - set(SHAPE_SETTINGS)
+    return {k: v for k, v in cfg.items() if k in names}
