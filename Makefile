@@ -1,6 +1,7 @@
 # Quickstart: `make demo` and `make test` on a fresh machine; both set up .venv first.
 # `make demo` installs only the package's required dependencies (what aligning needs: no
-# transformers, Dask, Flask, ...); `make test` adds every extra and the test tools.
+# transformers, Dask, Flask, ...); `make test` adds every extra and the test tools and runs the
+# fast tests; `make test-all` runs them and then the slow and browser tests.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +10,7 @@ CONSTRAINTS := constraints.txt
 BASE_STAMP := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-base demo test test-fast bench bench-startup bench-peers lint clean
+.PHONY: setup setup-base demo test test-slow test-all browser bench bench-startup bench-peers lint clean
 
 $(BASE_STAMP): setup.cfg setup.py $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,11 +31,28 @@ setup: $(STAMP)
 demo: $(BASE_STAMP)
 	$(PY) -m spacy_simalign demo
 
-test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider
+# Markers in setup.cfg. pytest's exit status 5 ("no test selected") is not a failure here.
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider --durations=15
+CHROMIUM := /usr/bin/chromium
 
-test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow and not browser"
+test: $(STAMP)
+	$(PYTEST) -m "not slow and not browser" || test $$? -eq 5
+
+test-slow: $(STAMP) $(CHROMIUM)
+	$(PYTEST) -m "slow or browser" || test $$? -eq 5
+
+# Everything: the fast tests, then the rest (`make test test-all` runs the fast ones once).
+test-all: test test-slow
+
+# The browser tests drive Debian's chromium through Playwright (no Playwright browser download).
+browser: $(CHROMIUM)
+
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo="sudo -n"; \
+	else echo "error: installing chromium for the browser tests needs root or sudo"; exit 2; fi; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+	test -x $(CHROMIUM)
 
 # Speed and memory targets are checked here, never by timed unit tests: the `benchmarks` workflow of
 # project.yml (startup, CRF, scale, docmatch, long sentence, hostile input); each command prints its

@@ -9,26 +9,7 @@ from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.errors import InputError
 from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity.backends import make_use_similarity
 from spacy_simalign.structures import ParagraphLink, Side
-
-SMALL = ("deplain-web-98", "deplain-web-108", "deplain-web-129")
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    return make_use_similarity()
-
-
-@pytest.fixture(scope="module")
-def small_pairs(deplain_pairs):
-    by_id = {r["id"]: r for r in deplain_pairs}
-    return [parse_pair(by_id[i]).training_pair() for i in SMALL]
-
-
-@pytest.fixture(scope="module")
-def shipped(encoder):
-    return CRFAligner.default(encoder=encoder)
 
 
 def check_beads(beads, pair):

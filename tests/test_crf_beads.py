@@ -12,19 +12,8 @@ from spacy_simalign.aligners.crf.beads import N_BEAD_FEATURES, candidate_beads, 
 from spacy_simalign.aligners.crf.combine import DirectionOutput, combine, fill_splits
 from spacy_simalign.aligners.crf.train import TrainingSettings, heldout_folds
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity.backends import make_use_similarity
 
 BIBLE = "bible_verified"
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    return make_use_similarity()
-
-
-@pytest.fixture(scope="module")
-def shipped(encoder):
-    return CRFAligner.default(encoder=encoder)
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,13 @@ from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.crf.candidates import candidate_sets
 from spacy_simalign.aligners.crf.model import CRF, jump_features, marginals_batch, pad_potentials, viterbi_batch
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity.backends import TfidfSimilarity, make_use_similarity
+from spacy_simalign.similarity.backends import TfidfSimilarity
 
 
 @pytest.fixture(scope="module")
-def pair_input(deplain_pairs):
-    aligner = CRFAligner.default(encoder=make_use_similarity())
+def pair_input(deplain_pairs, fake_encoder):
+    """The shipped CRF on the fake encoder: the paths compared here must agree on any vectors."""
+    aligner = CRFAligner.default(encoder=fake_encoder)
     gold = parse_pair(deplain_pairs[5]).training_pair()
     return aligner, gold, aligner.featurize(gold.complex, gold.simple)
 

@@ -7,13 +7,12 @@ from spacy_simalign.aligners.crf.aligner import CRFAligner, make_crf_aligner
 from spacy_simalign.aligners.crf.identical import identical_beads_win, identical_pairs, normal_form
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.similarity.backends import make_use_similarity
 from spacy_simalign.structures import Bead, Side
 
 
 @pytest.fixture(scope="module")
-def aligner():
-    return CRFAligner.default(encoder=make_use_similarity())
+def aligner(shipped):
+    return shipped
 
 
 def test_an_exact_match_is_not_merged_with_its_near_duplicate_neighbour(aligner):

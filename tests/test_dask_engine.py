@@ -1,15 +1,17 @@
-"""The Dask engine on a 2-worker LocalCluster: the same bytes as the local run, in input
-order, and each worker builds its pipeline (the model) once, not once per pair."""
+"""The Dask engine: the same lines as the local run, in input order, and each worker builds its
+pipeline (the model) once, not once per pair. The default tests use a cluster inside this process
+(threads, no worker processes to start); the 2-process LocalCluster of `--engine dask` is the slow tests'."""
 import json
 import subprocess
 import sys
 
 import pytest
+from conftest import numbered_rows, write_jsonl
 
 pytest.importorskip("distributed")
 
 from spacy_simalign.aligners.methods import method_config  # noqa: E402
-from spacy_simalign.engines import AlignJob, batches  # noqa: E402
+from spacy_simalign.engines import AlignJob, LocalEngine, batches  # noqa: E402
 from spacy_simalign.engines.dask_cluster import DaskEngine  # noqa: E402
 from spacy_simalign.engines.work import worker_stats  # noqa: E402
 from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
@@ -17,14 +19,7 @@ from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
 
 @pytest.fixture(scope="module")
 def pairs_file(tmp_path_factory, deplain_pairs):
-    src = tmp_path_factory.mktemp("dask") / "in.jsonl"
-    rows = []
-    for k in range(14):
-        row = json.loads(json.dumps(deplain_pairs[k % len(deplain_pairs)]))
-        row["id"] = f"{row['id']}#{k}"
-        rows.append(row)
-    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return src
+    return write_jsonl(tmp_path_factory.mktemp("dask") / "in.jsonl", numbered_rows(deplain_pairs, 14))
 
 
 def align_cli(src, out, *extra):
@@ -42,6 +37,26 @@ def test_dask_localcluster_writes_the_local_bytes(tmp_path, pairs_file):
     assert local.count(b"\n") == 14
 
 
+def test_a_cluster_in_this_process_gives_the_local_lines_and_builds_once(pairs_file):
+    from distributed import LocalCluster
+
+    job = AlignJob(method_config("massalign").to_str(), batch_size=3)
+    built = worker_stats().get("pipeline", 0)
+    with LocalEngine() as engine:
+        local = [line for _, lines in engine.map(job, batches(read_pairs(str(pairs_file)), 3)) for line in lines]
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with DaskEngine(cluster.scheduler_address) as engine:
+            starts, got = [], []
+            for start, lines in engine.map(job, batches(read_pairs(str(pairs_file)), 3)):
+                starts.append(start)
+                got.extend(lines)
+            stats = engine.run_on_workers(worker_stats)
+    assert starts == [0, 3, 6, 9, 12] and got == local and len(got) == 14
+    # the worker shares this process's cache: at most the local run's pipeline was built, and reused
+    assert [s["pipeline"] - built <= 1 for s in stats.values()] == [True]
+
+
+@pytest.mark.slow
 def test_each_worker_builds_the_model_once(pairs_file):
     job = AlignJob(method_config("massalign").to_str(), batch_size=2)
     ids = [r.id for r in read_pairs(str(pairs_file))]

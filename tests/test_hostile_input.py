@@ -1,6 +1,7 @@
 """Hostile input to `align`: each case has its documented behaviour, either a one-line
 error naming file and line (exit 2, nothing written at OUTPUT, no partial file left), or
-a correct result with every input id once, in order (nothing lost)."""
+a correct result with every input id once, in order (nothing lost). The cases run `main()` in
+this process; one test runs `python -m spacy_simalign` itself (exit status and stderr of __main__)."""
 import json
 import subprocess
 import sys
@@ -65,6 +66,8 @@ def error_cases(dev):
     del no_lang["lang"]
     no_complex = pair_from(dev)
     del no_complex["complex"]
+    empty_paragraph = pair_from(dev)
+    empty_paragraph["complex"]["paragraphs"].append([])
     return {
         "not-utf8": (dump(good) + b'{"id": "\xff\xfe"}\n', 2, "not UTF-8"),
         "invalid-json": (dump(good) + b'{"id": "x", "lang": }\n', 2, "invalid JSON"),
@@ -75,6 +78,10 @@ def error_cases(dev):
         "missing-id": (dump(good) + dump(no_id), 2, "missing field 'id'"),
         "missing-lang": (dump(good) + dump(no_lang), 2, "missing field 'lang'"),
         "missing-side": (dump(good) + dump(no_complex), 2, "missing side 'complex'"),
+        "side-without-text": (dump(good) + dump(pair_from(dev, complex={"sentences": ["a"]})), 2, "has no sentences"),
+        "empty-paragraph": (dump(good) + dump(empty_paragraph), 2, "has no sentences"),
+        "gold-out-of-range": (dump(good) + dump(pair_from(dev, gold=dev["gold"] + [[[9999], [0]]])), 2,
+                              "out of range"),
         "unknown-lang": (dump(good) + dump(pair_from(dev, lang="xx")), 2, "unknown language 'xx'"),
         "unknown-lang-simple": (dump(good) + dump(pair_from(dev, lang_simple="klingon")), 2, "unknown language 'klingon'"),
         "duplicate-id": (dump(good) + dump(pair_from(dev, "second")) + dump(pair_from(dev, "first")), 3,
@@ -89,7 +96,8 @@ def error_cases(dev):
 
 
 CASES = ["not-utf8", "invalid-json", "truncated-last-line", "bom", "deeply-nested", "array-not-object",
-         "missing-id", "missing-lang", "missing-side", "unknown-lang", "unknown-lang-simple", "duplicate-id",
+         "missing-id", "missing-lang", "missing-side", "side-without-text", "empty-paragraph", "gold-out-of-range",
+         "unknown-lang", "unknown-lang-simple", "duplicate-id",
          "number-id", "number-lang", "number-sentence", "number-text", "lone-surrogate"]
 
 
@@ -98,6 +106,26 @@ def test_bad_line_is_a_located_error_and_nothing_is_written(tmp_path, capsys, de
     data, line, expected = error_cases(deplain_pairs[0])[case]
     code, src, out = run_align(tmp_path, data)
     assert_located_error(capsys, tmp_path, code, src, line, expected)
+
+
+def test_the_module_entry_point_exits_2_with_one_located_line(tmp_path, deplain_pairs):
+    """The one run of `python -m spacy_simalign` here: __main__'s exit status and stderr, as a shell sees them."""
+    data, line, expected = error_cases(deplain_pairs[0])["unknown-lang"]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(data)
+    result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), *METHOD],
+                            capture_output=True, text=True)
+    err = result.stderr.strip()
+    assert result.returncode == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith(f"error: {src}:{line}: ") and expected in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_a_missing_input_file_is_a_clear_error(tmp_path, capsys):
+    assert main(["align", str(tmp_path / "nope.jsonl"), str(tmp_path / "out.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "nope.jsonl" in err and "cannot read file" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_error_cases_cover_the_parametrised_list(deplain_pairs):
@@ -141,6 +169,7 @@ def test_empty_sides_give_no_beads_and_nothing_is_lost(tmp_path, deplain_pairs):
     assert [r["id"] for r in got] == [r["id"] for r in rows]
     assert [r["alignments"] for r in got[:4]] == [[], [], [], []]
     assert got[1]["complex_sentences"] == [] and got[1]["simple_sentences"] == []
+    assert got[2]["simple_sentences"] == []
     assert got[4]["alignments"], "the normal pair after the empty ones is still aligned"
 
 

@@ -5,11 +5,12 @@ itself is measured by project/bench_long_sentence.py, not here: no timed or size
 import json
 
 import numpy as np
+from conftest import HashedNgramSimilarity, with_fake_encoder
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.crf import tfidf
+from spacy_simalign.aligners.methods import method_config
 from spacy_simalign.limits import MAX_TEXT_CHARS
-from spacy_simalign.similarity.backends import USESimilarity
 
 
 def long_text(chars: int) -> str:
@@ -18,21 +19,24 @@ def long_text(chars: int) -> str:
 
 
 def test_align_hands_the_encoder_at_most_the_cap_and_keeps_the_sentence(tmp_path, monkeypatch):
+    """The default CRF with the fake encoder (every embedding encoder caps in the same base class)."""
     seen = []
-    encode = USESimilarity._encode_batch
+    encode = HashedNgramSimilarity._encode_batch
 
     def recording(self, texts, lang):
         seen.extend(len(t) for t in texts)
         return encode(self, texts, lang)
 
-    monkeypatch.setattr(USESimilarity, "_encode_batch", recording)
+    monkeypatch.setattr(HashedNgramSimilarity, "_encode_batch", recording)
+    config = tmp_path / "crf.cfg"
+    config.write_text(with_fake_encoder(method_config("crf")).to_str(), encoding="utf-8")
     sentence = long_text(3 * MAX_TEXT_CHARS)
     row = {"id": "long", "lang": "de",
            "complex": {"paragraphs": [["Ein kurzer Satz.", sentence, "Noch ein Satz."]]},
            "simple": {"text": "Ein kurzer Satz. Noch ein Satz."}}
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    assert main(["align", str(src), str(out), "--method", "crf"]) == 0
+    assert main(["align", str(src), str(out), "--config", str(config)]) == 0
     assert seen and max(seen) <= MAX_TEXT_CHARS, f"the encoder got a text of {max(seen)} characters"
     got = json.loads(out.read_text(encoding="utf-8"))
     assert got["id"] == "long" and got["simple_sentences"] == ["Ein kurzer Satz.", "Noch ein Satz."]
@@ -41,7 +45,7 @@ def test_align_hands_the_encoder_at_most_the_cap_and_keeps_the_sentence(tmp_path
 
 def test_texts_equal_up_to_the_cap_have_one_vector():
     prefix = long_text(MAX_TEXT_CHARS)
-    encoder = USESimilarity(threads=1)
+    encoder = HashedNgramSimilarity()
     a, b = encoder.encode([prefix + " ganz anders am Schluss", prefix + " völlig verschieden"], "de")
     assert np.array_equal(a, b)
     short = encoder.encode(["Ein Satz.", "Ein anderer Satz."], "de")

@@ -226,6 +226,7 @@ def test_generated_project_outputs_are_not_versioned():
     assert ignored.split() == generated
 
 
+@pytest.mark.slow
 def test_train_crf_reads_several_gold_files(tmp_path):
     """project/train_crf.py --data A --data B trains on the documents of both (a user's own gold beside
     DEplain's), and the folder it writes aligns with `align --model`."""

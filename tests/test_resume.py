@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from conftest import numbered_rows
 
 from spacy_simalign.__main__ import main
 
@@ -28,11 +29,7 @@ def cli(*args):
 
 
 def write_input(path, deplain_pairs, n):
-    rows = []
-    for k in range(n):
-        row = json.loads(json.dumps(deplain_pairs[k % len(deplain_pairs)]))
-        row["id"] = f"{row['id']}#{k}"
-        rows.append(row)
+    rows = numbered_rows(deplain_pairs, n)
     # a line separator inside a sentence must not break the line-based resume
     rows[1]["complex"]["paragraphs"][0][0] += "\u2028mit Trenner"
     path.write_bytes(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8") for r in rows))
@@ -64,16 +61,25 @@ def run_and_kill(src, out, at_least, extra=()):
     return partial
 
 
+def write_partial(out, data, method="tfidf", batch_size=1):
+    """What a killed run leaves beside OUTPUT: OUTPUT.partial holding `data` and its settings."""
+    partial = out.with_name(out.name + ".partial")
+    partial.write_bytes(data)
+    out.with_name(out.name + ".partial.json").write_text(json.dumps(
+        {"version": 1, "settings": dict(settings_of(method, batch_size), lang=None)}))
+    return partial
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory, deplain_pairs):
     folder = tmp_path_factory.mktemp("whole")
     src, out = folder / "in.jsonl", folder / "out.jsonl"
     ids = write_input(src, deplain_pairs, 40)
-    result = subprocess.run(cli(str(src), str(out), *METHOD), capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    assert main(["align", str(src), str(out), *METHOD]) == 0
     return src, out.read_bytes(), ids
 
 
+@pytest.mark.slow
 def test_sigkill_twice_then_resume_gives_the_uninterrupted_bytes(tmp_path, uninterrupted):
     src, expected, ids = uninterrupted
     out = tmp_path / "out.jsonl"
@@ -96,11 +102,8 @@ def test_a_torn_last_line_is_cut_and_redone(tmp_path, uninterrupted, capsys):
     src, expected, ids = uninterrupted
     out = tmp_path / "out.jsonl"
     lines = expected.split(b"\n")
-    torn = b"\n".join(lines[:5]) + b"\n" + lines[5][: len(lines[5]) // 2]
-    partial = out.with_name(out.name + ".partial")
-    partial.write_bytes(torn)
+    partial = write_partial(out, b"\n".join(lines[:5]) + b"\n" + lines[5][: len(lines[5]) // 2])
     meta = out.with_name(out.name + ".partial.json")
-    meta.write_text(json.dumps({"version": 1, "settings": dict(settings_of("tfidf", 1), lang=None)}))
     assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0, capsys.readouterr().err
     assert out.read_bytes() == expected
     assert not partial.exists() and not meta.exists()
@@ -109,7 +112,7 @@ def test_a_torn_last_line_is_cut_and_redone(tmp_path, uninterrupted, capsys):
 def test_resume_refuses_other_settings_and_other_input(tmp_path, uninterrupted, deplain_pairs, capsys):
     src, expected, ids = uninterrupted
     out = tmp_path / "out.jsonl"
-    partial = run_and_kill(src, out, at_least=2)
+    partial = write_partial(out, b"".join(line + b"\n" for line in expected.split(b"\n")[:2]))
     before = partial.read_bytes()
     assert main(["align", str(src), str(out), "--method", "massalign", "--batch-size", "1", "--resume"]) == 2
     err = capsys.readouterr().err
@@ -175,9 +178,7 @@ def test_crf_resume_from_the_middle_of_a_batch_gives_the_same_bytes(tmp_path, de
     expected = whole.read_bytes()
     out = tmp_path / "out.jsonl"
     lines = expected.split(b"\n")
-    out.with_name(out.name + ".partial").write_bytes(b"\n".join(lines[:2]) + b"\n" + lines[2][:100])
-    out.with_name(out.name + ".partial.json").write_text(json.dumps(
-        {"version": 1, "settings": dict(settings_of("crf", 4), lang=None)}))
+    write_partial(out, b"\n".join(lines[:2]) + b"\n" + lines[2][:100], "crf", 4)
     assert main(["align", str(src), str(out), *options, "--resume"]) == 0, capsys.readouterr().err
     assert out.read_bytes() == expected
 

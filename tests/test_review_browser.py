@@ -3,8 +3,6 @@ link and unlink sentences with the mouse and the keyboard, save, read the saved 
 a second tab's stale save is refused visibly; the page and the static view render."""
 import json
 import os
-import shutil
-import subprocess
 
 import pytest
 
@@ -19,32 +17,11 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 VIEWPORT = {"width": 1280, "height": 900}
 
 
-def install_chromium() -> str:
-    """Install Debian's chromium with apt-get; returns why it failed, or '' on success."""
-    apt = shutil.which("apt-get")
-    if apt is None:
-        return "apt-get is not available"
-    prefix = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
-    if prefix is None:
-        return "not root and no sudo"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (prefix + [apt, "update"], prefix + [apt, "install", "-y", "chromium"]):
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1200)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            return f"`{' '.join(cmd)}` failed: {err}"
-        if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["exit status %d" % proc.returncode])[-1]
-            return f"`{' '.join(cmd)}` failed: {last}"
-    return "" if os.path.exists(CHROMIUM) else f"apt-get installed chromium but {CHROMIUM} is missing"
-
-
 @pytest.fixture(scope="session")
 def chromium():
+    """Installed by `make browser` (a prerequisite of `make test-all`), not by the tests."""
     if not os.path.exists(CHROMIUM):
-        reason = install_chromium()
-        if reason:
-            pytest.skip(f"Debian chromium is needed at {CHROMIUM} for browser tests and installing it failed: {reason}")
+        pytest.skip(f"Debian chromium is needed at {CHROMIUM} for browser tests: run `make browser`")
     return CHROMIUM
 
 

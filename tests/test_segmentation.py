@@ -169,7 +169,10 @@ def test_to_disk_and_load_round_trip(tmp_path):
     assert len(list(loaded(text).sents)) == 2
 
 
+@pytest.mark.slow
 def test_factory_resolves_through_entry_point_without_import():
+    """A fresh interpreter (spaCy loads every installed plugin's entry points: seconds); the entry
+    point itself is resolved in-process by tests/test_registry.py."""
     code = ("import spacy; nlp = spacy.blank('nl'); nlp.add_pipe('simalign_segmenter'); "
             "print(len(list(nlp('Dit is bijv. zo. Ja.').sents)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -42,7 +42,7 @@ def toy_distribution(tmp_path):
     return site
 
 
-def test_entry_point_aligner_runs_from_align_config(tmp_path, toy_distribution, deplain_pairs):
+def test_entry_point_aligner_runs_from_align_config(tmp_path, toy_distribution, deplain_pairs, capsys):
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:3]), encoding="utf-8")
     config = tmp_path / "toy.cfg"
@@ -60,11 +60,13 @@ def test_entry_point_aligner_runs_from_align_config(tmp_path, toy_distribution, 
     assert [line["id"] for line in lines] == [p["id"] for p in deplain_pairs[:3]]
     for line in lines:
         assert line["alignments"] == [{"complex": [i], "simple": [i], "score": 0.5} for i in range(4)]
-    # without the distribution on the path the name is unknown: a one-line config error, no output
-    bad = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(pairs), str(tmp_path / "no.jsonl"),
-                          "--config", str(config)], capture_output=True, text=True)
-    assert bad.returncode == 2 and bad.stderr.startswith(f"error: {config}: invalid [aligner] config")
-    assert len(bad.stderr.strip().splitlines()) == 1 and not (tmp_path / "no.jsonl").exists()
+    # without the distribution on the path (this process) the name is unknown: a one-line config error, no output
+    from spacy_simalign.__main__ import main
+
+    assert main(["align", str(pairs), str(tmp_path / "no.jsonl"), "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {config}: invalid [aligner] config")
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "no.jsonl").exists()
 
 
 def test_init_config_prints_a_config_that_align_takes(tmp_path, deplain_pairs, capsys):
