@@ -4,6 +4,8 @@ algorithms stay testable on lists of strings."""
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+Link = Tuple[int, int]  # a sentence link: (complex index, simple index)
+
 SUPPORTED_LANGS = ("de", "nl", "fr", "en")
 
 

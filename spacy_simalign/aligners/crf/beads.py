@@ -18,10 +18,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...structures import Bead
+from ...structures import Bead, Link
 from .combine import DirectionOutput
-
-Link = Tuple[int, int]  # (complex index, simple index)
 
 BEAD_FEATURE_NAMES = (
     "bias", "one_one", "split", "merge", "many_many", "log_n_complex", "log_n_simple",

@@ -12,7 +12,7 @@ import torch
 
 
 @dataclass
-class Candidates:
+class CandidateLabels:
     cand: np.ndarray        # [n, K] int64 target indices, ascending, -1 padded
     row_max: np.ndarray     # [n] best embedding cosine of each source sentence
     row_second: np.ndarray  # [n] second best
@@ -53,8 +53,8 @@ def _unique_rows(picks: np.ndarray, m: int) -> np.ndarray:
 def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray,
                    lexical: Optional[Callable[[int, int], np.ndarray]] = None,
                    top_k: int = 6, top_k_lexical: int = 4, band: int = 3, neighbours: int = 2, chunk: int = 512,
-                   force: Optional[Dict[int, Set[int]]] = None) -> Candidates:
-    """Candidates of each source row. `lexical(start, stop)`, if given, returns the word
+                   force: Optional[Dict[int, Set[int]]] = None) -> CandidateLabels:
+    """CandidateLabels of each source row. `lexical(start, stop)`, if given, returns the word
     TF-IDF cosines of source rows start..stop with every target sentence."""
     n, m = len(e_src), len(e_tgt)
     row_max = np.zeros(n, dtype=np.float32)
@@ -103,4 +103,4 @@ def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray,
             sims = matmul_t(e_src[start:stop], e_tgt)
         part = cand[start:stop]
         cos[start:stop] = np.where(part >= 0, sims[np.arange(stop - start)[:, None], np.maximum(part, 0)], 0.0)
-    return Candidates(cand, row_max, row_second, col_max, cos)
+    return CandidateLabels(cand, row_max, row_second, col_max, cos)

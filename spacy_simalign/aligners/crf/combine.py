@@ -8,10 +8,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...structures import Bead, beads_from_links
+from ...structures import Bead, Link, beads_from_links
 
 COMBINATIONS = ("union", "intersection", "learned")
-Link = Tuple[int, int]  # (complex index, simple index)
 LINK_FLOOR = 0.01  # a direction keeps the probability of a link above this (CRFAligner's link_floor)
 # fitting the learned combination (TrainingSettings): the logistic regression's inverse
 # regularisation and iterations, and the weights taken when the gold holds one class only

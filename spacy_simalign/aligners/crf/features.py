@@ -26,7 +26,7 @@ NULL_FEATURE_NAMES = (
 N_FEATURES = len(FEATURE_NAMES)
 FEATURE_INDEX = {name: k for k, name in enumerate(FEATURE_NAMES)}
 N_NULL_FEATURES = len(NULL_FEATURE_NAMES)
-LEXICAL = [FEATURE_NAMES.index(n) for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical",
+LEXICAL_FEATURES = [FEATURE_NAMES.index(n) for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical",
                                             "share_src", "share_tgt")]
 NULL_LEXICAL = [NULL_FEATURE_NAMES.index(n) for n in ("best_c3g", "best_word")]
 
@@ -57,7 +57,7 @@ class DirectionInput:
     def without_lexical(self) -> "DirectionInput":
         """The same input as if the sides were in two languages (for training the cross-lingual mode)."""
         feats, null = self.feats.clone(), self.null_feats.clone()
-        feats[..., LEXICAL] = 0.0
+        feats[..., LEXICAL_FEATURES] = 0.0
         feats[..., FEATURE_NAMES.index("cross_lingual")] = 1.0
         null[:, NULL_LEXICAL] = 0.0
         null[:, NULL_FEATURE_NAMES.index("cross_lingual")] = 1.0
