@@ -10,7 +10,7 @@ CONSTRAINTS := constraints.txt
 BASE_STAMP := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-base demo test test-slow test-all browser bench bench-startup bench-peers lint clean
+.PHONY: setup setup-base demo test test-slow test-all browser bench bench-startup bench-peers lint format clean
 
 $(BASE_STAMP): setup.cfg setup.py $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -84,6 +84,10 @@ bench-peers: $(STAMP) $(PEERS_STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check spacy_simalign project tests
+	$(PY) -m ruff format --check spacy_simalign project tests
+
+format: $(STAMP)
+	$(PY) -m ruff format spacy_simalign project tests
 
 clean:
 	rm -rf $(VENV) $(PEERS_VENV) build dist *.egg-info

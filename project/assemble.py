@@ -6,6 +6,7 @@ simalign_sentence_aligner), each saved with its meta as OUTPUT/<lang>/.
 
 `spacy package OUTPUT/<lang> packages --name NAME --version VERSION` then builds <lang>_NAME;
 its requirements name spacy-simalign (found through the factories' entry points)."""
+
 import argparse
 import json
 import sys
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import spacy
 
-SOURCES = ("DEplain-web dev (Stodden et al., 2023): Alumniportal Deutschland documents under CC BY 4.0 "
-           "and bible_verified under CC BY-SA 3.0; see assets/deplain-web-dev/README.md")
+SOURCES = (
+    "DEplain-web dev (Stodden et al., 2023): Alumniportal Deutschland documents under CC BY 4.0 "
+    "and bible_verified under CC BY-SA 3.0; see assets/deplain-web-dev/README.md"
+)
 
 
 def assemble(model: str, lang: str, name: str, version: str, metrics: dict = None) -> spacy.Language:
@@ -28,14 +31,21 @@ def assemble(model: str, lang: str, name: str, version: str, metrics: dict = Non
     aligner_cfg = {k: v for k, v in components["sentence_aligner"].items() if k != "factory"}
     aligner = nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner", config=aligner_cfg)
     aligner.from_bytes(source.to_bytes())
-    nlp.meta.update({
-        "name": name, "version": version,
-        "description": (f"Sentence alignment of complex/simple document pairs ({lang}): rule-based {lang} "
-                        "segmentation and the spacy-simalign neural CRF aligner trained on German DEplain-web "
-                        "gold (the same weights in every language; features are language-independent)."),
-        "author": "spacy-simalign", "license": "MIT (code); weights trained on CC BY 4.0 / CC BY-SA 3.0 data",
-        "sources": [SOURCES], "url": "",
-    })
+    nlp.meta.update(
+        {
+            "name": name,
+            "version": version,
+            "description": (
+                f"Sentence alignment of complex/simple document pairs ({lang}): rule-based {lang} "
+                "segmentation and the spacy-simalign neural CRF aligner trained on German DEplain-web "
+                "gold (the same weights in every language; features are language-independent)."
+            ),
+            "author": "spacy-simalign",
+            "license": "MIT (code); weights trained on CC BY 4.0 / CC BY-SA 3.0 data",
+            "sources": [SOURCES],
+            "url": "",
+        }
+    )
     if metrics:
         nlp.meta["performance"] = metrics
     return nlp

@@ -8,6 +8,7 @@ for the memory budget (2 GB).
     SPACY_SIMALIGN_CACHE=.cache/emb python -m spacy project run bench-align-scale   # --big 5000
     SPACY_SIMALIGN_CACHE=.cache/emb python project/bench_align_scale.py --method crf
 """
+
 import argparse
 import hashlib
 import json
@@ -54,7 +55,7 @@ def write_big(path: Path, size: int) -> None:
     for name in ("complex", "simple"):
         pool = [s for r in rows for para in r[name]["paragraphs"] for s in para]
         sents = [pool[k % len(pool)] for k in range(size)]  # repeats keep the embedding cache warm
-        sides[name] = {"paragraphs": [sents[i:i + 5] for i in range(0, size, 5)]}
+        sides[name] = {"paragraphs": [sents[i : i + 5] for i in range(0, size, 5)]}
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(json.dumps({"id": "big", "lang": "de", **sides}, ensure_ascii=False) + "\n")
 
@@ -113,7 +114,10 @@ def main(argv=None) -> int:
                     print(f"| {label} | failed ({code}) | | | {err.strip().splitlines()[-1:]} |")
                     continue
                 digest = hashlib.sha256(out.read_bytes()).hexdigest()[:12]
-                print(f"| {label} | {opts.pairs / seconds:.1f} | {seconds:.0f} | {peak / 2**20:.0f} | {digest} |", flush=True)
+                print(
+                    f"| {label} | {opts.pairs / seconds:.1f} | {seconds:.0f} | {peak / 2**20:.0f} | {digest} |",
+                    flush=True,
+                )
         if opts.big:
             src = tmp / "big.jsonl"
             write_big(src, opts.big)
@@ -123,7 +127,11 @@ def main(argv=None) -> int:
             for method in opts.big_methods.split(","):
                 out = tmp / "big.out"
                 seconds, peak, code, err = measure(align_cmd(src, out, method, []), env)
-                beads = len(json.loads(out.read_text(encoding="utf-8"))["alignments"]) if code == 0 else f"failed: {err[-120:]}"
+                beads = (
+                    len(json.loads(out.read_text(encoding="utf-8"))["alignments"])
+                    if code == 0
+                    else f"failed: {err[-120:]}"
+                )
                 print(f"| {method} | {seconds:.0f} | {peak / 2**20:.0f} | {beads} |", flush=True)
     return 0
 

@@ -12,6 +12,7 @@
 
 Do not set SPACY_SIMALIGN_CACHE for this benchmark: it measures encoding too.
 """
+
 import argparse
 import json
 import os
@@ -38,7 +39,7 @@ def fresh_encoder(model, threads):
 
 def rss_mb() -> float:
     with open("/proc/self/statm") as handle:
-        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def synthetic(records, n, seed):
@@ -85,10 +86,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     os.environ.pop("SPACY_SIMALIGN_CACHE", None)
     records = [json.loads(line) for line in open(args.data, encoding="utf-8") if line.strip()]
-    docs = records[:args.docs]
-    sides = [(Side.from_paragraphs(r["complex"]["paragraphs"], r.get("lang", "de")),
-              Side.from_paragraphs(r["simple"]["paragraphs"], r.get("lang_simple", r.get("lang", "de"))))
-             for r in docs]
+    docs = records[: args.docs]
+    sides = [
+        (
+            Side.from_paragraphs(r["complex"]["paragraphs"], r.get("lang", "de")),
+            Side.from_paragraphs(r["simple"]["paragraphs"], r.get("lang_simple", r.get("lang", "de"))),
+        )
+        for r in docs
+    ]
     n_sent = sum(len(c) + len(s) for c, s in sides)
     warm = USESimilarity(threads=args.threads)
     warm.encode(["Ein Satz zum Aufwärmen."], "de")
@@ -101,7 +106,7 @@ def main(argv=None) -> int:
     aligner._featurizer = None
     t_bare = t_full = 0.0
     for k, (c, s) in enumerate(sides):  # interleaved, in alternating order, so that load hits both alike
-        for which in ((0, 1) if k % 2 == 0 else (1, 0)):
+        for which in (0, 1) if k % 2 == 0 else (1, 0):
             t0 = time.perf_counter()
             if which == 0:
                 bare.encode(c.sentences, c.lang)
@@ -128,8 +133,10 @@ def main(argv=None) -> int:
         rows.append((n,) + recv.recv())
         proc.join()
 
-    print(f"CRF aligner benchmark: {len(docs)} DEplain-web dev documents, {n_sent} sentences, "
-          f"encoder threads {args.threads or os.cpu_count()} (the CRF's own work runs in numpy)")
+    print(
+        f"CRF aligner benchmark: {len(docs)} DEplain-web dev documents, {n_sent} sentences, "
+        f"encoder threads {args.threads or os.cpu_count()} (the CRF's own work runs in numpy)"
+    )
     print(f"{'measure':44s} {'value':>12s}")
     print(f"{'bare encoder (USE), sentences/s':44s} {n_sent / t_bare:12.1f}")
     print(f"{'whole aligner, sentences/s':44s} {n_sent / t_full:12.1f}")

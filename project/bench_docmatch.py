@@ -10,6 +10,7 @@ documents' sentences (docs/document-matching.md).
     python project/bench_docmatch.py [--sizes 10000 50000 100000] [--modes dated undated-ivf]
 
 Each run is a fresh subprocess, so the peak RSS it reports is its own."""
+
 import argparse
 import json
 import os
@@ -23,9 +24,9 @@ import numpy as np
 from spacy_simalign.evaluation.report import add_output_option, run_main
 
 MODES = {
-    "dated": {"window": 0, "index": "flat", "days": 365},        # 20min-XD: same-day window, exact search
-    "dated-w1": {"window": 1, "index": "flat", "days": 365},     # +-1 day (the matcher's default), exact search
-    "dated-w3": {"window": 3, "index": "flat", "days": 365},     # +-3 days, exact search
+    "dated": {"window": 0, "index": "flat", "days": 365},  # 20min-XD: same-day window, exact search
+    "dated-w1": {"window": 1, "index": "flat", "days": 365},  # +-1 day (the matcher's default), exact search
+    "dated-w3": {"window": 3, "index": "flat", "days": 365},  # +-3 days, exact search
     "undated-ivf": {"window": None, "index": "ivf", "days": 0},  # no dates: one block, faiss IVF
     "undated-hnsw": {"window": None, "index": "hnsw", "days": 0},
     "undated-flat": {"window": None, "index": "flat", "days": 0},
@@ -35,8 +36,9 @@ MODES = {
 ASSIGNMENT_THRESHOLD = 50.0  # x100 cosine: above topic neighbours, below translations
 
 
-def synthetic(n: int, dim: int = 512, topics: int = 2000, noise: float = 0.6, translation_noise: float = 0.6,
-              seed: int = 0):
+def synthetic(
+    n: int, dim: int = 512, topics: int = 2000, noise: float = 0.6, translation_noise: float = 0.6, seed: int = 0
+):
     """(source, target, perm): float32 rows generated in chunks, so that generating them costs
     little more memory than holding them; target j is a noisy copy of source perm[j]."""
     rng = np.random.default_rng(seed)
@@ -88,16 +90,26 @@ def one_run(n: int, mode: str, k: int, threads: int) -> dict:
     assign_seconds = time.perf_counter() - start
     assign_recall = float(np.mean(gold[s3] == t3) * len(s3) / n) if len(s3) else 0.0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"n": n, "mode": mode, "seconds": round(seconds, 2), "peak_rss_mb": round(peak / 1024),
-            "data_mb": round(base_rss / 1024), "candidates": len(s), "recall": round(recall, 4),
-            "assignment_seconds": round(assign_seconds, 2), "assignment_recall": round(assign_recall, 4),
-            "dense_matrix_gb": round(n * n * 4 / 1e9, 1)}
+    return {
+        "n": n,
+        "mode": mode,
+        "seconds": round(seconds, 2),
+        "peak_rss_mb": round(peak / 1024),
+        "data_mb": round(base_rss / 1024),
+        "candidates": len(s),
+        "recall": round(recall, 4),
+        "assignment_seconds": round(assign_seconds, 2),
+        "assignment_recall": round(assign_recall, 4),
+        "dense_matrix_gb": round(n * n * 4 / 1e9, 1),
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
-    parser.add_argument("--modes", nargs="+", choices=sorted(MODES), default=["dated", "dated-w1", "dated-w3", "undated-ivf"])
+    parser.add_argument(
+        "--modes", nargs="+", choices=sorted(MODES), default=["dated", "dated-w1", "dated-w3", "undated-ivf"]
+    )
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1)
     add_output_option(parser)
@@ -108,20 +120,40 @@ def main(argv=None) -> int:
         return 0
     # OpenMP threads only: forcing OpenBLAS to one thread made faiss's IVF training ~6x slower here
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-    print("| docs a side | mode | time (s) | peak RSS (MB) | RSS before search (MB) | candidates | "
-          "Intersection recall | assignment (s) | assignment recall | dense n^2 float32 would need (GB) |")
+    print(
+        "| docs a side | mode | time (s) | peak RSS (MB) | RSS before search (MB) | candidates | "
+        "Intersection recall | assignment (s) | assignment recall | dense n^2 float32 would need (GB) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for mode in args.modes:
         for n in args.sizes:
-            out = subprocess.run([sys.executable, __file__, "--one", str(n), mode, "--top-k", str(args.top_k),
-                                  "--threads", str(args.threads)], capture_output=True, text=True, env=env, check=False)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    str(n),
+                    mode,
+                    "--top-k",
+                    str(args.top_k),
+                    "--threads",
+                    str(args.threads),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
             if out.returncode:
                 print(f"| {n} | {mode} | failed: {out.stderr.strip().splitlines()[-1]} |||||")
                 continue
             r = json.loads(out.stdout)
-            print(f"| {n:,} | {mode} | {r['seconds']} | {r['peak_rss_mb']} | {r['data_mb']} | {r['candidates']:,} | "
-                  f"{r['recall']:.4f} | {r['assignment_seconds']} | {r['assignment_recall']:.4f} | "
-                  f"{r['dense_matrix_gb']} |", flush=True)
+            print(
+                f"| {n:,} | {mode} | {r['seconds']} | {r['peak_rss_mb']} | {r['data_mb']} | {r['candidates']:,} | "
+                f"{r['recall']:.4f} | {r['assignment_seconds']} | {r['assignment_recall']:.4f} | "
+                f"{r['dense_matrix_gb']} |",
+                flush=True,
+            )
     return 0
 
 

@@ -10,6 +10,7 @@ encoders and the CRF's TF-IDF (before: 4.3 GB for 1 MB with the CRF, 18.3 GB for
     python -m spacy project run bench-long-sentence
     python project/bench_long_sentence.py [--sizes 0.2,1,5] [--methods crf,tfidf,massalign,cats-c3g]
 """
+
 import argparse
 import json
 import random
@@ -46,17 +47,24 @@ def long_sentence(chars: int, seed: int = 0) -> str:
 
 
 def write_pair(path: Path, chars: int) -> None:
-    row = {"id": "long", "lang": "de",
-           "complex": {"paragraphs": [["Ein kurzer Satz.", long_sentence(chars), "Noch ein Satz."]]},
-           "simple": {"paragraphs": [["Ein kurzer Satz.", "Noch ein Satz hier."]]}}
+    row = {
+        "id": "long",
+        "lang": "de",
+        "complex": {"paragraphs": [["Ein kurzer Satz.", long_sentence(chars), "Noch ein Satz."]]},
+        "simple": {"paragraphs": [["Ein kurzer Satz.", "Noch ein Satz hier."]]},
+    }
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
 
 
 def measure(src: Path, out: Path, method: str):
     """(seconds, peak RSS in MiB, exit status, last stderr line) of one align run."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", WRAPPER, "align", str(src), str(out), "--method", method],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", WRAPPER, "align", str(src), str(out), "--method", method],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     seconds = time.perf_counter() - start
     lines = proc.stderr.strip().splitlines()
     peak = next((int(line.split()[-1]) // 1024 for line in reversed(lines) if line.startswith("peak-rss-kib")), -1)

@@ -26,6 +26,7 @@ time (wall clock from the pair JSONL to the beads: process starts, model loading
 SPACY_SIMALIGN_CACHE (embedding cache) changes no score, but with it the whole times hold
 almost no encoding: `make bench-peers` runs without it.
 """
+
 import argparse
 import json
 import os
@@ -52,14 +53,15 @@ Beads = List[Tuple[Tuple[int, ...], Tuple[int, ...]]]
 
 class Doc(NamedTuple):
     id: str
-    src: List[str]       # complex side (Text+Berg: German)
-    tgt: List[str]       # simple side (Text+Berg: French)
+    src: List[str]  # complex side (Text+Berg: German)
+    tgt: List[str]  # simple side (Text+Berg: French)
     src_lang: str
     tgt_lang: str
     gold: Beads
 
 
 # ---- every call into spacy_simalign is in this section (easy to port when the package moves) ----
+
 
 def ours_env() -> Dict[str, str]:
     """Environment for our CLI: this checkout's package first on the path."""
@@ -74,8 +76,16 @@ def ours_load(path: Path) -> List[Doc]:
     docs = []
     for record in read_pairs(str(path)):
         c, s = record.side("complex"), record.side("simple")
-        docs.append(Doc(record.id, list(c.sentences), list(s.sentences), c.lang, s.lang,
-                        [(tuple(b.complex), tuple(b.simple)) for b in record.gold or []]))
+        docs.append(
+            Doc(
+                record.id,
+                list(c.sentences),
+                list(s.sentences),
+                c.lang,
+                s.lang,
+                [(tuple(b.complex), tuple(b.simple)) for b in record.gold or []],
+            )
+        )
     return docs
 
 
@@ -102,8 +112,9 @@ def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
 def ours_cli(args: Sequence[str], output: Path) -> Tuple[Dict[str, Beads], float]:
     """Run `python -m spacy_simalign ARGS` (this venv, this checkout): ({id: beads}, wall seconds)."""
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "spacy_simalign", *args], env=ours_env(),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "spacy_simalign", *args], env=ours_env(), capture_output=True, text=True
+    )
     seconds = time.perf_counter() - t0
     if proc.returncode:
         raise SystemExit(f"error: spacy_simalign {' '.join(args)} failed: {proc.stderr.strip()[-500:]}")
@@ -155,7 +166,7 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
         def run():
             out = []
             for i in range(0, len(records), job.batch_size):
-                out += align_records(records[i:i + job.batch_size], job)
+                out += align_records(records[i : i + job.batch_size], job)
             return {o["id"]: [(tuple(a["complex"]), tuple(a["simple"])) for a in o["alignments"]] for o in out}
     else:
         from spacy_simalign.corpus.xling_align import pairs_from_pair_file
@@ -165,8 +176,10 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
         aligner.align(pairs[0].source, pairs[0].target)
 
         def run():
-            return {p.id: [(tuple(b.complex), tuple(b.simple)) for b in aligner.align(p.source, p.target)]
-                    for p in pairs}
+            return {
+                p.id: [(tuple(b.complex), tuple(b.simple)) for b in aligner.align(p.source, p.target)] for p in pairs
+            }
+
     with EncoderClock() as clock:
         t0 = time.perf_counter()
         preds = run()
@@ -189,20 +202,30 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
     splits = folds_of(len(pairs), folds, seed)
     for f, test in enumerate(splits):
         train = [i for i in range(len(pairs)) if i not in set(test)]
-        aligner = train_aligner([pairs[i] for i in train], {}, epochs=epochs,
-                                settings=TrainingSettings(seed=seed), encoder=probe.encoder,
-                                inputs=[inputs[i] for i in train])
+        aligner = train_aligner(
+            [pairs[i] for i in train],
+            {},
+            epochs=epochs,
+            settings=TrainingSettings(seed=seed),
+            encoder=probe.encoder,
+            inputs=[inputs[i] for i in train],
+        )
         aligner.save(outdir / f"fold{f}")
         print(f"  fold {f + 1}/{folds} trained ({len(train)} documents)", file=sys.stderr, flush=True)
     return splits, time.perf_counter() - t0
+
 
 # ---- end of the calls into spacy_simalign ----
 
 
 def peers(args: Sequence[str]) -> float:
     t0 = time.perf_counter()
-    proc = subprocess.run([str(PEERS_PYTHON), str(PEERS_SCRIPT), *args], capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    proc = subprocess.run(
+        [str(PEERS_PYTHON), str(PEERS_SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     if proc.returncode:
         raise SystemExit(f"error: peers_bertalign.py {args[0]} failed: {proc.stderr.strip()[-800:]}")
     return time.perf_counter() - t0
@@ -211,9 +234,12 @@ def peers(args: Sequence[str]) -> float:
 def run_bertalign(docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, float, Dict]:
     """(beads per doc without 1:0/0:1, algorithm seconds, whole seconds, info)."""
     work.mkdir(parents=True, exist_ok=True)
-    request = {"settings": BERTALIGN_SETTINGS,
-               "docs": [{"id": d.id, "src": d.src, "tgt": d.tgt, "src_lang": d.src_lang, "tgt_lang": d.tgt_lang}
-                        for d in docs]}
+    request = {
+        "settings": BERTALIGN_SETTINGS,
+        "docs": [
+            {"id": d.id, "src": d.src, "tgt": d.tgt, "src_lang": d.src_lang, "tgt_lang": d.tgt_lang} for d in docs
+        ],
+    }
     (work / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
     whole = peers(["overlaps", str(work / "request.json"), str(work / "overlaps.json")])
     import numpy as np
@@ -233,8 +259,12 @@ def run_bertalign(docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, 
         kept = [(tuple(s), tuple(t)) for s, t in r["beads"] if s and t]
         dropped += len(r["beads"]) - len(kept)
         preds.append(kept)
-    info = dict(result["info"], dropped=dropped, encoding_seconds=encoding,
-                overlaps=sum(len(o["src"]) + len(o["tgt"]) for o in strings))
+    info = dict(
+        result["info"],
+        dropped=dropped,
+        encoding_seconds=encoding,
+        overlaps=sum(len(o["src"]) + len(o["tgt"]) for o in strings),
+    )
     return preds, sum(r["seconds"] for r in result["docs"]), whole, info
 
 
@@ -258,8 +288,11 @@ def main(argv=None) -> int:
     add_output_option(ap)
     args = ap.parse_args(argv)
     if not (PEERS_VENV / ".installed").exists() or not PEERS_PYTHON.exists():
-        print(f"error: the bertalign venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
-              "python3.12, then runs this benchmark)", file=sys.stderr)
+        print(
+            f"error: the bertalign venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
+            "python3.12, then runs this benchmark)",
+            file=sys.stderr,
+        )
         return 2
     t_start = time.perf_counter()
     rows: Dict[str, Dict[str, Dict]] = {}
@@ -277,19 +310,27 @@ def main(argv=None) -> int:
             print(log, file=sys.stderr, flush=True)
             preds, algo, whole, info = run_bertalign(docs, tmp / f"bertalign-{dataset}")
             put("bertalign", dataset, docs, preds, algo, whole, "all")
-            notes.append(f"bertalign on {dataset}: {info['overlaps']} overlap strings embedded in "
-                         f"{info['encoding_seconds']:.1f} s; {info['dropped']} beads with an empty side dropped; "
-                         f"numba warm-up {info['warm_up_seconds']:.1f} s (in whole, not in algorithm)")
+            notes.append(
+                f"bertalign on {dataset}: {info['overlaps']} overlap strings embedded in "
+                f"{info['encoding_seconds']:.1f} s; {info['dropped']} beads with an empty side dropped; "
+                f"numba warm-up {info['warm_up_seconds']:.1f} s (in whole, not in algorithm)"
+            )
             bert_info = info
 
             ids = [d.id for d in docs]
             out = tmp / f"xling-{dataset}.jsonl"
-            cli, whole = ours_cli(["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"],
-                                  out)
+            cli, whole = ours_cli(["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"], out)
             inproc, algo = ours_in_process("intersection", path)
             assert inproc == cli, "align-xling: in-process beads differ from the CLI's"
-            put("intersection", dataset, docs, [cli[i] for i in ids], algo, whole,
-                "in-sample" if dataset == "deplain" else "all")
+            put(
+                "intersection",
+                dataset,
+                docs,
+                [cli[i] for i in ids],
+                algo,
+                whole,
+                "in-sample" if dataset == "deplain" else "all",
+            )
 
             if dataset == "textberg":
                 out = tmp / "crf-textberg.jsonl"
@@ -309,24 +350,31 @@ def main(argv=None) -> int:
                 preds.update(cli)
                 algo, whole = algo + a, whole + seconds
             put("crf", dataset, docs, [preds[i] for i in ids], algo, whole, f"{args.folds}-fold CV")
-            notes.append(f"CRF {args.folds}-fold CV on deplain: training {train_seconds:.0f} s (not in the "
-                         f"times), {args.epochs} epochs, seed {args.seed}; whole = {args.folds} CLI runs, one "
-                         "per fold model")
+            notes.append(
+                f"CRF {args.folds}-fold CV on deplain: training {train_seconds:.0f} s (not in the "
+                f"times), {args.epochs} epochs, seed {args.seed}; whole = {args.folds} CLI runs, one "
+                "per fold model"
+            )
             out = tmp / "crf-deplain-shipped.jsonl"
             cli, whole = ours_cli(["align", str(path), str(out)], out)
             inproc, algo = ours_in_process("crf", path)
             assert inproc == cli, "align: in-process beads differ from the CLI's"
             put("crf-shipped", dataset, docs, [cli[i] for i in ids], algo, whole, "IN-SAMPLE")
 
-    names = {"bertalign": "bertalign 2.0.1 + USE (5/3/5/-0.1)", "crf": "ours: align (CRF, default)",
-             "intersection": "ours: align-xling intersection (40)",
-             "crf-shipped": "ours: align, shipped weights (ref.)"}
+    names = {
+        "bertalign": "bertalign 2.0.1 + USE (5/3/5/-0.1)",
+        "crf": "ours: align (CRF, default)",
+        "intersection": "ours: align-xling intersection (40)",
+        "crf-shipped": "ours: align, shipped weights (ref.)",
+    }
     titles = {"textberg": "Text+Berg dev de-fr (1 article)", "deplain": "DEplain-web dev (82 documents)"}
     cols = f"{'eval':>9s} {'P':>6s} {'R':>6s} {'F1':>6s} {'bead':>6s} {'algo s':>7s} {'whole s':>8s}"
     width = len(cols)
     cache = os.environ.get("SPACY_SIMALIGN_CACHE")
-    print(f"Peer benchmark, one run: link P/R/F1, strict bead F1, algorithm-only and whole seconds; "
-          f"every system on the multilingual USE encoder; embedding cache {'ON (' + cache + ')' if cache else 'off'}")
+    print(
+        f"Peer benchmark, one run: link P/R/F1, strict bead F1, algorithm-only and whole seconds; "
+        f"every system on the multilingual USE encoder; embedding cache {'ON (' + cache + ')' if cache else 'off'}"
+    )
     print(f"{'':36s} | " + " | ".join(f"{titles[d]:^{width}s}" for d in titles))
     print(f"{'system':36s} | " + " | ".join(cols for _ in titles))
     print("-" * (39 + 2 * width + 3))
@@ -334,20 +382,29 @@ def main(argv=None) -> int:
         cells = []
         for d in titles:
             r = rows.get(key, {}).get(d)
-            cells.append(f"{'-':^{width}s}" if r is None else
-                         f"{r['label']:>9s} {r['p']:6.3f} {r['r']:6.3f} {r['f']:6.3f} {r['bead']:6.3f} "
-                         f"{r['algo']:7.2f} {r['whole']:8.1f}")
+            cells.append(
+                f"{'-':^{width}s}"
+                if r is None
+                else f"{r['label']:>9s} {r['p']:6.3f} {r['r']:6.3f} {r['f']:6.3f} {r['bead']:6.3f} "
+                f"{r['algo']:7.2f} {r['whole']:8.1f}"
+            )
         print(f"{name:36s} | " + " | ".join(cells))
-    print("eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by a CRF that "
-          "never saw it; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
-          "IN-SAMPLE = weights trained on them.")
-    print("Text+Berg is a translation (two languages, about the same length): the default align sends it to "
-          "the bead decoder (bead_dp.py), not to the CRF, whose weights learned German simplification only.")
+    print(
+        "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by a CRF that "
+        "never saw it; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
+        "IN-SAMPLE = weights trained on them."
+    )
+    print(
+        "Text+Berg is a translation (two languages, about the same length): the default align sends it to "
+        "the bead decoder (bead_dp.py), not to the CRF, whose weights learned German simplification only."
+    )
     for note in notes:
         print(note)
-    print(f"bertalign {bert_info['bertalign']} in .venv-peers (Python {bert_info['python']}, numba "
-          f"{bert_info['numba']}, numpy {bert_info['numpy']}); top-k search in numpy (see peers_bertalign.py); "
-          f"vecalign: not on PyPI, left out. Total {time.perf_counter() - t_start:.0f} s.")
+    print(
+        f"bertalign {bert_info['bertalign']} in .venv-peers (Python {bert_info['python']}, numba "
+        f"{bert_info['numba']}, numpy {bert_info['numpy']}); top-k search in numpy (see peers_bertalign.py); "
+        f"vecalign: not on PyPI, left out. Total {time.perf_counter() - t_start:.0f} s."
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

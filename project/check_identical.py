@@ -7,6 +7,7 @@ identical sentence.
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run check-identical   # --repeat 6
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/check_identical.py [--repeat 6]
 """
+
 import argparse
 import sys
 import time
@@ -24,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--data", default=str(ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"),
-                    help="DEplain-web dev pair JSONL")
+    ap.add_argument(
+        "--data", default=str(ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"), help="DEplain-web dev pair JSONL"
+    )
     add_output_option(ap)
     args = ap.parse_args(argv)
     repeat = args.repeat
@@ -43,11 +45,18 @@ def main(argv=None) -> int:
         placed = [bead_of[j] for j in with_twin if j in bead_of]
         merged = sum(len(b.complex) > 1 for b in placed)
         largest = max((len(b.complex) for b in placed), default=0)
-        own = sum(1 for j in with_twin if j in bead_of and len(bead_of[j].complex) == len(bead_of[j].simple) == 1
-                  and normal_form(complex_texts[bead_of[j].complex[0]]) == normal_form(simple_texts[j]))
-        print(f"{mode}: {len(with_twin)} simple sentences with an identical complex one; in n:1 beads {merged} "
-              f"(largest n {largest}); in a 1:1 bead with an identical sentence {own}; {time.time() - t0:.1f} s",
-              flush=True)
+        own = sum(
+            1
+            for j in with_twin
+            if j in bead_of
+            and len(bead_of[j].complex) == len(bead_of[j].simple) == 1
+            and normal_form(complex_texts[bead_of[j].complex[0]]) == normal_form(simple_texts[j])
+        )
+        print(
+            f"{mode}: {len(with_twin)} simple sentences with an identical complex one; in n:1 beads {merged} "
+            f"(largest n {largest}); in a 1:1 bead with an identical sentence {own}; {time.time() - t0:.1f} s",
+            flush=True,
+        )
     return 0
 
 

@@ -5,6 +5,7 @@ train / dev / test DocBins of Doc pairs, split by document with a fixed seed.
 
 Writes OUTPUT_DIR/{train,dev,test}.spacy and OUTPUT_DIR/split.json (the ids of each part).
 Bad input: one line `error: FILE:LINE: message`, exit status 2, nothing written."""
+
 import argparse
 import glob
 import json
@@ -45,7 +46,7 @@ def split_ids(ids: List[str], dev: float, test: float, seed: int) -> Dict[str, L
     n_dev = max(1, int(round(len(order) * dev))) if dev > 0 else 0
     if n_test + n_dev >= len(order):
         raise InputError(f"{len(order)} documents are too few to split into train, dev ({dev}) and test ({test})")
-    return {"test": order[:n_test], "dev": order[n_test:n_test + n_dev], "train": order[n_test + n_dev:]}
+    return {"test": order[:n_test], "dev": order[n_test : n_test + n_dev], "train": order[n_test + n_dev :]}
 
 
 def main(argv=None) -> int:

@@ -4,6 +4,7 @@ bead-text F1 per fold and mean, beside lexical baselines and the published figur
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run cv-crf
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20]
 """
+
 import argparse
 import json
 import sys
@@ -22,16 +23,21 @@ from spacy_simalign.structures import TrainingPair, beads_from_links
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
-PUBLISHED = [("MASSAlign (published)", 0.822, 0.864), ("CATS C3G closest (published)", 0.817, 0.696),
-             ("Sent-LaBSE 0.9 1:1 (published)", 0.705, 0.809), ("BERTalign (published)", 0.694, 0.798),
-             ("VecAlign (published)", 0.606, 0.704)]
+PUBLISHED = [
+    ("MASSAlign (published)", 0.822, 0.864),
+    ("CATS C3G closest (published)", 0.817, 0.696),
+    ("Sent-LaBSE 0.9 1:1 (published)", 0.705, 0.809),
+    ("BERTalign (published)", 0.694, 0.798),
+    ("VecAlign (published)", 0.606, 0.704),
+]
 
 
 def lexical_baseline(pair: TrainingPair, backend, threshold: float):
     """Each simple sentence to its most similar complex sentence if above threshold (CATS-style closest)."""
     sims = backend.matrix(pair.simple.sentences, pair.complex.sentences)
-    links = [(int(sims[i].argmax()), i) for i in range(len(pair.simple))
-             if sims.shape[1] and sims[i].max() >= threshold]
+    links = [
+        (int(sims[i].argmax()), i) for i in range(len(pair.simple)) if sims.shape[1] and sims[i].max() >= threshold
+    ]
     return beads_from_links(links)
 
 
@@ -69,8 +75,14 @@ def main(argv=None) -> int:
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
         train = [i for i in range(len(pairs)) if i not in set(test)]
         settings = TrainingSettings(seed=args.seed)
-        aligner = train_aligner([pairs[i] for i in train], config, epochs=args.epochs, settings=settings,
-                                encoder=probe.encoder, inputs=[train_inputs[i] for i in train])
+        aligner = train_aligner(
+            [pairs[i] for i in train],
+            config,
+            epochs=args.epochs,
+            settings=settings,
+            encoder=probe.encoder,
+            inputs=[train_inputs[i] for i in train],
+        )
         tp = [pairs[i] for i in test]
         for c in combos:
             preds = [aligner.align_input(test_inputs[i], combination=c) for i in test]
@@ -99,8 +111,10 @@ def main(argv=None) -> int:
         lf, bf = np.mean([x[0] for x in per_identical[m]]), np.mean([x[1] for x in per_identical[m]])
         results[f"mean_identical_{m}"] = {"link_f1": lf, "bead_text_f1": bf}
         print(f"{'CRF, identical = ' + m + ', mean':34s} {lf:8.3f} {bf:13.3f}")
-    for name, backend, thr in (("C3G closest >= 0.3 (ours)", TfidfSimilarity("char", 3), 0.3),
-                               ("word TF-IDF closest >= 0.3 (ours)", TfidfSimilarity("word", 1), 0.3)):
+    for name, backend, thr in (
+        ("C3G closest >= 0.3 (ours)", TfidfSimilarity("char", 3), 0.3),
+        ("word TF-IDF closest >= 0.3 (ours)", TfidfSimilarity("word", 1), 0.3),
+    ):
         lf, bf = score(pairs, [lexical_baseline(p, backend, thr) for p in pairs])
         print(f"{name:34s} {lf:8.3f} {bf:13.3f}")
     for name, lf, bf in PUBLISHED:

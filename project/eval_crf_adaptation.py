@@ -14,6 +14,7 @@ The CRF's training draws (document order, which documents are shown without lexi
 move the bible figures a lot, so each k is trained with several seeds (--train-seeds; the folds
 stay those of --seed) and the table gives the mean and the range over them. Runs are
 independent and seeded; --jobs runs them in forked processes (same results)."""
+
 import argparse
 import json
 import random
@@ -35,7 +36,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ks", default="0,2,4,8", help="numbers of in-domain training documents")
     ap.add_argument("--folds", type=int, default=3, help="test folds of the bible documents")
     ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0, help="seed of the test folds and of the order of the documents added")
+    ap.add_argument(
+        "--seed", type=int, default=0, help="seed of the test folds and of the order of the documents added"
+    )
     ap.add_argument("--train-seeds", default="0", help="training seeds, each a run of its own")
     ap.add_argument("--jobs", type=int, default=1, help="training runs in parallel (forked processes)")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
@@ -62,22 +65,36 @@ def main(argv=None) -> int:
         for i, pred in zip(test, preds):
             tally.add(pairs[i], pred)
     rows = {k: {seed: tallies[k, seed].figures() for seed in seeds} for k in ks}  # k -> seed -> figures
-    print(f"train on the {len(portal)} portal documents + k bible documents; test on the held-out bible "
-          f"documents ({len(bible)}, {args.folds} folds), pooled; mean over training seeds {seeds} [min-max]\n")
+    print(
+        f"train on the {len(portal)} portal documents + k bible documents; test on the held-out bible "
+        f"documents ({len(bible)}, {args.folds} folds), pooled; mean over training seeds {seeds} [min-max]\n"
+    )
     print(f"{'k':>3}  {'link F1':>19}  {'bead-text F1':>19}  link P / R (mean)")
     for k, by_seed in rows.items():
         link = [fig["link"]["f"] for fig in by_seed.values()]
         bt = [fig["bead_text"]["f"] for fig in by_seed.values()]
         p = sum(fig["link"]["p"] for fig in by_seed.values()) / len(by_seed)
         r = sum(fig["link"]["r"] for fig in by_seed.values()) / len(by_seed)
-        print(f"{k:>3}  {sum(link) / len(link):.3f} [{min(link):.3f}-{max(link):.3f}]  "
-              f"{sum(bt) / len(bt):.3f} [{min(bt):.3f}-{max(bt):.3f}]  {p:.3f} / {r:.3f}")
+        print(
+            f"{k:>3}  {sum(link) / len(link):.3f} [{min(link):.3f}-{max(link):.3f}]  "
+            f"{sum(bt) / len(bt):.3f} [{min(bt):.3f}-{max(bt):.3f}]  {p:.3f} / {r:.3f}"
+        )
     print(f"\n{time.time() - t0:.0f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps({"ks": ks, "epochs": args.epochs, "seed": args.seed, "train_seeds": seeds,
-                                               "rows": {str(k): {str(sd): fig for sd, fig in v.items()}
-                                                        for k, v in rows.items()}}, indent=2) + "\n",
-                                   encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "ks": ks,
+                    "epochs": args.epochs,
+                    "seed": args.seed,
+                    "train_seeds": seeds,
+                    "rows": {str(k): {str(sd): fig for sd, fig in v.items()} for k, v in rows.items()},
+                },
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

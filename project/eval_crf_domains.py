@@ -21,6 +21,7 @@
 
 Training runs (5 folds, 2 domains, 1 full, 2 halves) are independent; --jobs runs them in
 forked processes (same results: every run is seeded)."""
+
 import argparse
 import json
 import sys
@@ -63,11 +64,19 @@ def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:
     cc, cs = best
     halves = []
     for (c0, c1), (s0, s1), tag in (((0, cc), (0, cs), "a"), ((cc, nc), (cs, ns), "b")):
-        gold = [Bead(tuple(c - c0 for c in b.complex), tuple(s - s0 for s in b.simple))
-                for b in pair.gold if c0 <= min(b.complex) < c1]
-        halves.append(TrainingPair(Side.from_paragraphs([pair.complex.sentences[c0:c1]], pair.complex.lang),
-                                   Side.from_paragraphs([pair.simple.sentences[s0:s1]], pair.simple.lang), gold,
-                                   id=f"{pair.id}-{tag}"))
+        gold = [
+            Bead(tuple(c - c0 for c in b.complex), tuple(s - s0 for s in b.simple))
+            for b in pair.gold
+            if c0 <= min(b.complex) < c1
+        ]
+        halves.append(
+            TrainingPair(
+                Side.from_paragraphs([pair.complex.sentences[c0:c1]], pair.complex.lang),
+                Side.from_paragraphs([pair.simple.sentences[s0:s1]], pair.simple.lang),
+                gold,
+                id=f"{pair.id}-{tag}",
+            )
+        )
     return halves
 
 
@@ -76,13 +85,20 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--train-seed", type=int, default=None,
-                    help="seed of the training runs only (default: --seed, which also draws the folds)")
+    ap.add_argument(
+        "--train-seed",
+        type=int,
+        default=None,
+        help="seed of the training runs only (default: --seed, which also draws the folds)",
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1, help="training runs in parallel (forked processes)")
-    ap.add_argument("--translation-gold", action="store_true",
-                    help="train on the Text+Berg gold too: DEplain runs add the whole article, Text+Berg is "
-                         "then scored 2-fold by halves")
+    ap.add_argument(
+        "--translation-gold",
+        action="store_true",
+        help="train on the Text+Berg gold too: DEplain runs add the whole article, Text+Berg is "
+        "then scored 2-fold by halves",
+    )
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: cv, lodo, textberg")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--predictions", default=None, help="write every run's predicted beads to this JSON file")
@@ -120,8 +136,13 @@ def main(argv=None) -> int:
             jobs.append(("halves a->b", all_dp + [i_ha], [i_hb], train_seed))
     results = run_training(jobs, args.jobs)
     preds = {name: dict(zip(test, p)) for name, test, p in results}
-    out: Dict = {"config": config, "epochs": args.epochs, "seed": args.seed, "train_seed": train_seed,
-                 "translation_gold": args.translation_gold}
+    out: Dict = {
+        "config": config,
+        "epochs": args.epochs,
+        "seed": args.seed,
+        "train_seed": train_seed,
+        "translation_gold": args.translation_gold,
+    }
 
     def tally(items):
         t = Tally()
@@ -131,26 +152,36 @@ def main(argv=None) -> int:
 
     def row(name, fig, note=""):
         lk, bt, st = fig["link"], fig["bead_text"], fig["strict"]
-        print(f"{name:30s} {fig['docs']:4d} {lk['p']:6.3f} {lk['r']:6.3f} {lk['f']:6.3f}   "
-              f"{bt['p']:6.3f} {bt['r']:6.3f} {bt['f']:6.3f}   {st['f']:6.3f} {note}")
+        print(
+            f"{name:30s} {fig['docs']:4d} {lk['p']:6.3f} {lk['r']:6.3f} {lk['f']:6.3f}   "
+            f"{bt['p']:6.3f} {bt['r']:6.3f} {bt['f']:6.3f}   {st['f']:6.3f} {note}"
+        )
 
-    print(f"config {json.dumps(config, sort_keys=True)}  epochs {args.epochs}  seed {args.seed}  "
-          f"training seed {train_seed}  "
-          f"translation gold {'yes' if args.translation_gold else 'no'}")
-    print(f"\n{'protocol':30s} {'docs':>4s} {'link P':>6s} {'R':>6s} {'F1':>6s}   {'bt P':>6s} {'R':>6s} {'F1':>6s}"
-          f"   {'strict':>6s}")
+    print(
+        f"config {json.dumps(config, sort_keys=True)}  epochs {args.epochs}  seed {args.seed}  "
+        f"training seed {train_seed}  "
+        f"translation gold {'yes' if args.translation_gold else 'no'}"
+    )
+    print(
+        f"\n{'protocol':30s} {'docs':>4s} {'link P':>6s} {'R':>6s} {'F1':>6s}   {'bt P':>6s} {'R':>6s} {'F1':>6s}"
+        f"   {'strict':>6s}"
+    )
     if "cv" not in skip:
         fold_figs = [tally(preds[f"fold{f + 1}"].items()) for f in range(len(folds))]
         held = {i: b for f in range(len(folds)) for i, b in preds[f"fold{f + 1}"].items()}
         out["cv_folds"] = fold_figs
-        out["cv_mean"] = {"link_f1": float(np.mean([x["link"]["f"] for x in fold_figs])),
-                          "bead_text_f1": float(np.mean([x["bead_text"]["f"] for x in fold_figs]))}
+        out["cv_mean"] = {
+            "link_f1": float(np.mean([x["link"]["f"] for x in fold_figs])),
+            "bead_text_f1": float(np.mean([x["bead_text"]["f"] for x in fold_figs])),
+        }
         out["cv_pooled"] = tally(held.items())
         out["cv_corpus"] = {c: tally((i, b) for i, b in held.items() if corpus[i] == c) for c in (PORTAL, BIBLE)}
         for f, fig in enumerate(fold_figs):
             row(f"CV fold {f + 1}", fig)
-        print(f"{'CV mean of folds':30s} {'':4s} {'':6s} {'':6s} {out['cv_mean']['link_f1']:6.3f}   {'':6s} {'':6s} "
-              f"{out['cv_mean']['bead_text_f1']:6.3f}")
+        print(
+            f"{'CV mean of folds':30s} {'':4s} {'':6s} {'':6s} {out['cv_mean']['link_f1']:6.3f}   {'':6s} {'':6s} "
+            f"{out['cv_mean']['bead_text_f1']:6.3f}"
+        )
         row("CV pooled", out["cv_pooled"])
         for c, fig in out["cv_corpus"].items():
             row(f"CV held out, {c}", fig)
@@ -166,36 +197,65 @@ def main(argv=None) -> int:
         row("  the same, on the two halves", out["textberg_halves_deplain"])
         if args.translation_gold:
             out["textberg_halves"] = tally(list(preds["halves b->a"].items()) + list(preds["halves a->b"].items()))
-            row("Text+Berg, 2-fold by halves", out["textberg_halves"],
+            row(
+                "Text+Berg, 2-fold by halves",
+                out["textberg_halves"],
                 f"(halves {len(halves[0].complex)}/{len(halves[0].simple)} + "
-                f"{len(halves[1].complex)}/{len(halves[1].simple)})")
+                f"{len(halves[1].complex)}/{len(halves[1].simple)})",
+            )
     if "cv" not in skip:
         print("\nerror analysis of the CV predictions, by corpus: gold beads, link recall, exact bead recall")
         print(f"{'shape':12s}" + "".join(f" {c[:12]:>26s}" for c in ("all",) + (PORTAL, BIBLE)))
         figs = [out["cv_pooled"]] + [out["cv_corpus"][c] for c in (PORTAL, BIBLE)]
         for s in SHAPES:
-            print(f"{s:12s}" + "".join(f" {f['shapes'][s]['beads']:8d} {f['shapes'][s]['link_recall']:8.3f} "
-                                       f"{f['shapes'][s]['exact_recall']:8.3f}" for f in figs))
-        print("wrong links: " + ", ".join(f"{n} {f['wrong_links']} (simple side added {f['wrong_share_added']:.2f}, "
-                                          f"complex side deleted {f['wrong_share_deleted']:.2f})"
-                                          for n, f in zip(("all", "portal", "bible"), figs)))
+            print(
+                f"{s:12s}"
+                + "".join(
+                    f" {f['shapes'][s]['beads']:8d} {f['shapes'][s]['link_recall']:8.3f} "
+                    f"{f['shapes'][s]['exact_recall']:8.3f}"
+                    for f in figs
+                )
+            )
+        print(
+            "wrong links: "
+            + ", ".join(
+                f"{n} {f['wrong_links']} (simple side added {f['wrong_share_added']:.2f}, "
+                f"complex side deleted {f['wrong_share_deleted']:.2f})"
+                for n, f in zip(("all", "portal", "bible"), figs)
+            )
+        )
     if "lodo" not in skip:
         f = out["portal_to_bible"]
-        print("portal->bible shapes: " + ", ".join(f"{s} {f['shapes'][s]['link_recall']:.3f}/"
-                                                   f"{f['shapes'][s]['exact_recall']:.3f}" for s in SHAPES))
+        print(
+            "portal->bible shapes: "
+            + ", ".join(f"{s} {f['shapes'][s]['link_recall']:.3f}/{f['shapes'][s]['exact_recall']:.3f}" for s in SHAPES)
+        )
     if "textberg" not in skip:
         for key in ("textberg", "textberg_halves"):
             if key in out:
                 f = out[key]
-                print(f"{key} shapes: " + ", ".join(f"{s} {f['shapes'][s]['link_recall']:.3f}/"
-                                                    f"{f['shapes'][s]['exact_recall']:.3f}" for s in SHAPES))
+                print(
+                    f"{key} shapes: "
+                    + ", ".join(
+                        f"{s} {f['shapes'][s]['link_recall']:.3f}/{f['shapes'][s]['exact_recall']:.3f}" for s in SHAPES
+                    )
+                )
     print(f"\n{time.time() - t0:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     if args.predictions:
-        Path(args.predictions).write_text(json.dumps(
-            {name: {str(i): [[list(b.complex), list(b.simple), round(b.score, 4)] for b in beads]
-                    for i, beads in p.items()} for name, p in preds.items()}) + "\n")
+        Path(args.predictions).write_text(
+            json.dumps(
+                {
+                    name: {
+                        str(i): [[list(b.complex), list(b.simple), round(b.score, 4)] for b in beads]
+                        for i, beads in p.items()
+                    }
+                    for name, p in preds.items()
+                }
+            )
+            + "\n"
+        )
     return 0
 
 

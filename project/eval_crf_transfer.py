@@ -11,6 +11,7 @@
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-transfer
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_transfer.py [--data ../shared/data]
 """
+
 import argparse
 import sys
 from pathlib import Path
@@ -35,8 +36,11 @@ def amsterdam_documents(path: Path):
         complex_ids = {t: k for k, t in enumerate(dict.fromkeys(r.complex for r in rows))}
         simple_ids = {t: k for k, t in enumerate(dict.fromkeys(r.simple for r in rows))}
         links = sorted({(complex_ids[r.complex], simple_ids[r.simple]) for r in rows})
-        yield (Side.from_paragraphs([list(complex_ids)], "nl"), Side.from_paragraphs([list(simple_ids)], "nl"),
-               beads_from_links(links))
+        yield (
+            Side.from_paragraphs([list(complex_ids)], "nl"),
+            Side.from_paragraphs([list(simple_ids)], "nl"),
+            beads_from_links(links),
+        )
 
 
 def scores(aligner, documents):
@@ -61,9 +65,11 @@ def main(argv=None) -> int:
     crf_only = CRFAligner.default(encoder=aligner.encoder)
     crf_only.set_translations("crf", crf_only.translation_length_ratio)
     routed = sum(aligner.is_translation(c, s) for c, s, _ in crossed)
-    for name, docs, used in (("Amsterdam nl silver, shipped weights", dutch, aligner),
-                             ("DEplain-web dev, simple side en, CRF cross-lingual mode", crossed, crf_only),
-                             (f"  the same, default ({routed} pairs to the bead decoder)", crossed, aligner)):
+    for name, docs, used in (
+        ("Amsterdam nl silver, shipped weights", dutch, aligner),
+        ("DEplain-web dev, simple side en, CRF cross-lingual mode", crossed, crf_only),
+        (f"  the same, default ({routed} pairs to the bead decoder)", crossed, aligner),
+    ):
         lf, bf = scores(used, docs)
         print(f"{name:58s} {len(docs):5d} {lf:8.3f} {bf:13.3f}")
     return 0

@@ -8,6 +8,7 @@ Sentence methods: link and bead-text P/R/F1 pooled over documents (scoring.Align
 Paragraph methods: paragraph-pair P/R/F1, a gold pair being any paragraph pair holding a
 gold sentence link. --use adds the Jiang et al. paragraph aligner over multilingual USE
 similarity (set SPACY_SIMALIGN_CACHE to reuse cached embeddings)."""
+
 import argparse
 import os
 import sys
@@ -73,8 +74,11 @@ def main(argv=None) -> int:
 
     print(f"DEplain-web dev: {len(docs)} documents, {args.pairs}\n")
     corpora = sorted({r.raw.get("corpus", "?") for r, _, _ in docs})
-    print("| method | link P | link R | link F1 | bead P | bead R | bead F1 | published link / bead F1 | "
-          + " | ".join(f"link F1 {name}" for name in corpora) + " | s |")
+    print(
+        "| method | link P | link R | link F1 | bead P | bead R | bead F1 | published link / bead F1 | "
+        + " | ".join(f"link F1 {name}" for name in corpora)
+        + " | s |"
+    )
     print("|---|---|---|---|---|---|---|---|" + "---|" * len(corpora) + "---|")
     for name, method in sentence_methods().items():
         scorer, start = AlignmentScorer(), time.time()
@@ -86,8 +90,10 @@ def main(argv=None) -> int:
         pub = PUBLISHED.get(name)
         pub_text = f"{pub[0]:.3f} / {pub[1]:.3f}" if pub else ""
         per_corpus = " | ".join(f"{by_corpus[corpus].link.f:.3f}" for corpus in corpora)
-        print(f"| {name} | {fmt(scorer.link)} | {fmt(scorer.bead_text)} | {pub_text} | {per_corpus} | "
-              f"{time.time() - start:.1f} |")
+        print(
+            f"| {name} | {fmt(scorer.link)} | {fmt(scorer.bead_text)} | {pub_text} | {per_corpus} | "
+            f"{time.time() - start:.1f} |"
+        )
 
     print("\n| paragraph method | P | R | F1 | s |")
     print("|---|---|---|---|---|")

@@ -14,6 +14,7 @@ inside a paragraph.
     .venv/bin/python -m spacy project run eval-segmentation
     .venv/bin/python project/eval_segmentation.py [--data ../shared/data]
 """
+
 import argparse
 import os
 import sys
@@ -52,8 +53,10 @@ def main(argv=None) -> int:
         docs = load()
         full = ev.score_documents(docs, lang, **options)
         inner = ev.score_documents(docs, lang, within_paragraphs=True, **options)
-        print(f"{lang:4} {name:28} {len(docs):5d} {full.gold:6d} {full.precision:6.3f} {full.recall:6.3f} "
-              f"{full.f1:6.3f} {inner.f1:10.3f}")
+        print(
+            f"{lang:4} {name:28} {len(docs):5d} {full.gold:6d} {full.precision:6.3f} {full.recall:6.3f} "
+            f"{full.f1:6.3f} {inner.f1:10.3f}"
+        )
     return 0
 
 

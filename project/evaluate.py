@@ -6,6 +6,7 @@ bead-text and paragraph P/R/F1 through the library's scorer, written as JSON.
 MODEL is a spaCy pipeline folder or an installed package name; with --method, MODEL is
 ignored ("-") and a blank pipeline with that sentence method is scored instead (baselines).
 GOLD is a DocBin of Doc pairs (project/convert.py) or pair JSONL with gold."""
+
 import argparse
 import json
 import sys
@@ -33,8 +34,10 @@ def evaluate(nlp, gold: str) -> dict:
     seconds = time.perf_counter() - start
     scored = [Example(doc, eg.reference) for doc, eg in zip(predicted, examples)]
     flat = score_examples(scored)
-    out = {metric: {k: flat[f"align_{metric}_{k}"] for k in ("p", "r", "f") if f"align_{metric}_{k}" in flat}
-           for metric in METRICS}
+    out = {
+        metric: {k: flat[f"align_{metric}_{k}"] for k in ("p", "r", "f") if f"align_{metric}_{k}" in flat}
+        for metric in METRICS
+    }
     out.update(docs=len(examples), seconds=round(seconds, 2), scores=flat)
     return out
 
@@ -64,8 +67,9 @@ def main(argv=None) -> int:
     with atomic_output(args.output) as handle:
         json.dump(scores, handle, indent=2)
         handle.write("\n")
-    table = " | ".join(f"{m} P {scores[m]['p']:.3f} R {scores[m]['r']:.3f} F1 {scores[m]['f']:.3f}"
-                       for m in METRICS if scores[m])
+    table = " | ".join(
+        f"{m} P {scores[m]['p']:.3f} R {scores[m]['r']:.3f} F1 {scores[m]['f']:.3f}" for m in METRICS if scores[m]
+    )
     print(f"{scores['model']} on {scores['docs']} documents ({scores['seconds']} s): {table}")
     return 0
 

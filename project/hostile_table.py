@@ -6,6 +6,7 @@ printed on stderr, and what it left in the folder.
     python -m spacy project run hostile-table
     python project/hostile_table.py [--only SUBSTRING]
 """
+
 import argparse
 import json
 import os
@@ -31,8 +32,12 @@ def dev_lines(n=2):
 
 
 def pair(pair_id="p", **changes):
-    obj = {"id": pair_id, "lang": "de", "complex": {"paragraphs": [["Ein Satz hier.", "Noch ein Satz."]]},
-           "simple": {"text": "Ein Satz. Noch einer."}}
+    obj = {
+        "id": pair_id,
+        "lang": "de",
+        "complex": {"paragraphs": [["Ein Satz hier.", "Noch ein Satz."]]},
+        "simple": {"text": "Ein Satz. Noch einer."},
+    }
     obj.update(changes)
     return (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -50,8 +55,12 @@ def predictions(lines):
     out = []
     for raw in lines:
         obj = json.loads(raw)
-        out.append(json.dumps({"id": obj["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
-                                                               for c, s in obj["gold"]]}) + "\n")
+        out.append(
+            json.dumps(
+                {"id": obj["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in obj["gold"]]}
+            )
+            + "\n"
+        )
     return "".join(out).encode("utf-8")
 
 
@@ -64,51 +73,111 @@ def setup_common(folder: Path) -> None:
 # (input, argv after `python -m spacy_simalign`, extra set-up of the folder)
 CASES = [
     ("output is the input", ["align", "in.jsonl", "in.jsonl"], None),
-    ("output is a symbolic link to the input", ["align", "in.jsonl", "link.jsonl"],
-     lambda f: (f / "link.jsonl").symlink_to("in.jsonl")),
-    ("output is a hard link to the input", ["align", "in.jsonl", "hard.jsonl"],
-     lambda f: os.link(f / "in.jsonl", f / "hard.jsonl")),
+    (
+        "output is a symbolic link to the input",
+        ["align", "in.jsonl", "link.jsonl"],
+        lambda f: (f / "link.jsonl").symlink_to("in.jsonl"),
+    ),
+    (
+        "output is a hard link to the input",
+        ["align", "in.jsonl", "hard.jsonl"],
+        lambda f: os.link(f / "in.jsonl", f / "hard.jsonl"),
+    ),
     ("`--output` names the gold file", ["evaluate", "gold.jsonl", "pred.jsonl", "--output", "gold.jsonl"], None),
     ("`--dropped` is the output", ["align-xling", "in.jsonl", "out.jsonl", "--dropped", "out.jsonl"], None),
     ("output is an existing folder", ["align", "in.jsonl", "results"], lambda f: (f / "results").mkdir()),
     ("output folder does not exist", ["align", "in.jsonl", "missing/out.jsonl"], None),
     ("`--dropped` in a missing folder", ["align-xling", "in.jsonl", "out.jsonl", "--dropped", "no/d.jsonl"], None),
-    ("a line that is not JSON", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", dev_lines(1)[0] + b'{"id": "x", "lang": }\n')),
-    ("100,000 nested brackets", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", b"[" * 100_000 + b"\n")),
-    ("gold index of 5,000 digits", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", pair(gold=[[[0], [0]]]).replace(b"[[[0]", b"[[[" + b"9" * 5000 + b"]"))),
-    ("gold index of 4,000 digits", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", pair(gold=[[[0], [0]]]).replace(b"[[[0]", b"[[[" + b"9" * 4000 + b"]"))),
-    ("gold bead `[[], [0]]`", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", pair(gold=[[[], [0]]]))),
-    ("a side with both `text` and `paragraphs`", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", pair(complex={"text": "A.", "paragraphs": [["A."]]}))),
-    ("a sentence of one zero-width space", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", pair(complex={"paragraphs": [["Ein Satz.", ZWSP]]}))),
+    (
+        "a line that is not JSON",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", dev_lines(1)[0] + b'{"id": "x", "lang": }\n'),
+    ),
+    (
+        "100,000 nested brackets",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", b"[" * 100_000 + b"\n"),
+    ),
+    (
+        "gold index of 5,000 digits",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", pair(gold=[[[0], [0]]]).replace(b"[[[0]", b"[[[" + b"9" * 5000 + b"]")),
+    ),
+    (
+        "gold index of 4,000 digits",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", pair(gold=[[[0], [0]]]).replace(b"[[[0]", b"[[[" + b"9" * 4000 + b"]")),
+    ),
+    (
+        "gold bead `[[], [0]]`",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", pair(gold=[[[], [0]]])),
+    ),
+    (
+        "a side with both `text` and `paragraphs`",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", pair(complex={"text": "A.", "paragraphs": [["A."]]})),
+    ),
+    (
+        "a sentence of one zero-width space",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", pair(complex={"paragraphs": [["Ein Satz.", ZWSP]]})),
+    ),
     ("an empty id", ["align", "bad.jsonl", "out.jsonl"], lambda f: write(f, "bad.jsonl", pair(""))),
-    ("ids equal but for NFC/NFD", ["align", "bad.jsonl", "out.jsonl"],
-     lambda f: write(f, "bad.jsonl", pair("Café") + pair(unicodedata.normalize("NFD", "Café")))),
-    ("`--lang de`, a pair with `lang: fr`", ["align", "mixed.jsonl", "out.jsonl", "--lang", "de", "--method", "tfidf"],
-     lambda f: write(f, "mixed.jsonl", pair("a") + pair("b", lang="fr"))),
-    ("one sentence of 5 MB", ["align", "long.jsonl", "out.jsonl"],
-     lambda f: write(f, "long.jsonl", long_pair(5_000_000))),
-    ("`--resume` on a finished output", ["align", "in.jsonl", "out.jsonl", "--method", "tfidf", "--resume"],
-     "finished"),
-    ("SIGTERM while aligning", ["align", "many.jsonl", "out.jsonl", "--method", "tfidf", "--batch-size", "1"],
-     "sigterm"),
-    ("predicted index out of range", ["evaluate", "gold.jsonl", "bad.jsonl"],
-     lambda f: write(f, "bad.jsonl", predictions(dev_lines(1)).replace(b'"alignments": [',
-                                                                       b'"alignments": [{"complex": [999], '
-                                                                       b'"simple": [0]}, ', 1))),
-    ("predicted index `\"3\"`", ["evaluate", "gold.jsonl", "bad.jsonl"],
-     lambda f: write(f, "bad.jsonl", predictions(dev_lines(1)).replace(b'"alignments": [',
-                                                                       b'"alignments": [{"complex": ["3"], '
-                                                                       b'"simple": [0]}, ', 1))),
-    ("stats: sentences given as numbers", ["stats", "bad.jsonl"],
-     lambda f: write(f, "bad.jsonl", b'{"id": "x", "alignments": [], "complex_sentences": [1], '
-                                     b'"simple_sentences": ["b"]}\n')),
+    (
+        "ids equal but for NFC/NFD",
+        ["align", "bad.jsonl", "out.jsonl"],
+        lambda f: write(f, "bad.jsonl", pair("Café") + pair(unicodedata.normalize("NFD", "Café"))),
+    ),
+    (
+        "`--lang de`, a pair with `lang: fr`",
+        ["align", "mixed.jsonl", "out.jsonl", "--lang", "de", "--method", "tfidf"],
+        lambda f: write(f, "mixed.jsonl", pair("a") + pair("b", lang="fr")),
+    ),
+    (
+        "one sentence of 5 MB",
+        ["align", "long.jsonl", "out.jsonl"],
+        lambda f: write(f, "long.jsonl", long_pair(5_000_000)),
+    ),
+    (
+        "`--resume` on a finished output",
+        ["align", "in.jsonl", "out.jsonl", "--method", "tfidf", "--resume"],
+        "finished",
+    ),
+    (
+        "SIGTERM while aligning",
+        ["align", "many.jsonl", "out.jsonl", "--method", "tfidf", "--batch-size", "1"],
+        "sigterm",
+    ),
+    (
+        "predicted index out of range",
+        ["evaluate", "gold.jsonl", "bad.jsonl"],
+        lambda f: write(
+            f,
+            "bad.jsonl",
+            predictions(dev_lines(1)).replace(
+                b'"alignments": [', b'"alignments": [{"complex": [999], "simple": [0]}, ', 1
+            ),
+        ),
+    ),
+    (
+        'predicted index `"3"`',
+        ["evaluate", "gold.jsonl", "bad.jsonl"],
+        lambda f: write(
+            f,
+            "bad.jsonl",
+            predictions(dev_lines(1)).replace(
+                b'"alignments": [', b'"alignments": [{"complex": ["3"], "simple": [0]}, ', 1
+            ),
+        ),
+    ),
+    (
+        "stats: sentences given as numbers",
+        ["stats", "bad.jsonl"],
+        lambda f: write(
+            f, "bad.jsonl", b'{"id": "x", "alignments": [], "complex_sentences": [1], "simple_sentences": ["b"]}\n'
+        ),
+    ),
 ]
 
 
@@ -138,15 +207,21 @@ def run_case(argv, setup):
         if setup == "finished":
             subprocess.run(cmd[:-1], cwd=folder, env=env, capture_output=True, check=True)
         elif setup == "sigterm":
-            write(folder, "many.jsonl", b"".join(
-                json.dumps(dict(json.loads(raw), id=f"p{k}")).encode() + b"\n" for k, raw in
-                enumerate(dev_lines(40))))
+            write(
+                folder,
+                "many.jsonl",
+                b"".join(
+                    json.dumps(dict(json.loads(raw), id=f"p{k}")).encode() + b"\n"
+                    for k, raw in enumerate(dev_lines(40))
+                ),
+            )
         elif setup:
             setup(folder)
         before = listing(folder)
         if setup == "sigterm":
-            proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    text=True)
+            proc = subprocess.Popen(
+                cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
             partial = folder / "out.jsonl.partial"
             while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < 3):
                 time.sleep(0.02)
@@ -180,12 +255,17 @@ def review_cases():
             good = json.dumps({"gold": obj["gold"][1:]}).encode()
             token = {"X-Review-Token": server.token}
             for what, body, headers in (
-                    ("PUT without the token", good, {}),
-                    ("PUT with the token, `Origin: http://evil`", good, {**token, "Origin": "http://evil"}),
-                    ("PUT with a 3 MB body", b'{"gold": [], "pad": "' + b"x" * 3_000_000 + b'"}', token),
-                    ("PUT of 100,000 nested brackets", b"[" * 100_000 + b"]" * 100_000, token)):
-                request = urllib.request.Request(url, data=body, method="PUT", headers={
-                    "Content-Type": "application/json", "If-Match": '"x"', **headers})
+                ("PUT without the token", good, {}),
+                ("PUT with the token, `Origin: http://evil`", good, {**token, "Origin": "http://evil"}),
+                ("PUT with a 3 MB body", b'{"gold": [], "pad": "' + b"x" * 3_000_000 + b'"}', token),
+                ("PUT of 100,000 nested brackets", b"[" * 100_000 + b"]" * 100_000, token),
+            ):
+                request = urllib.request.Request(
+                    url,
+                    data=body,
+                    method="PUT",
+                    headers={"Content-Type": "application/json", "If-Match": '"x"', **headers},
+                )
                 try:
                     with urllib.request.urlopen(request, timeout=60) as response:
                         status, message = response.status, json.loads(response.read()).get("error", "")

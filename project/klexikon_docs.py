@@ -6,6 +6,7 @@ Wikipedia side) with opaque ids, plus the gold pairs, so the matcher never sees 
     python project/klexikon_docs.py ../shared/data/klexikon-validation corpus/klexikon-docs
     -> corpus/klexikon-docs/{source,target,gold}.jsonl
 """
+
 import argparse
 import sys
 

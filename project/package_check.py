@@ -8,6 +8,7 @@ output, which names files by their names only (no path of the machine it ran on)
     python project/package_check.py PACKAGES_DIR --name simalign_web --version 0.1.0 --lang de --gold GOLD.jsonl \
         --output metrics/package_check.json
 """
+
 import argparse
 import json
 import os
@@ -26,24 +27,35 @@ from spacy_simalign.pipeline.readers import read_gold_docs
 # A two-sentence text and its three-sentence simplification per language: the packages for
 # the other languages must segment them with their own rules and align the identical last sentence.
 SMOKE = {
-    "nl": ("De gemeente heeft nieuwe regels voor het parkeren in de binnenstad vastgesteld, die vanaf 1 januari "
-           "gelden. Bewoners kunnen een vergunning aanvragen.",
-           "De gemeente heeft nieuwe regels voor parkeren. De regels gelden vanaf 1 januari. "
-           "Bewoners kunnen een vergunning aanvragen."),
-    "fr": ("La ville a adopté de nouvelles règles de stationnement dans le centre, qui entrent en vigueur le "
-           "1er janvier. Les habitants peuvent demander une autorisation.",
-           "La ville a de nouvelles règles pour le stationnement. Les règles commencent le 1er janvier. "
-           "Les habitants peuvent demander une autorisation."),
-    "en": ("The city council adopted new parking rules for the centre, which take effect on 1 January. "
-           "Residents can apply for a permit.",
-           "The city has new parking rules. The rules start on 1 January. Residents can apply for a permit."),
-    "de": ("Die Stadt hat neue Regeln für das Parken in der Innenstadt beschlossen, die ab dem 1. Januar gelten. "
-           "Anwohner können eine Erlaubnis beantragen.",
-           "Die Stadt hat neue Regeln für das Parken. Die Regeln gelten ab dem 1. Januar. "
-           "Anwohner können eine Erlaubnis beantragen."),
+    "nl": (
+        "De gemeente heeft nieuwe regels voor het parkeren in de binnenstad vastgesteld, die vanaf 1 januari "
+        "gelden. Bewoners kunnen een vergunning aanvragen.",
+        "De gemeente heeft nieuwe regels voor parkeren. De regels gelden vanaf 1 januari. "
+        "Bewoners kunnen een vergunning aanvragen.",
+    ),
+    "fr": (
+        "La ville a adopté de nouvelles règles de stationnement dans le centre, qui entrent en vigueur le "
+        "1er janvier. Les habitants peuvent demander une autorisation.",
+        "La ville a de nouvelles règles pour le stationnement. Les règles commencent le 1er janvier. "
+        "Les habitants peuvent demander une autorisation.",
+    ),
+    "en": (
+        "The city council adopted new parking rules for the centre, which take effect on 1 January. "
+        "Residents can apply for a permit.",
+        "The city has new parking rules. The rules start on 1 January. Residents can apply for a permit.",
+    ),
+    "de": (
+        "Die Stadt hat neue Regeln für das Parken in der Innenstadt beschlossen, die ab dem 1. Januar gelten. "
+        "Anwohner können eine Erlaubnis beantragen.",
+        "Die Stadt hat neue Regeln für das Parken. Die Regeln gelten ab dem 1. Januar. "
+        "Anwohner können eine Erlaubnis beantragen.",
+    ),
 }
 
-CHECK = "SMOKE = " + repr(SMOKE) + r"""
+CHECK = (
+    "SMOKE = "
+    + repr(SMOKE)
+    + r"""
 import json, sys, time
 t0 = time.perf_counter()
 import spacy
@@ -75,6 +87,7 @@ print(json.dumps({"smoke": smoke, "plugin": spacy_simalign.__file__, "spacy": sp
                   "id": record["id"], "beads": len(doc._.beads), "link_f": scorer.scores()["link"]["f"],
                   "load_s": round(t1 - t0, 2), "align_s": round(t2 - t1, 2)}))
 """
+)
 
 
 def run(cmd, **kwargs) -> float:
@@ -119,17 +132,24 @@ def main(argv=None) -> int:
     ap.add_argument("--gold", required=True, help="pair JSONL with gold: a pair from it is aligned")
     ap.add_argument("--output", required=True, help="JSON report to write")
     ap.add_argument("--min-link-f", type=float, default=0.5)
-    ap.add_argument("--smoke-langs", default="nl,fr,en",
-                    help="also install these languages' packages (where built) and align a short pair in each")
-    ap.add_argument("--constraints", default=str(Path(spacy_simalign.__file__).resolve().parent.parent
-                                                 / "constraints.txt"),
-                    help="pip constraints (default: constraints.txt of the spacy-simalign source tree)")
+    ap.add_argument(
+        "--smoke-langs",
+        default="nl,fr,en",
+        help="also install these languages' packages (where built) and align a short pair in each",
+    )
+    ap.add_argument(
+        "--constraints",
+        default=str(Path(spacy_simalign.__file__).resolve().parent.parent / "constraints.txt"),
+        help="pip constraints (default: constraints.txt of the spacy-simalign source tree)",
+    )
     args = ap.parse_args(argv)
     constraints = Path(args.constraints)
     plugin = sorted(Path(args.packages).glob(f"spacy_simalign-{spacy_simalign.__version__}-*.whl"))
     if not plugin:
-        raise SystemExit(f"no spacy_simalign-{spacy_simalign.__version__} wheel in {args.packages}: run the "
-                         "package step first (python project/plugin_wheel.py PACKAGES_DIR)")
+        raise SystemExit(
+            f"no spacy_simalign-{spacy_simalign.__version__} wheel in {args.packages}: run the "
+            "package step first (python project/plugin_wheel.py PACKAGES_DIR)"
+        )
     package = f"{args.lang}_{args.name}"
     dist = Path(args.packages) / f"{package}-{args.version}" / "dist"
     wheels = sorted(dist.glob("*.whl")) or sorted(dist.glob("*.tar.gz"))
@@ -148,21 +168,32 @@ def main(argv=None) -> int:
         report["plugin_wheel"] = plugin[0].name
         timings["create_venv"] = run([sys.executable, "-m", "venv", str(tmp / "venv")])
         py = tmp / "venv" / "bin" / "python"
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "SPACY_SIMALIGN_CACHE", "VIRTUAL_ENV", "PYTHONHOME")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("PYTHONPATH", "SPACY_SIMALIGN_CACHE", "VIRTUAL_ENV", "PYTHONHOME")
+        }
         env["HF_HUB_OFFLINE"] = "1"
         pip = [str(py), "-m", "pip", "install", "-q", "-c", str(constraints)]
         timings["pip_install_torch"] = run(pip + ["torch==2.13.0"], env=env, cwd=tmp)
-        timings["pip_install_package"] = run(pip + [str(plugin[0].resolve()), str(wheels[0].resolve())],
-                                             env=env, cwd=tmp)
+        timings["pip_install_package"] = run(
+            pip + [str(plugin[0].resolve()), str(wheels[0].resolve())], env=env, cwd=tmp
+        )
         if smoke:
-            timings["pip_install_other_languages"] = run(pip + [str(plugin[0].resolve())] +
-                                                         [str(w.resolve()) for w in smoke.values()], env=env, cwd=tmp)
+            timings["pip_install_other_languages"] = run(
+                pip + [str(plugin[0].resolve())] + [str(w.resolve()) for w in smoke.values()], env=env, cwd=tmp
+            )
         (tmp / "pair.json").write_text(json.dumps(pick_pair(Path(args.gold))), encoding="utf-8")
         (tmp / "check.py").write_text(CHECK, encoding="utf-8")
         start = time.perf_counter()
-        proc = subprocess.run([str(py), "check.py", package, "pair.json", *smoke], cwd=tmp, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            [str(py), "check.py", package, "pair.json", *smoke],
+            cwd=tmp,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         timings["load_and_align"] = time.perf_counter() - start
         if proc.returncode:
             sys.stderr.write(proc.stderr[-5000:])
@@ -173,12 +204,17 @@ def main(argv=None) -> int:
     timings["remove_venv"] = time.perf_counter() - cleanup
     report["check"] = result
     wanted = ("spacy", "torch", "spacy-simalign", package.replace("_", "-"))
-    report["installed"] = sorted(without_path(line) for line in freeze.splitlines()
-                                 if line.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted)
+    report["installed"] = sorted(
+        without_path(line)
+        for line in freeze.splitlines()
+        if line.split("==")[0].split(" @ ")[0].strip().lower().replace("_", "-") in wanted
+    )
     timings["total"] = time.perf_counter() - total
     report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
-    smoke_ok = all(out["sentences"] == [2, 3] and any(1 in c and 2 in s for c, s in out["beads"])
-                   for out in result["smoke"].values())
+    smoke_ok = all(
+        out["sentences"] == [2, 3] and any(1 in c and 2 in s for c, s in out["beads"])
+        for out in result["smoke"].values()
+    )
     installed_in_venv = result["plugin"].startswith(str(tmp))
     # where the plugin was imported from, relative to the fresh venv: the report holds no path of this machine
     result["plugin"] = os.path.relpath(result["plugin"], tmp) if installed_in_venv else "outside the fresh venv"

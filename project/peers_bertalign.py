@@ -23,6 +23,7 @@ REQUEST.json: {"settings": {max_align, top_k, win, skip}, "docs": [{"id", "src",
 the strings bertalign embeds on each side; `align` reads VECDIR/<k>-src.npy and
 VECDIR/<k>-tgt.npy (k = document position) and writes the beads and the times.
 """
+
 import json
 import sys
 import time
@@ -42,10 +43,12 @@ def _placeholder(name, *attrs):
     return module
 
 
-for _name, _attrs in (("sentence_transformers", ("SentenceTransformer",)),
-                      ("lingua", ("IsoCode639_1", "LanguageDetector", "LanguageDetectorBuilder")),
-                      ("sentence_splitter", ("SentenceSplitter",)),
-                      ("torch", ())):
+for _name, _attrs in (
+    ("sentence_transformers", ("SentenceTransformer",)),
+    ("lingua", ("IsoCode639_1", "LanguageDetector", "LanguageDetectorBuilder")),
+    ("sentence_splitter", ("SentenceSplitter",)),
+    ("torch", ()),
+):
     if _name in sys.modules:
         raise SystemExit(f"error: {_name} is already imported; the placeholders must come first")
     sys.modules[_name] = _placeholder(_name, *_attrs)
@@ -101,9 +104,16 @@ def build(doc, settings, encoder):
     for side in ("src", "tgt"):
         if any(s.splitlines() != [s] or not s.strip() for s in doc[side]):
             raise SystemExit(f"error: {doc['id']}: a {side} sentence is empty or holds a line break")
-    return Bertalign("\n".join(doc["src"]), "\n".join(doc["tgt"]), is_split=True, model=encoder,
-                     max_align=settings["max_align"], top_k=settings["top_k"], win=settings["win"],
-                     skip=settings["skip"])
+    return Bertalign(
+        "\n".join(doc["src"]),
+        "\n".join(doc["tgt"]),
+        is_split=True,
+        model=encoder,
+        max_align=settings["max_align"],
+        top_k=settings["top_k"],
+        win=settings["win"],
+        skip=settings["skip"],
+    )
 
 
 def overlaps(request, out_path):
@@ -122,8 +132,13 @@ def align(request, vecdir, out_path):
     with open(f"{vecdir}/overlaps.json", encoding="utf-8") as handle:
         strings = json.load(handle)["docs"]
     t0 = time.perf_counter()  # numba's first calls compile (or load its cache): kept out of the timings
-    tiny = {"id": "warm-up", "src": ["a b.", "c d.", "e f."], "tgt": ["a b.", "c d e f."], "src_lang": "en",
-            "tgt_lang": "en"}
+    tiny = {
+        "id": "warm-up",
+        "src": ["a b.", "c d.", "e f."],
+        "tgt": ["a b.", "c d e f."],
+        "src_lang": "en",
+        "tgt_lang": "en",
+    }
     build(tiny, settings, make_encoder(GivenVectors(8, np.random.default_rng(0)))).align_sents()
     warm_up = time.perf_counter() - t0
     results = []
@@ -136,10 +151,16 @@ def align(request, vecdir, out_path):
         aligner = build(doc, settings, encoder)  # its encoder call is a copy of the given vectors
         beads = aligner.align_sents()
         seconds = time.perf_counter() - t0
-        results.append({"id": doc["id"], "beads": [[list(map(int, s)), list(map(int, t))] for s, t in beads],
-                        "seconds": seconds})
-    info = {"bertalign": bertalign.__version__, "numba": metadata.version("numba"), "numpy": np.__version__,
-            "python": sys.version.split()[0], "warm_up_seconds": warm_up}
+        results.append(
+            {"id": doc["id"], "beads": [[list(map(int, s)), list(map(int, t))] for s, t in beads], "seconds": seconds}
+        )
+    info = {
+        "bertalign": bertalign.__version__,
+        "numba": metadata.version("numba"),
+        "numpy": np.__version__,
+        "python": sys.version.split()[0],
+        "warm_up_seconds": warm_up,
+    }
     with open(out_path, "w", encoding="utf-8") as handle:
         json.dump({"info": info, "docs": results}, handle)
 

@@ -12,6 +12,7 @@ reads at run time) of the source tree that is not in the wheel.
 
     python project/plugin_wheel.py OUT_DIR [--source SOURCE_TREE]
 """
+
 import argparse
 import re
 import subprocess
@@ -29,8 +30,13 @@ DATA_FOLDERS = ("weights", "resources", "templates")  # under spacy_simalign/: r
 def left_out(wheel: Path, source: Path):
     """Modules and data files of the source tree that the wheel lacks."""
     package = source / "spacy_simalign"
-    wanted = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-              and (p.suffix == ".py" or p.relative_to(package).parts[0] in DATA_FOLDERS)]
+    wanted = [
+        p
+        for p in package.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and (p.suffix == ".py" or p.relative_to(package).parts[0] in DATA_FOLDERS)
+    ]
     names = set(zipfile.ZipFile(wheel).namelist())
     return sorted(str(p.relative_to(source)) for p in wanted if p.relative_to(source).as_posix() not in names)
 
@@ -39,21 +45,28 @@ def build(out_dir: Path, source: Path) -> Path:
     """The wheel built from `source` into `out_dir` (an older wheel of this version replaced)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="simalign-wheel-") as tmp:
-        proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation",
-                               "-w", tmp, str(source)], capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "-w", tmp, str(source)],
+            capture_output=True,
+            text=True,
+        )
         log = proc.stdout + proc.stderr
         if proc.returncode:
             sys.stderr.write(log[-5000:])
             raise SystemExit(f"error: building the spacy-simalign wheel from {source} failed")
         warnings = sorted({line.strip() for line in log.splitlines() if WARNING.search(line)})
         if warnings:
-            raise SystemExit("error: the spacy-simalign build warned (files would be left out of the wheel):\n"
-                             + "\n".join(warnings))
+            raise SystemExit(
+                "error: the spacy-simalign build warned (files would be left out of the wheel):\n" + "\n".join(warnings)
+            )
         wheel = next(Path(tmp).glob("spacy_simalign-*.whl"))
         missing = left_out(wheel, source)
         if missing:
-            raise SystemExit(f"error: the spacy-simalign wheel lacks {len(missing)} files of {source}: "
-                             + ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else ""))
+            raise SystemExit(
+                f"error: the spacy-simalign wheel lacks {len(missing)} files of {source}: "
+                + ", ".join(missing[:5])
+                + (" ..." if len(missing) > 5 else "")
+            )
         target = out_dir / wheel.name
         wheel.replace(target)
     return target
@@ -62,8 +75,11 @@ def build(out_dir: Path, source: Path) -> Path:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out_dir", help="folder to put the wheel in (the pipelines' packages/ folder)")
-    ap.add_argument("--source", default=str(Path(spacy_simalign.__file__).resolve().parent.parent),
-                    help="source tree of spacy-simalign (setup.cfg inside); default: the one imported")
+    ap.add_argument(
+        "--source",
+        default=str(Path(spacy_simalign.__file__).resolve().parent.parent),
+        help="source tree of spacy-simalign (setup.cfg inside); default: the one imported",
+    )
     args = ap.parse_args(argv)
     print(build(Path(args.out_dir), Path(args.source)))
     return 0

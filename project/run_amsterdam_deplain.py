@@ -9,6 +9,7 @@ off in turn, and how many kept rows the manual alignment confirms.
 A row is *confirmed* when every complex x simple sentence link it stands for is a gold
 link; *coverage* is the share of gold beads with a complex side whose complex sentences
 appear in some kept row."""
+
 import argparse
 import os
 import sys
@@ -42,8 +43,10 @@ def main(argv=None) -> int:
     records = list(read_pairs(str(Path(args.data) / "deplain-web-dev" / "pairs.jsonl")))
 
     rows, report = build_corpus(records)
-    print(f"DEplain-web dev: {report.documents} documents, {report.paragraph_pairs} aligned paragraph pairs, "
-          f"{report.candidates} candidate rows (TF-IDF best match, both directions)\n")
+    print(
+        f"DEplain-web dev: {report.documents} documents, {report.paragraph_pairs} aligned paragraph pairs, "
+        f"{report.candidates} candidate rows (TF-IDF best match, both directions)\n"
+    )
     print(format_counts(report.counts))
     precision, coverage = confirmed(rows, records)
     print(f"\nkept rows confirmed by gold: {precision:.3f}; gold beads covered: {coverage:.3f}\n")
@@ -72,10 +75,14 @@ def main(argv=None) -> int:
             print(f"{para:>5} {sent:>5} {len(t_rows):>6} {p:>10.3f} {c:>9.3f}")
 
     if args.out:
-        info = CardInfo("deplain-web-dev-amsterdam-style", "CC BY 4.0 (Alumniportal) / CC BY-SA 3.0 (bible_verified)",
-                        ["de"], "TF-IDF best match inside aligned paragraphs, then the Amsterdam post-processing",
-                        "DEplain-web (Stodden et al., 2023), open test part",
-                        tables={"Rows before and after each rule": format_counts(report.counts)})
+        info = CardInfo(
+            "deplain-web-dev-amsterdam-style",
+            "CC BY 4.0 (Alumniportal) / CC BY-SA 3.0 (bible_verified)",
+            ["de"],
+            "TF-IDF best match inside aligned paragraphs, then the Amsterdam post-processing",
+            "DEplain-web (Stodden et al., 2023), open test part",
+            tables={"Rows before and after each rule": format_counts(report.counts)},
+        )
         print("\nwrote " + ", ".join(export_corpus(rows, args.out, ("jsonl", "csv"), info)))
     return 0
 

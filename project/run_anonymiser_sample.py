@@ -4,6 +4,7 @@ is installed; and how many published Amsterdam texts (already anonymised) it wou
 
     .venv/bin/python -m spacy project run corpus-anonymiser
     .venv/bin/python project/run_anonymiser_sample.py [--data ../shared/data]"""
+
 import argparse
 import os
 import sys
@@ -44,8 +45,7 @@ def main(argv=None) -> int:
 
     rows = read_amsterdam_csv(str(Path(args.data) / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
     out = anonymise_rows(rows, "nl", anonymiser_pipeline("nl", use_ner=False))
-    changed = [(a, b) for a, b in zip(rows, out) for x, y in ((a.complex, b.complex), (a.simple, b.simple))
-               if x != y]
+    changed = [(a, b) for a, b in zip(rows, out) for x, y in ((a.complex, b.complex), (a.simple, b.simple)) if x != y]
     print(f"\npublished Amsterdam corpus (already anonymised): {len(changed)} of {2 * len(rows)} texts changed")
     for a, b in changed[:5]:
         print(f"- {b.complex[:110]}")

@@ -4,6 +4,7 @@ lead-3 baseline (mean ROUGE F1 against the whole Klexikon article, two examples 
 
     .venv/bin/python -m spacy project run corpus-klexikon
     .venv/bin/python project/run_klexikon.py [OUT_DIR] [--data ../shared/data]   (default: a temporary folder)"""
+
 import argparse
 import json
 import os

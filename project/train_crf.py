@@ -16,6 +16,7 @@ give: project/eval_crf_adaptation.py.
     .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
         --data my-gold.jsonl --output my-crf
 """
+
 import argparse
 import json
 import sys
@@ -47,20 +48,32 @@ def build_aligner(config_path: str, overrides):
     from spacy.util import load_config
 
     aligner = load_config(config_path, interpolate=True)["components"]["sentence_aligner"]["aligner"]
-    return resolve_section({"aligner": aligner}, "aligner", config_path,
-                           {f"aligner.{key}": value for key, value in overrides})
+    return resolve_section(
+        {"aligner": aligner}, "aligner", config_path, {f"aligner.{key}": value for key, value in overrides}
+    )
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", action="append", default=None,
-                    help="pair JSONL with gold beads, pre-segmented sides (repeatable; default: the DEplain-web dev pairs)")
+    ap.add_argument(
+        "--data",
+        action="append",
+        default=None,
+        help="pair JSONL with gold beads, pre-segmented sides (repeatable; default: the DEplain-web dev pairs)",
+    )
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
     ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"training config with a [{BLOCK}] block")
-    ap.add_argument("--set", action="append", default=[], type=setting, metavar="KEY=VALUE",
-                    help="a setting of the aligner block (training.epochs=10, top_k=8, ...)")
-    ap.add_argument("--epochs", type=int, default=None,
-                    help="both CRFs' epochs (training.epochs and training.combination_epochs)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        type=setting,
+        metavar="KEY=VALUE",
+        help="a setting of the aligner block (training.epochs=10, top_k=8, ...)",
+    )
+    ap.add_argument(
+        "--epochs", type=int, default=None, help="both CRFs' epochs (training.epochs and training.combination_epochs)"
+    )
     ap.add_argument("--seed", type=int, default=None, help="training.seed")
     args = ap.parse_args(argv)
     if args.epochs is not None:
@@ -74,8 +87,10 @@ def main(argv=None) -> int:
     aligner.initialize(lambda: pairs, log=log)
     aligner.fit(pairs, log)
     aligner.save(args.output)
-    print(f"trained on {len(pairs)} documents ({aligner.settings.epochs} epochs) in {time.time() - t0:.0f} s; "
-          f"saved to {args.output}")
+    print(
+        f"trained on {len(pairs)} documents ({aligner.settings.epochs} epochs) in {time.time() - t0:.0f} s; "
+        f"saved to {args.output}"
+    )
     return 0
 
 

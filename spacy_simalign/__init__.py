@@ -3,4 +3,5 @@
 Components, architectures and readers are registered through entry points in
 setup.cfg, so importing this package is not needed for `nlp.add_pipe`.
 """
+
 __version__ = "0.1.0"

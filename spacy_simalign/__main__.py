@@ -4,6 +4,7 @@ Before a command runs, the paths it declares (its `paths(args)`) are checked by
 outputs.check_paths: an output that cannot be written, or that is one of the inputs, stops
 it before any work. Bad input (InputError) prints one line `error: FILE:LINE: what` and
 exits with status 2."""
+
 import argparse
 import importlib
 import os
@@ -17,8 +18,9 @@ from .outputs import check_paths
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m spacy_simalign",
-                                     description="Align two versions of a text: paragraphs, sentences, documents.")
+    parser = argparse.ArgumentParser(
+        prog="python -m spacy_simalign", description="Align two versions of a text: paragraphs, sentences, documents."
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
     for info in modules:

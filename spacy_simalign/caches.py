@@ -2,6 +2,7 @@
 and safe to share within a process (the USE model, the shipped CRF weights as read from
 disk, the alignment pipelines). `reset()` empties them all (tests; a long-running worker
 that wants fresh vocabularies)."""
+
 import threading
 from typing import Any, Callable, Dict, Hashable, Tuple
 

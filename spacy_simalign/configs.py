@@ -1,5 +1,6 @@
 """Reading and resolving config sections (an [aligner], a [docmatch]) with one-line errors
 that name the file and the failing keys, for every place that takes a user's config."""
+
 from typing import Dict, Optional
 
 from .errors import InputError

@@ -10,6 +10,7 @@ two outputs of one command must differ too (`align-xling OUT --dropped OUT`).
 
 Commands declare their paths with a `paths(args) -> Paths` function; `__main__` runs
 `check_paths` on them. Library functions that write (engines.align_file) call it as well."""
+
 import os
 from dataclasses import dataclass, field
 from typing import Iterable, List, Optional
@@ -98,8 +99,9 @@ def check_paths(paths: Paths) -> None:
         for source in inputs:
             if same_file(out, source):
                 what = "the input" if os.path.abspath(source) == os.path.abspath(out) else f"the input {source}"
-                raise InputError(f"output would overwrite {what}: choose another output path "
-                                 "(nothing was written)", out)
+                raise InputError(
+                    f"output would overwrite {what}: choose another output path (nothing was written)", out
+                )
         for other in outputs[:k]:
             if same_file(out, other):
                 raise InputError(f"two outputs are the same file ({other} and {out})", out)

@@ -15,6 +15,7 @@ Entry points make a name resolvable without importing its module first, so a run
 only the aligners and backends its config names. The registries hang on confection's
 registry class, which spaCy's and thinc's extend: configs resolved by spaCy find them, and
 registering an aligner does not import spaCy."""
+
 import re
 from typing import Dict
 

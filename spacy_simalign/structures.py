@@ -1,6 +1,7 @@
 """Plain data that every aligner shares: a side of a pair (sentences grouped in
 paragraphs) and a bead (an n:m alignment with a score). No spaCy here, so the
 algorithms stay testable on lists of strings."""
+
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 

@@ -5,6 +5,7 @@ with its attribution in assets/deplain-web-dev/README.md), so most tests run fro
 
 Speed: `make test` runs the tests not marked slow or browser (setup.cfg). Tests that do not measure
 quality take `fake_encoder` (hashed character n-grams, no model to load) instead of USE."""
+
 import json
 import os
 import zlib
@@ -68,7 +69,7 @@ class HashedNgramSimilarity(EmbeddingSimilarity):
         for row, text in enumerate(texts):
             padded = f"  {text.lower()} "
             for k in range(len(padded) - 2):
-                out[row, zlib.crc32(padded[k:k + 3].encode("utf-8")) % self.dim] += 1.0
+                out[row, zlib.crc32(padded[k : k + 3].encode("utf-8")) % self.dim] += 1.0
             out[row, zlib.crc32(lang.encode("utf-8")) % self.dim] += 0.5  # never all zeros
         return out
 

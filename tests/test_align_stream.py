@@ -1,6 +1,7 @@
 """Streaming `align`: fixed batches, results in input order with a bounded number of
 batches in flight (memory flat in the number of pairs), N local processes writing the
 same bytes as one, encoder batching across pairs, and a progress line only when asked."""
+
 import io
 import json
 import subprocess
@@ -66,7 +67,7 @@ def test_local_engine_reads_one_batch_ahead_at_most(deplain_pairs):
         for k, (start, lines) in enumerate(engine.map(job, batches(stream, 2))):
             assert start == 2 * k
             assert stream.pulled <= start + 2 + 1
-            assert [json.loads(line)["id"] for line in lines] == [r.id for r in stream.items[start:start + 2]]
+            assert [json.loads(line)["id"] for line in lines] == [r.id for r in stream.items[start : start + 2]]
 
 
 @pytest.mark.slow
@@ -76,17 +77,35 @@ def test_two_processes_write_the_bytes_of_one(tmp_path, deplain_pairs):
     outs = []
     for n in (1, 2):
         out = tmp_path / f"out{n}.jsonl"
-        result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method",
-                                 "tfidf", "--batch-size", "3", "--n-process", str(n)], capture_output=True, text=True)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "spacy_simalign",
+                "align",
+                str(src),
+                str(out),
+                "--method",
+                "tfidf",
+                "--batch-size",
+                "3",
+                "--n-process",
+                str(n),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 0, result.stderr
-        assert result.stderr.startswith("aligned 12 of 12 pairs (") and result.stderr.count("\n") == 1, \
+        assert result.stderr.startswith("aligned 12 of 12 pairs (") and result.stderr.count("\n") == 1, (
             "one summary line and no progress bar when stderr is not a terminal"
+        )
         beads = sum(len(json.loads(line)["alignments"]) for line in out.read_text(encoding="utf-8").splitlines())
         assert result.stderr.startswith(f"aligned 12 of 12 pairs ({beads} beads) in ") and beads > 12
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
-    assert [json.loads(line)["id"] for line in outs[0].decode("utf-8").split("\n") if line] == \
-        [json.loads(line)["id"] for line in src.read_text(encoding="utf-8").split("\n") if line]
+    assert [json.loads(line)["id"] for line in outs[0].decode("utf-8").split("\n") if line] == [
+        json.loads(line)["id"] for line in src.read_text(encoding="utf-8").split("\n") if line
+    ]
 
 
 def test_process_engine_bounds_the_batches_in_flight(deplain_pairs):
@@ -121,8 +140,9 @@ def test_the_component_encodes_each_batch_in_one_call(deplain_pairs, monkeypatch
     encoder = nlp.get_pipe("simalign_sentence_aligner").aligner.encoder
     calls = []
     encode = encoder._encode_batch
-    monkeypatch.setattr(encoder, "_encode_batch", lambda texts, lang: calls.append((list(texts), lang))
-                        or encode(texts, lang))
+    monkeypatch.setattr(
+        encoder, "_encode_batch", lambda texts, lang: calls.append((list(texts), lang)) or encode(texts, lang)
+    )
     batch = records(deplain_pairs, 5)
     docs = list(nlp.pipe((pair_from_record(nlp, r) for r in batch), batch_size=3))
     assert all(doc._.beads for doc in docs)
@@ -139,8 +159,10 @@ def test_crf_output_is_the_same_in_one_or_two_processes(tmp_path, deplain_pairs)
     outs = []
     for n, size in ((1, 2), (2, 2)):
         out = tmp_path / f"out{n}.jsonl"
-        assert main(["align", str(src), str(out), "--method", "crf", "--batch-size", str(size),
-                     "--n-process", str(n)]) == 0
+        assert (
+            main(["align", str(src), str(out), "--method", "crf", "--batch-size", str(size), "--n-process", str(n)])
+            == 0
+        )
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0].count(b"\n") == 6
 
@@ -174,10 +196,12 @@ def test_progress_shows_rate_and_eta_only_when_enabled(monkeypatch):
 def test_bad_engine_options_are_clear_errors(tmp_path, deplain_pairs, capsys):
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text(json.dumps(deplain_pairs[0]) + "\n", encoding="utf-8")
-    for extra, message in ((["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --engine dask"),
-                           (["--n-process", "0"], "--n-process must be at least 1"),
-                           (["--batch-size", "0"], "--batch-size must be at least 1"),
-                           (["--model", str(tmp_path / "none.pt")], "model not found")):
+    for extra, message in (
+        (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --engine dask"),
+        (["--n-process", "0"], "--n-process must be at least 1"),
+        (["--batch-size", "0"], "--batch-size must be at least 1"),
+        (["--model", str(tmp_path / "none.pt")], "model not found"),
+    ):
         assert main(["align", str(src), str(out), "--method", "tfidf", *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1

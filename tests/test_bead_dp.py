@@ -1,5 +1,6 @@
 """The monotone bead decoder (bead_dp.py) and the CRF aligner's routing of translations to it,
 on the Text+Berg German/French dev article and DEplain pairs."""
+
 import json
 
 import numpy as np
@@ -82,7 +83,9 @@ def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplai
     assert not aligner.is_translation(c, shorter)  # half the length: not a translation
     crf_only = make_crf_aligner(translations="crf")
     assert not crf_only.is_translation(c, s)
-    assert score(textberg, aligner.align(c, s))["bead_text"]["f"] > score(textberg, crf_only.align(c, s))["bead_text"]["f"]
+    assert (
+        score(textberg, aligner.align(c, s))["bead_text"]["f"] > score(textberg, crf_only.align(c, s))["bead_text"]["f"]
+    )
 
 
 def test_the_decoder_built_without_settings_takes_the_registered_defaults():

@@ -1,6 +1,7 @@
 """The sentence aligner component on real DEplain pairs: the standard set for a trainable
 component (add_pipe, errors before initialize, empty and one-sentence pairs, to_disk /
 spacy.load round trip, overfitting through nlp.update) and the PairCorpus.v1 reader."""
+
 import json
 
 import pytest
@@ -20,16 +21,19 @@ N_SMALL = 3
 
 def small_pairs(deplain_pairs, n=N_SMALL):
     """The n DEplain pairs with the fewest sentences (real gold, quick to featurize)."""
+
     def size(obj):
         return sum(len(p) for side in ("complex", "simple") for p in obj[side]["paragraphs"])
+
     return sorted(deplain_pairs, key=lambda o: (size(o), o["id"]))[:n]
 
 
 def examples_of(nlp, records):
     out = []
     for obj in records:
-        reference = pair.make_pair(nlp, obj["complex"]["paragraphs"], obj["simple"]["paragraphs"], obj["lang"],
-                                   id=obj["id"], gold=obj["gold"])
+        reference = pair.make_pair(
+            nlp, obj["complex"]["paragraphs"], obj["simple"]["paragraphs"], obj["lang"], id=obj["id"], gold=obj["gold"]
+        )
         out.append(Example(predicted_doc(reference), reference))
     return out
 
@@ -42,8 +46,10 @@ def fresh_pipeline(**training):
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_segmenter")
     training = {"@simalign_aligners": "spacy-simalign.CRFTraining.v1", "cross_lingual_rate": 0.0, **training}
-    nlp.add_pipe("simalign_sentence_aligner",
-                 config={"aligner": {"@simalign_aligners": CRF, "weights": None, "training": training}})
+    nlp.add_pipe(
+        "simalign_sentence_aligner",
+        config={"aligner": {"@simalign_aligners": CRF, "weights": None, "training": training}},
+    )
     return nlp
 
 
@@ -181,8 +187,9 @@ def test_pair_corpus_reader_from_jsonl_and_docbin(deplain_pairs, tmp_path):
     docbin.to_disk(tmp_path / "gold.spacy")
     again = list(PairCorpus(tmp_path / "gold.spacy")(nlp))
     assert [eg.reference._.beads for eg in again] == [eg.reference._.beads for eg in examples]
-    assert [pair.side_of(eg.predicted, "simple") for eg in again] == [pair.side_of(eg.predicted, "simple")
-                                                                       for eg in examples]
+    assert [pair.side_of(eg.predicted, "simple") for eg in again] == [
+        pair.side_of(eg.predicted, "simple") for eg in examples
+    ]
 
 
 def test_pair_corpus_reader_refuses_unusable_gold(deplain_pairs, tmp_path):

@@ -1,5 +1,6 @@
 """The Amsterdam post-processing rules: crafted cases, the published Amsterdam rows, and
 the whole path on DEplain-web documents."""
+
 import json
 from collections import Counter
 
@@ -60,8 +61,10 @@ def test_trivial_edit_modes():
 
 
 def test_drop_trivial_edits_keeps_real_changes():
-    rows = [row("Zet het raam open.", "zet het raam open"),
-            row("Zet (30 minuten) een raam open.", "Zet 30 minuten een raam open.")]
+    rows = [
+        row("Zet het raam open.", "zet het raam open"),
+        row("Zet (30 minuten) een raam open.", "Zet 30 minuten een raam open."),
+    ]
     rows.append(row("U ontvangt een brief.", "U krijgt een brief."))
     assert [r.simple for r in drop_trivial_edits(rows)] == ["U krijgt een brief."]
 
@@ -96,9 +99,11 @@ def test_duplicates_rule_on_published_rows(amsterdam_rows):
 
 
 def test_split_merge_joins_simple_versions_in_document_order():
-    rows = [row("Ik kom morgen en ik breng taart mee.", "Ik breng taart mee.", simple_ids=(5,)),
-            row("Ik kom morgen en ik breng taart mee.", "Ik kom morgen.", simple_ids=(4,)),
-            row("Alleen dit.", "Alleen dat.", simple_ids=(6,))]
+    rows = [
+        row("Ik kom morgen en ik breng taart mee.", "Ik breng taart mee.", simple_ids=(5,)),
+        row("Ik kom morgen en ik breng taart mee.", "Ik kom morgen.", simple_ids=(4,)),
+        row("Alleen dit.", "Alleen dat.", simple_ids=(6,)),
+    ]
     out = add_split_merges(rows)
     assert out[:3] == rows
     merged = [r for r in out if r.origin == "split-merge"]
@@ -114,8 +119,10 @@ def test_split_merge_ignores_repeated_versions():
 
 def test_split_then_closest_prefers_merge_for_a_real_split():
     complex_text = "Daarnaast willen bewoners buslijn 21 terug, of een betere verbinding met de bushalte."
-    rows = [row(complex_text, "Daarnaast willen bewoners buslijn 21 terug.", simple_ids=(1,)),
-            row(complex_text, "Of een betere verbinding met de bushalte.", simple_ids=(2,))]
+    rows = [
+        row(complex_text, "Daarnaast willen bewoners buslijn 21 terug.", simple_ids=(1,)),
+        row(complex_text, "Of een betere verbinding met de bushalte.", simple_ids=(2,)),
+    ]
     out = keep_closest(add_split_merges(rows))
     assert len(out) == 1 and out[0].origin == "split-merge"
 
@@ -124,8 +131,11 @@ def test_split_then_closest_prefers_merge_for_a_real_split():
 
 
 def test_keep_closest_uses_levenshtein_and_keeps_order():
-    rows = [row("De brief komt morgen.", "Morgen komt de brief."), row("Iets anders.", "Iets anders!"),
-            row("De brief komt morgen.", "De brief komt snel.")]
+    rows = [
+        row("De brief komt morgen.", "Morgen komt de brief."),
+        row("Iets anders.", "Iets anders!"),
+        row("De brief komt morgen.", "De brief komt snel."),
+    ]
     out = keep_closest(rows)
     assert [r.simple for r in out] == ["Iets anders!", "De brief komt snel."]
 
@@ -159,8 +169,9 @@ def test_postprocess_counts_chain_and_switches(amsterdam_rows):
 
 
 def test_candidates_stay_inside_aligned_paragraphs():
-    complex_side = Side.from_paragraphs([["Der Hund bellt laut im Garten.", "Die Katze schläft."],
-                                         ["Das Auto ist rot und schnell."]])
+    complex_side = Side.from_paragraphs(
+        [["Der Hund bellt laut im Garten.", "Die Katze schläft."], ["Das Auto ist rot und schnell."]]
+    )
     simple_side = Side.from_paragraphs([["Das Auto ist rot."], ["Der Hund bellt.", "Die Katze schläft im Haus."]])
     rows, links = candidate_pairs("x", complex_side, simple_side, settings=CandidateSettings(0.1, 0.2))
     pairs = {(r.complex_ids[0], r.simple_ids[0]) for r in rows}
@@ -172,8 +183,9 @@ def test_candidates_stay_inside_aligned_paragraphs():
 def test_build_corpus_on_deplain(deplain_records):
     rows, report = build_corpus(deplain_records)
     assert report.documents == len(deplain_records) and report.candidates >= len(rows) > 0
-    sentences = {r.id: set(sum(r.side_input("complex"), [])) | set(sum(r.side_input("simple"), []))
-                 for r in deplain_records}
+    sentences = {
+        r.id: set(sum(r.side_input("complex"), [])) | set(sum(r.side_input("simple"), [])) for r in deplain_records
+    }
     gold = {r.id: {link for b in r.gold for link in b.links()} for r in deplain_records}
     confirmed = 0
     for r in rows:
@@ -225,8 +237,9 @@ def test_amsterdam_command_refuses_alignment_indices_out_of_range(tmp_path, depl
     record = deplain_records[0]
     pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "aligned.jsonl"
     pairs.write_text(dump_line(record.raw), encoding="utf-8")
-    alignments.write_text(dump_line({"id": record.id, "alignments": [{"complex": [index], "simple": [0]}]}),
-                          encoding="utf-8")
+    alignments.write_text(
+        dump_line({"id": record.id, "alignments": [{"complex": [index], "simple": [0]}]}), encoding="utf-8"
+    )
     out = tmp_path / "corpus"
     assert main(["amsterdam", str(pairs), str(out), "--alignments", str(alignments)]) == 2
     assert not out.exists()

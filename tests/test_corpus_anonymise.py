@@ -1,6 +1,7 @@
 """The simalign_anonymiser component: patterns with no model, the allow-list, sensitive
 sentences, NER entities from an earlier component, serialisation, the annotated samples
 and the published (already anonymised) Amsterdam rows."""
+
 from pathlib import Path
 
 import pytest
@@ -38,8 +39,9 @@ def test_add_pipe_on_blank_pipeline_and_empty_docs():
 
 
 def test_each_placeholder(nl):
-    doc = nl("Mevrouw Jansen van Stichting Buurtwerk Oost woont op de Kinkerstraat 112 "
-             "en is bereikbaar op 06-12345678.")
+    doc = nl(
+        "Mevrouw Jansen van Stichting Buurtwerk Oost woont op de Kinkerstraat 112 en is bereikbaar op 06-12345678."
+    )
     assert doc._.anonymised == "Mevrouw [NAME] van [ORGANIZATION] woont op de [ADDRESS] en is bereikbaar op [NUMBER]."
     assert [s.label_ for s in doc.spans["anonymised"]] == ["NAME", "ORGANIZATION", "ADDRESS", "NUMBER"]
 
@@ -71,8 +73,14 @@ def test_ner_entities_are_used_with_the_allow_list():
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
     ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns([{"label": "PERSON", "pattern": "Priya Shah"}, {"label": "ORG", "pattern": "Greenfield"},
-                        {"label": "ORG", "pattern": "NHS"}, {"label": "GPE", "pattern": "Leeds"}])
+    ruler.add_patterns(
+        [
+            {"label": "PERSON", "pattern": "Priya Shah"},
+            {"label": "ORG", "pattern": "Greenfield"},
+            {"label": "ORG", "pattern": "NHS"},
+            {"label": "GPE", "pattern": "Leeds"},
+        ]
+    )
     nlp.add_pipe("simalign_anonymiser")
     doc = nlp("Priya Shah of Greenfield met the NHS in Leeds.")
     assert doc._.anonymised == "[NAME] of [ORGANIZATION] met the NHS in Leeds."

@@ -1,5 +1,6 @@
 """Export of sentence-pair corpora: JSONL/CSV/TSV round trips on real rows, the Hugging
 Face datasets folder, the data card, alignment files from any aligner, bad input."""
+
 import csv
 import json
 
@@ -27,8 +28,12 @@ def texts(rows):
 
 
 def test_round_trips_on_published_rows(tmp_path, amsterdam_rows):
-    written = export_corpus(amsterdam_rows, str(tmp_path), ["jsonl", "csv", "tsv"],
-                            CardInfo("amsterdam", "EUPL-1.2", ["nl"], "TF-IDF, then post-processing"))
+    written = export_corpus(
+        amsterdam_rows,
+        str(tmp_path),
+        ["jsonl", "csv", "tsv"],
+        CardInfo("amsterdam", "EUPL-1.2", ["nl"], "TF-IDF, then post-processing"),
+    )
     assert [p.rsplit("/", 1)[-1] for p in written] == ["pairs.jsonl", "pairs.csv", "pairs.tsv", "README.md"]
     assert texts(read_amsterdam_csv(str(tmp_path / "pairs.csv"))) == texts(amsterdam_rows)
     assert texts(read_rows(str(tmp_path / "pairs.jsonl"))) == texts(amsterdam_rows)
@@ -66,9 +71,14 @@ def write_gold_alignments(tmp_path, deplain_pairs, n=4):
     pairs = tmp_path / "pairs.jsonl"
     align = tmp_path / "align.jsonl"
     pairs.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:n]), encoding="utf-8")
-    align.write_text("".join(json.dumps({"id": p["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
-                                                                       for c, s in p["gold"]]}) + "\n"
-                             for p in deplain_pairs[:n]), encoding="utf-8")
+    align.write_text(
+        "".join(
+            json.dumps({"id": p["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in p["gold"]]})
+            + "\n"
+            for p in deplain_pairs[:n]
+        ),
+        encoding="utf-8",
+    )
     return pairs, align
 
 
@@ -99,8 +109,25 @@ def test_alignment_file_errors(tmp_path, deplain_pairs):
 def test_export_command(tmp_path, deplain_pairs, capsys):
     pairs, align = write_gold_alignments(tmp_path, deplain_pairs)
     out = tmp_path / "published"
-    assert main(["export", str(out), "--pairs", str(pairs), "--alignments", str(align), "--formats", "jsonl,tsv",
-                 "--license", "CC BY 4.0", "--aligned-with", "manual (DEplain gold)"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(out),
+                "--pairs",
+                str(pairs),
+                "--alignments",
+                str(align),
+                "--formats",
+                "jsonl,tsv",
+                "--license",
+                "CC BY 4.0",
+                "--aligned-with",
+                "manual (DEplain gold)",
+            ]
+        )
+        == 0
+    )
     assert (out / "pairs.jsonl").exists() and (out / "pairs.tsv").exists() and not (out / "pairs.csv").exists()
     assert "manual (DEplain gold)" in (out / "README.md").read_text(encoding="utf-8")
     assert main(["export", str(tmp_path / "x")]) == 2
@@ -111,16 +138,29 @@ def test_raw_text_pairs_are_segmented_as_the_aligner_segments_them(tmp_path):
     """Alignment files without their sentences index the aligner's own segmentation (our rules:
     "usw." ends a sentence, "Kap. 4" does not); export must read the same sentences back."""
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text(json.dumps({
-        "id": "raw-1", "lang": "de",
-        "complex": {"text": "Es gibt Äpfel, Birnen usw. Das ist gut. Siehe Kap. 4 im Anhang."},
-        "simple": {"text": "Es gibt Äpfel und Birnen. Das ist gut. Lesen Sie Kapitel 4."}}) + "\n", encoding="utf-8")
+    pairs.write_text(
+        json.dumps(
+            {
+                "id": "raw-1",
+                "lang": "de",
+                "complex": {"text": "Es gibt Äpfel, Birnen usw. Das ist gut. Siehe Kap. 4 im Anhang."},
+                "simple": {"text": "Es gibt Äpfel und Birnen. Das ist gut. Lesen Sie Kapitel 4."},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     aligned = tmp_path / "aligned.jsonl"
     assert main(["align", str(pairs), str(aligned), "--method", "tfidf"]) == 0
     record = json.loads(aligned.read_text(encoding="utf-8"))
-    expected = [(" ".join(record["complex_sentences"][i] for i in b["complex"]),
-                 " ".join(record["simple_sentences"][j] for j in b["simple"]))
-                for b in record["alignments"] if b["complex"] and b["simple"]]
+    expected = [
+        (
+            " ".join(record["complex_sentences"][i] for i in b["complex"]),
+            " ".join(record["simple_sentences"][j] for j in b["simple"]),
+        )
+        for b in record["alignments"]
+        if b["complex"] and b["simple"]
+    ]
     assert len(record["complex_sentences"]) == 3 and expected
     bare = tmp_path / "bare.jsonl"
     bare.write_text(json.dumps({"id": record["id"], "alignments": record["alignments"]}) + "\n", encoding="utf-8")

@@ -1,5 +1,6 @@
 """The Klexikon pipeline: parsing, each clean-up rule on crafted and real lines, the
 paragraph filter, lead-3 with ROUGE, and the stratified split; then the whole run."""
+
 import json
 import statistics
 
@@ -104,7 +105,7 @@ def test_unterminated_lead_sentences_merge():
     assert "Karte Sie fließt durch die Schweiz." in art.sentences
     assert "Ihre Länge beträgt 288 km; sie mündet in den Rhein." in art.sentences
     assert "Die Aare entspringt in den Alpen, etwa" in art.sentences  # not in the lead
-    art, n = merge_unterminated_lead(parse_article('Er sagte: „Ja.“\nDann ging er.\n'))
+    art, n = merge_unterminated_lead(parse_article("Er sagte: „Ja.“\nDann ging er.\n"))
     assert n == 0
 
 

@@ -1,5 +1,6 @@
 """The CRF aligner on real DEplain-web pairs: shipped weights, save/load, overfitting,
 candidates, cross-lingual mode, bad configuration."""
+
 import pytest
 import torch
 
@@ -51,8 +52,9 @@ def test_save_load_round_trip(shipped, small_pairs, tmp_path, encoder):
 
 @pytest.mark.slow
 def test_overfits_three_pairs(small_pairs, encoder):
-    aligner = train_aligner(small_pairs, {"combination": "union"}, epochs=40, settings=TrainingSettings(seed=0),
-                            encoder=encoder)
+    aligner = train_aligner(
+        small_pairs, {"combination": "union"}, epochs=40, settings=TrainingSettings(seed=0), encoder=encoder
+    )
     for pair in small_pairs:
         pred = {(b.complex, b.simple) for b in aligner.align(pair.complex, pair.simple)}
         assert pred == {(b.complex, b.simple) for b in pair.gold}

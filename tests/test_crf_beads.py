@@ -1,5 +1,6 @@
 """The bead decoder (crf/beads.py) and the split fill (crf/combine.py): splits and merges chosen
 as units over the CRF's link-level beads (issue 14), on real DEplain-web documents."""
+
 import json
 import shutil
 
@@ -33,8 +34,9 @@ def test_monotone_chain_takes_the_best_set_of_non_crossing_beads():
 
 
 def test_split_fill_adds_only_unlinked_simple_sentences_above_the_floor():
-    s2c = DirectionOutput(links=[(0, 0), (0, 1), (1, 2), (2, 3)],
-                          probs={(0, 0): 0.9, (0, 1): 0.45, (1, 2): 0.3, (2, 3): 0.6, (3, 0): 0.2})
+    s2c = DirectionOutput(
+        links=[(0, 0), (0, 1), (1, 2), (2, 3)], probs={(0, 0): 0.9, (0, 1): 0.45, (1, 2): 0.3, (2, 3): 0.6, (3, 0): 0.2}
+    )
     kept = {(0, 0): 0.8, (2, 3): 0.7, (3, 3): 0.6}
     assert fill_splits(kept, s2c, 0.4) == {(0, 0): 0.8, (2, 3): 0.7, (3, 3): 0.6, (0, 1): 0.45}
     assert fill_splits(kept, s2c, None) == kept
@@ -112,8 +114,9 @@ def test_training_fits_the_bead_decoder_and_a_reload_decodes_the_same(deplain_pa
     again = CRFAligner.load(tmp_path / "crf", encoder=encoder)
     for pair in pairs[:3]:
         assert aligner.align(pair.complex, pair.simple) == again.align(pair.complex, pair.simple)
-    plain = train_aligner(pairs, epochs=2, settings=TrainingSettings(combination_epochs=2, bead_folds=0),
-                          encoder=encoder)
+    plain = train_aligner(
+        pairs, epochs=2, settings=TrainingSettings(combination_epochs=2, bead_folds=0), encoder=encoder
+    )
     assert plain.config["bead_weights"] is None
     assert plain.config["combination_weights"] == aligner.config["combination_weights"]
 
@@ -141,8 +144,9 @@ def test_a_gold_bead_with_a_gap_labels_no_candidate_block():
 
     s2c = DirectionOutput([(0, 0), (0, 1), (0, 2)], {(0, 0): 0.9, (0, 1): 0.8, (0, 2): 0.9})
     c2s = DirectionOutput([(0, 0)], {(0, 0): 0.9})
-    ctx = BeadContext(s2c, c2s, {(0, 0): 0.9, (0, 1): 0.8, (0, 2): 0.9}, np.array([40.0]),
-                      np.array([10.0, 10.0, 10.0]), False)
+    ctx = BeadContext(
+        s2c, c2s, {(0, 0): 0.9, (0, 1): 0.8, (0, 2): 0.9}, np.array([40.0]), np.array([10.0, 10.0, 10.0]), False
+    )
     base = [Bead((0,), (0, 1, 2))]
     _, labels = bead_examples(ctx, [Bead((0,), (0, 2))], base)
     assert len(labels) and not labels.any()

@@ -1,6 +1,7 @@
 """The CRF aligner's config: one default per setting in the registered function, sub-configs for
 the translation decoder and the training, the old form (null = the weights' value), and the
 trainer that takes the aligner it trains."""
+
 import ast
 from pathlib import Path
 
@@ -15,8 +16,19 @@ from spacy_simalign.aligners.crf.translations import TranslationSettings
 from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.similarity.backends import make_use_similarity
 
-OLD_FORM = ("combination", "threshold", "top_k", "top_k_lexical", "band", "neighbours", "hidden", "emission",
-            "identical", "split_fill", "bead_threshold")
+OLD_FORM = (
+    "combination",
+    "threshold",
+    "top_k",
+    "top_k_lexical",
+    "band",
+    "neighbours",
+    "hidden",
+    "emission",
+    "identical",
+    "split_fill",
+    "bead_threshold",
+)
 
 
 def default_pipeline():
@@ -30,8 +42,9 @@ def test_filled_config_shows_every_value_that_runs():
     """No null but the optional path; the values are the shipped weights' own, with the
     translation decoder and the training as sub-configs."""
     block = default_pipeline().config["components"]["simalign_sentence_aligner"]["aligner"]
-    nulls = sorted(k for section in (block, block["translations"], block["training"])
-                   for k, v in section.items() if v is None)
+    nulls = sorted(
+        k for section in (block, block["translations"], block["training"]) for k, v in section.items() if v is None
+    )
     assert nulls == ["cross_encoder_path"]
     saved, _ = read_weights(DEFAULT_WEIGHTS)
     for key, value in block.items():
@@ -44,10 +57,22 @@ def test_filled_config_shows_every_value_that_runs():
 
 def test_the_aligner_runs_the_configured_values():
     nlp = spacy.blank("de")
-    nlp.add_pipe("simalign_sentence_aligner", config={"aligner": {
-        "@simalign_aligners": "spacy-simalign.CRFAligner.v2", "top_k": 8, "bead_max_split": 6,
-        "translations": {"@simalign_aligners": "spacy-simalign.CRFTranslations.v1", "length_ratio": 1.5, "window": 3},
-        "training": {"@simalign_aligners": "spacy-simalign.CRFTraining.v1", "epochs": 7}}})
+    nlp.add_pipe(
+        "simalign_sentence_aligner",
+        config={
+            "aligner": {
+                "@simalign_aligners": "spacy-simalign.CRFAligner.v2",
+                "top_k": 8,
+                "bead_max_split": 6,
+                "translations": {
+                    "@simalign_aligners": "spacy-simalign.CRFTranslations.v1",
+                    "length_ratio": 1.5,
+                    "window": 3,
+                },
+                "training": {"@simalign_aligners": "spacy-simalign.CRFTraining.v1", "epochs": 7},
+            }
+        },
+    )
     aligner = nlp.get_pipe("simalign_sentence_aligner").aligner
     assert aligner.config["top_k"] == 8 and aligner.config["bead_max_split"] == 6
     assert aligner.translations.length_ratio == 1.5 and aligner.settings.epochs == 7

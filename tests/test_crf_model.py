@@ -1,4 +1,5 @@
 """The CRF's exact inference against brute-force enumeration of all label sequences."""
+
 import itertools
 
 import pytest

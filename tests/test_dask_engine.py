@@ -1,6 +1,7 @@
 """The Dask engine: the same lines as the local run, in input order, and each worker builds its
 pipeline (the model) once, not once per pair. The default tests use a cluster inside this process
 (threads, no worker processes to start); the 2-process LocalCluster of `--engine dask` is the slow tests'."""
+
 import json
 import subprocess
 import sys
@@ -23,8 +24,23 @@ def pairs_file(tmp_path_factory, deplain_pairs):
 
 
 def align_cli(src, out, *extra):
-    result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method", "tfidf",
-                             "--batch-size", "3", *extra], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_simalign",
+            "align",
+            str(src),
+            str(out),
+            "--method",
+            "tfidf",
+            "--batch-size",
+            "3",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     return out.read_bytes()
 

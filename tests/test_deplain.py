@@ -1,4 +1,5 @@
 """The DEplain plan CSV reader against the converted pairs.jsonl, and its errors on bad CSV."""
+
 import csv
 import io
 
@@ -58,8 +59,10 @@ def test_titles_come_first_in_their_paragraph(converted, shared_data):
 
 def test_split_joined_prefers_sentence_ends():
     text = "Beschlossen haben es die Herzöge Wilhelm IV. und Ludwig X. Zu der Zeit war das Essen knapp."
-    assert split_joined(text, 2) == ["Beschlossen haben es die Herzöge Wilhelm IV. und Ludwig X.",
-                                     "Zu der Zeit war das Essen knapp."]
+    assert split_joined(text, 2) == [
+        "Beschlossen haben es die Herzöge Wilhelm IV. und Ludwig X.",
+        "Zu der Zeit war das Essen knapp.",
+    ]
     assert split_joined("Ein Satz. Noch einer.", 2, ["Ein Satz.", None]) == ["Ein Satz.", "Noch einer."]
     assert split_joined("Eins", 2) is None
 
@@ -77,8 +80,18 @@ def test_small_plan_with_split_deletion_and_addition(tmp_path):
     rows = io.StringIO()
     out = csv.writer(rows)
     out.writerow(["Titel", "", "1-1-0--1", "1-0-x-x", "1", "c", "l", "deletion"])
-    out.writerow(["Der Hund bellt laut und lange.", "Der Hund bellt. Er ist laut.", "1-1-0-0", "1-0-0-0|1-0-0-1",
-                  "1", "c", "l", "aligned (1:2)"])
+    out.writerow(
+        [
+            "Der Hund bellt laut und lange.",
+            "Der Hund bellt. Er ist laut.",
+            "1-1-0-0",
+            "1-0-0-0|1-0-0-1",
+            "1",
+            "c",
+            "l",
+            "aligned (1:2)",
+        ]
+    )
     out.writerow(["", "Neu.", "1-1-x-x", "1-0-1-0", "1", "c", "l", "addition"])
     doc = read_plan(write(tmp_path, HEADER + rows.getvalue()))
     assert doc["id"] == "deplain-web-1"
@@ -87,14 +100,21 @@ def test_small_plan_with_split_deletion_and_addition(tmp_path):
     assert doc["gold"] == [[[1], [0, 1]]]
 
 
-@pytest.mark.parametrize("body, line, words", [
-    ("a,b,1-1-0-0,1-0-zz,1,c,l,identical\n", 2, "bad sentence id"),
-    ("a,b,1-1-0-0,1-1-0-0,1,c,l,identical\n", 2, "level"),
-    ("a,b,1-1-0-0,2-0-0-0,1,c,l,identical\n", 2, "belongs to pair"),
-    ("a,b,1-1-0-0,1-0-0-0,1,c,l\n", 2, "fields"),
-    ("a,,1-1-0-0,1-0-0-0,1,c,l,identical\n", 2, "is empty"),
-    ("a,b,1-1-0-0,1-0-0-0,1,c,l,identical\na,b c,1-1-0-1,1-0-0-1|1-0-0-2|1-0-0-3,1,c,l,aligned\n", 3, "cannot split"),
-])
+@pytest.mark.parametrize(
+    "body, line, words",
+    [
+        ("a,b,1-1-0-0,1-0-zz,1,c,l,identical\n", 2, "bad sentence id"),
+        ("a,b,1-1-0-0,1-1-0-0,1,c,l,identical\n", 2, "level"),
+        ("a,b,1-1-0-0,2-0-0-0,1,c,l,identical\n", 2, "belongs to pair"),
+        ("a,b,1-1-0-0,1-0-0-0,1,c,l\n", 2, "fields"),
+        ("a,,1-1-0-0,1-0-0-0,1,c,l,identical\n", 2, "is empty"),
+        (
+            "a,b,1-1-0-0,1-0-0-0,1,c,l,identical\na,b c,1-1-0-1,1-0-0-1|1-0-0-2|1-0-0-3,1,c,l,aligned\n",
+            3,
+            "cannot split",
+        ),
+    ],
+)
 def test_malformed_rows_raise_located_errors(tmp_path, body, line, words):
     path = write(tmp_path, HEADER + body)
     with pytest.raises(InputError) as err:

@@ -1,5 +1,6 @@
 """Document matching: strategies, blocking + index, input validation, calibration, the
 spaCy component, and the Klexikon result the README reports (Intersection F1 >= 0.98)."""
+
 import json
 from pathlib import Path
 
@@ -47,16 +48,22 @@ def test_strategies_and_indexes_resolve_by_registered_and_short_name():
     assert STRATEGIES == ["above-threshold", "best-source", "best-target", "union", "intersection", "assignment"]
     rng = np.random.default_rng(5)
     src, tgt, scores = _all_pairs(rng.uniform(0, 100, (6, 4)).astype(np.float32))
-    for short, registered in (("union", "spacy-simalign.UnionStrategy.v1"),
-                              ("assignment", "spacy-simalign.AssignmentStrategy.v1")):
+    for short, registered in (
+        ("union", "spacy-simalign.UnionStrategy.v1"),
+        ("assignment", "spacy-simalign.AssignmentStrategy.v1"),
+    ):
         assert registered in doc_strategy_registry
-        assert [a.tolist() for a in select(short, src, tgt, scores, 40.0)] == \
-            [a.tolist() for a in select(registered, src, tgt, scores, 40.0)]
+        assert [a.tolist() for a in select(short, src, tgt, scores, 40.0)] == [
+            a.tolist() for a in select(registered, src, tgt, scores, 40.0)
+        ]
     assert isinstance(doc_index("spacy-simalign.FlatIndex.v1"), FlatIndex) and isinstance(doc_index("flat"), FlatIndex)
     with pytest.raises(InputError, match="unknown strategy 'best'.*best-source"):
         select("best", src, tgt, scores, 40.0)
-    matcher = DocMatcher(strategy="spacy-simalign.IntersectionStrategy.v1", index="spacy-simalign.IvfIndex.v1",
-                         rerank="spacy-simalign.SentencesRerank.v1")
+    matcher = DocMatcher(
+        strategy="spacy-simalign.IntersectionStrategy.v1",
+        index="spacy-simalign.IvfIndex.v1",
+        rerank="spacy-simalign.SentencesRerank.v1",
+    )
     assert matcher.reranker is not None and matcher.index_search.nprobe == 16
     with pytest.raises(InputError, match="unknown index 'annoy'"):
         DocMatcher(index="annoy")
@@ -142,6 +149,7 @@ def test_sweep_matches_a_direct_count():
 
 # -- bad input ------------------------------------------------------------------------------
 
+
 def _write(path, rows):
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return str(path)
@@ -151,15 +159,18 @@ def _docs(tmp_path):
     return [json.loads(line) for line in (XLING / "de.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda rows: rows[1].update(text="   "), "has no text"),
-    (lambda rows: rows[2].update(id=rows[0]["id"]), "duplicate id"),
-    (lambda rows: rows[1].update(lang="xx"), "unknown language 'xx'"),
-    (lambda rows: rows[3].update(lang="fr"), "mixed languages"),
-    (lambda rows: rows[2].update(date="15.07.2024"), "malformed date"),
-    (lambda rows: rows[2].update(date="2024-02-30"), "invalid date"),
-    (lambda rows: rows[1].pop("text"), "missing field 'text'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda rows: rows[1].update(text="   "), "has no text"),
+        (lambda rows: rows[2].update(id=rows[0]["id"]), "duplicate id"),
+        (lambda rows: rows[1].update(lang="xx"), "unknown language 'xx'"),
+        (lambda rows: rows[3].update(lang="fr"), "mixed languages"),
+        (lambda rows: rows[2].update(date="15.07.2024"), "malformed date"),
+        (lambda rows: rows[2].update(date="2024-02-30"), "invalid date"),
+        (lambda rows: rows[1].pop("text"), "missing field 'text'"),
+    ],
+)
 def test_bad_documents_give_one_line_errors_and_no_output(tmp_path, capsys, change, message):
     rows = _docs(tmp_path)
     change(rows)
@@ -183,10 +194,21 @@ def test_missing_dates_and_allowed_mixed_languages_are_documented_behaviour(tmp_
             del row["date"]
     assert main(["match-docs", str(XLING / "de.jsonl"), _write(tmp_path / "t.jsonl", target), str(out)]) == 0
     assert {"source": "de-gletscher", "target": "fr-glacier"} in [
-        {k: m[k] for k in ("source", "target")} for m in map(json.loads, out.read_text().splitlines())]
+        {k: m[k] for k in ("source", "target")} for m in map(json.loads, out.read_text().splitlines())
+    ]
     target[0]["lang"] = "en"
-    assert main(["match-docs", str(XLING / "de.jsonl"), _write(tmp_path / "t.jsonl", target), str(out),
-                 "--allow-mixed-languages"]) == 0
+    assert (
+        main(
+            [
+                "match-docs",
+                str(XLING / "de.jsonl"),
+                _write(tmp_path / "t.jsonl", target),
+                str(out),
+                "--allow-mixed-languages",
+            ]
+        )
+        == 0
+    )
 
 
 def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, monkeypatch):
@@ -199,6 +221,7 @@ def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, m
 
 # -- Klexikon: the figure the README reports ---------------------------------------------------
 
+
 @pytest.mark.slow
 def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path, capsys):
     folder = shared_data / "klexikon-validation"
@@ -208,15 +231,41 @@ def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path,
     assert len(docs) == 2 * len(titles)
     assert not any(d.title for d in docs) and not {d.id for d in docs} & titles  # titles withheld
     config = tmp_path / "docmatch.cfg"
-    assert main(["calibrate-docs", str(tmp_path / "source.jsonl"), str(tmp_path / "target.jsonl"),
-                 str(tmp_path / "gold.jsonl"), "--output-config", str(config)]) == 0
+    assert (
+        main(
+            [
+                "calibrate-docs",
+                str(tmp_path / "source.jsonl"),
+                str(tmp_path / "target.jsonl"),
+                str(tmp_path / "gold.jsonl"),
+                "--output-config",
+                str(config),
+            ]
+        )
+        == 0
+    )
     rows = {line.split("|")[1].strip(): line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")}
     f1 = {name: float(rows[name].split("|")[5]) for name in STRATEGIES}
     assert f1["intersection"] >= 0.98
     # --threshold auto reads the calibrated threshold back and reproduces the F1
     out = tmp_path / "matches.jsonl"
-    assert main(["match-docs", str(tmp_path / "source.jsonl"), str(tmp_path / "target.jsonl"), str(out),
-                 "--config", str(config), "--strategy", "intersection", "--threshold", "auto"]) == 0
+    assert (
+        main(
+            [
+                "match-docs",
+                str(tmp_path / "source.jsonl"),
+                str(tmp_path / "target.jsonl"),
+                str(out),
+                "--config",
+                str(config),
+                "--strategy",
+                "intersection",
+                "--threshold",
+                "auto",
+            ]
+        )
+        == 0
+    )
     pred = {(m["source"], m["target"]) for m in map(json.loads, out.read_text().splitlines())}
     gold = {(g["source"], g["target"]) for g in map(json.loads, (tmp_path / "gold.jsonl").read_text().splitlines())}
     tp = len(pred & gold)
@@ -224,6 +273,7 @@ def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path,
 
 
 # -- spaCy component -----------------------------------------------------------------------------
+
 
 def test_component_embeds_docs_and_the_matcher_reuses_them(tmp_path):
     import spacy
@@ -259,18 +309,23 @@ def test_component_embeds_docs_and_the_matcher_reuses_them(tmp_path):
         matcher.match([unnamed], sides["fr"])
 
 
-@pytest.mark.parametrize("text, message", [
-    ("no section header here\n", "cannot read matcher config"),
-    ("[other]\nx = 1\n", "no [docmatch] section"),
-    (None, "unknown strategy 'best'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("no section header here\n", "cannot read matcher config"),
+        ("[other]\nx = 1\n", "no [docmatch] section"),
+        (None, "unknown strategy 'best'"),
+    ],
+)
 def test_bad_matcher_config_is_a_one_line_error(tmp_path, capsys, text, message):
     from spacy_simalign.docmatch.matcher import DEFAULT_CONFIG_STR
 
     config = tmp_path / "docmatch.cfg"
     config.write_text(text if text is not None else DEFAULT_CONFIG_STR.replace('"assignment"', '"best"'))
     out = tmp_path / "m.jsonl"
-    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out), "--config", str(config)]) == 2
+    assert (
+        main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(out), "--config", str(config)]) == 2
+    )
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {config}:") and message in err and "\n" not in err and not out.exists()
 
@@ -278,10 +333,27 @@ def test_bad_matcher_config_is_a_one_line_error(tmp_path, capsys, text, message)
 def test_calibration_writes_thresholds_that_threshold_auto_reads(tmp_path, capsys):
     config = tmp_path / "docmatch.cfg"
     args = [str(XLING / "de.jsonl"), str(XLING / "fr.jsonl")]
-    assert main(["calibrate-docs", *args, str(XLING / "gold_docs.jsonl"), "--output-config", str(config),
-                 "--window-days", "3", "--strategy", "union"]) == 0
-    table = [line for line in capsys.readouterr().out.splitlines() if line.split("|")[1:2] and
-             line.split("|")[1].strip() in STRATEGIES]
+    assert (
+        main(
+            [
+                "calibrate-docs",
+                *args,
+                str(XLING / "gold_docs.jsonl"),
+                "--output-config",
+                str(config),
+                "--window-days",
+                "3",
+                "--strategy",
+                "union",
+            ]
+        )
+        == 0
+    )
+    table = [
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.split("|")[1:2] and line.split("|")[1].strip() in STRATEGIES
+    ]
     assert [row.split("|")[1].strip() for row in table] == list(STRATEGIES)
     from spacy_simalign.docmatch.matcher import DocMatcher
 
@@ -352,8 +424,19 @@ def test_profiles_follow_the_language_pair_and_calibration_writes_its_own(tmp_pa
     assert matcher.profile(source, source) is matcher.profiles["same"]
     assert matcher.profiles["cross"].lexical == "none" and matcher.profiles["same"].lexical == "tfidf"
     config = tmp_path / "docmatch.cfg"
-    assert main(["calibrate-docs", str(NEWS / "de.jsonl"), str(NEWS / "fr.jsonl"), str(NEWS / "gold.jsonl"),
-                 "--output-config", str(config)]) == 0
+    assert (
+        main(
+            [
+                "calibrate-docs",
+                str(NEWS / "de.jsonl"),
+                str(NEWS / "fr.jsonl"),
+                str(NEWS / "gold.jsonl"),
+                "--output-config",
+                str(config),
+            ]
+        )
+        == 0
+    )
     assert "Signals tried for assignment" in capsys.readouterr().out
     calibrated = DocMatcher.from_config(str(config))
     assert calibrated.profile(source, target) is calibrated.profiles["de-fr"]
@@ -386,11 +469,34 @@ def test_null_text_and_duplicate_match_lines_are_located_errors(tmp_path, capsys
     assert main(["match-docs", str(bad), str(NEWS / "fr.jsonl"), str(tmp_path / "m.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == f"error: {bad}:1: 'text' must be a string, got NoneType"
     matches = tmp_path / "matches.jsonl"
-    line = json.dumps({"source": "de-01", "target": next(g["target"] for g in map(
-        json.loads, (NEWS / "gold.jsonl").read_text().splitlines()) if g["source"] == "de-01")}) + "\n"
+    line = (
+        json.dumps(
+            {
+                "source": "de-01",
+                "target": next(
+                    g["target"]
+                    for g in map(json.loads, (NEWS / "gold.jsonl").read_text().splitlines())
+                    if g["source"] == "de-01"
+                ),
+            }
+        )
+        + "\n"
+    )
     matches.write_text(line + line, encoding="utf-8")
-    assert main(["align-xling", str(matches), str(tmp_path / "a.jsonl"), "--source", str(NEWS / "de.jsonl"),
-                 "--target", str(NEWS / "fr.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "align-xling",
+                str(matches),
+                str(tmp_path / "a.jsonl"),
+                "--source",
+                str(NEWS / "de.jsonl"),
+                "--target",
+                str(NEWS / "fr.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert f"error: {matches}:2: duplicate match de-01 -> " in capsys.readouterr().err
     assert not (tmp_path / "a.jsonl").exists()
 
@@ -415,15 +521,31 @@ def test_per_pair_options_reach_every_profile_and_keep_a_calibrated_weight(tmp_p
     from spacy_simalign.docmatch.cli import load_matcher
 
     config = tmp_path / "docmatch.cfg"
-    config.write_text('[docmatch]\n@misc = "spacy-simalign.DocMatcher.v2"\n\n[docmatch.profiles]\n\n'
-                      '[docmatch.profiles.de-fr]\nlexical = "none"\nlexical_weight = 0.25\nrerank_weight = 1.0\n'
-                      'threshold = 30.0\n')
-    options = dict(config=str(config), strategy=None, fields=None, window_days=None, top_k=None, index=None,
-                   lexical="tfidf", lexical_weight=None, rerank=None, rerank_weight=0.5, embedder=None,
-                   allow_mixed_languages=False)
+    config.write_text(
+        '[docmatch]\n@misc = "spacy-simalign.DocMatcher.v2"\n\n[docmatch.profiles]\n\n'
+        '[docmatch.profiles.de-fr]\nlexical = "none"\nlexical_weight = 0.25\nrerank_weight = 1.0\n'
+        "threshold = 30.0\n"
+    )
+    options = dict(
+        config=str(config),
+        strategy=None,
+        fields=None,
+        window_days=None,
+        top_k=None,
+        index=None,
+        lexical="tfidf",
+        lexical_weight=None,
+        rerank=None,
+        rerank_weight=0.5,
+        embedder=None,
+        allow_mixed_languages=False,
+    )
     matcher, written, _ = load_matcher(Namespace(**options))
     assert {name: (p.lexical, p.lexical_weight, p.rerank_weight) for name, p in matcher.profiles.items()} == {
-        "de-fr": ("tfidf", 0.25, 0.5), "same": ("tfidf", 0.5, 0.5), "cross": ("tfidf", 0.5, 0.5)}
+        "de-fr": ("tfidf", 0.25, 0.5),
+        "same": ("tfidf", 0.5, 0.5),
+        "cross": ("tfidf", 0.5, 0.5),
+    }
     assert written["docmatch"]["profiles"]["de-fr"]["lexical_weight"] == 0.25
     assert matcher.profiles["de-fr"].threshold == 30.0
 
@@ -436,10 +558,25 @@ def test_a_v1_config_takes_lexical_options_and_calibrates_into_a_v1_config(tmp_p
     assert main(["match-docs", *args, str(out), "--config", str(config), "--lexical", "names-numbers"]) == 0
     assert main(["match-docs", *args, str(out), "--config", str(config), "--rerank", "none"]) == 2
     assert "--rerank needs a spacy-simalign.DocMatcher.v2 config" in capsys.readouterr().err
-    assert main(["calibrate-docs", *args, str(XLING / "gold_docs.jsonl"), "--config", str(config),
-                 "--output-config", str(written), "--thresholds-only"]) == 0
+    assert (
+        main(
+            [
+                "calibrate-docs",
+                *args,
+                str(XLING / "gold_docs.jsonl"),
+                "--config",
+                str(config),
+                "--output-config",
+                str(written),
+                "--thresholds-only",
+            ]
+        )
+        == 0
+    )
     from spacy_simalign.docmatch.matcher import DocMatcher
 
     matcher = DocMatcher.from_config(str(written))
-    assert matcher.profiles["same"].lexical_weight == 0.25 and set(matcher.profiles["same"].thresholds) == set(STRATEGIES)
+    assert matcher.profiles["same"].lexical_weight == 0.25 and set(matcher.profiles["same"].thresholds) == set(
+        STRATEGIES
+    )
     assert main(["match-docs", *args, str(out), "--config", str(written), "--threshold", "auto"]) == 0

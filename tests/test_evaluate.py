@@ -1,5 +1,6 @@
 """`evaluate` checks every prediction like any alignment file: a bad one is one line
 `error: FILE:LINE: ...` with exit status 2, never a traceback or a silently wrong score."""
+
 import json
 
 import pytest
@@ -20,8 +21,9 @@ def predictions(path, lines):
 
 
 def perfect(objs):
-    return [{"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in o["gold"]]}
-            for o in objs]
+    return [
+        {"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in o["gold"]]} for o in objs
+    ]
 
 
 def test_perfect_predictions_score_one(gold, tmp_path, capsys):
@@ -32,16 +34,19 @@ def test_perfect_predictions_score_one(gold, tmp_path, capsys):
     assert scores["link"]["f"] == 1.0 and scores["bead_text"]["f"] == 1.0
 
 
-@pytest.mark.parametrize("bead, message", [
-    ({"complex": [10_000], "simple": [0]}, "complex index 10000 is out of range"),
-    ({"complex": [0], "simple": [-1]}, "simple index -1 is negative"),
-    ({"complex": [-1], "simple": [-1]}, "index -1 is negative"),
-    ({"complex": [True], "simple": [0]}, "must be a list of integers"),
-    ({"complex": ["0"], "simple": [0]}, "must be a list of integers"),
-    ({"complex": [0.0], "simple": [0]}, "must be a list of integers"),
-    ({"complex": [0, 0], "simple": [0]}, "repeats a complex index"),
-    ({"complex": [0], "simple": [0], "score": "high"}, "score must be a number"),
-])
+@pytest.mark.parametrize(
+    "bead, message",
+    [
+        ({"complex": [10_000], "simple": [0]}, "complex index 10000 is out of range"),
+        ({"complex": [0], "simple": [-1]}, "simple index -1 is negative"),
+        ({"complex": [-1], "simple": [-1]}, "index -1 is negative"),
+        ({"complex": [True], "simple": [0]}, "must be a list of integers"),
+        ({"complex": ["0"], "simple": [0]}, "must be a list of integers"),
+        ({"complex": [0.0], "simple": [0]}, "must be a list of integers"),
+        ({"complex": [0, 0], "simple": [0]}, "repeats a complex index"),
+        ({"complex": [0], "simple": [0], "score": "high"}, "score must be a number"),
+    ],
+)
 def test_bad_predicted_bead_is_a_located_error(gold, tmp_path, capsys, bead, message):
     path, objs = gold
     lines = perfect(objs)
@@ -108,8 +113,9 @@ def test_one_bead_rule_for_gold_in_align_evaluate_and_review(tmp_path, capsys, d
         client = create_app(str(gold)).test_client()
         client.environ_base["HTTP_X_REVIEW_TOKEN"] = client.application.config["TOKEN"]
         etag = client.get(f"/api/pairs/{good['id']}").get_json()["etag"]
-        response = client.put(f"/api/pairs/{good['id']}/gold", json={"gold": obj["gold"]},
-                              headers={"If-Match": f'"{etag}"'})
+        response = client.put(
+            f"/api/pairs/{good['id']}/gold", json={"gold": obj["gold"]}, headers={"If-Match": f'"{etag}"'}
+        )
         assert response.status_code == 400 and message in response.get_json()["error"]
         return
     if reader == "align":

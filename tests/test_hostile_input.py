@@ -2,6 +2,7 @@
 error naming file and line (exit 2, nothing written at OUTPUT, no partial file left), or
 a correct result with every input id once, in order (nothing lost). The cases run `main()` in
 this process; one test runs `python -m spacy_simalign` itself (exit status and stderr of __main__)."""
+
 import json
 import subprocess
 import sys
@@ -80,25 +81,52 @@ def error_cases(dev):
         "missing-side": (dump(good) + dump(no_complex), 2, "missing side 'complex'"),
         "side-without-text": (dump(good) + dump(pair_from(dev, complex={"sentences": ["a"]})), 2, "has no sentences"),
         "empty-paragraph": (dump(good) + dump(empty_paragraph), 2, "has no sentences"),
-        "gold-out-of-range": (dump(good) + dump(pair_from(dev, gold=dev["gold"] + [[[9999], [0]]])), 2,
-                              "out of range"),
+        "gold-out-of-range": (dump(good) + dump(pair_from(dev, gold=dev["gold"] + [[[9999], [0]]])), 2, "out of range"),
         "unknown-lang": (dump(good) + dump(pair_from(dev, lang="xx")), 2, "unknown language 'xx'"),
-        "unknown-lang-simple": (dump(good) + dump(pair_from(dev, lang_simple="klingon")), 2, "unknown language 'klingon'"),
-        "duplicate-id": (dump(good) + dump(pair_from(dev, "second")) + dump(pair_from(dev, "first")), 3,
-                         "duplicate id 'first'"),
+        "unknown-lang-simple": (
+            dump(good) + dump(pair_from(dev, lang_simple="klingon")),
+            2,
+            "unknown language 'klingon'",
+        ),
+        "duplicate-id": (
+            dump(good) + dump(pair_from(dev, "second")) + dump(pair_from(dev, "first")),
+            3,
+            "duplicate id 'first'",
+        ),
         "number-id": (dump(good) + dump(pair_from(dev, 7)), 2, "'id' must be a string, got int"),
         "number-lang": (dump(good) + dump(pair_from(dev, lang=1)), 2, "'lang' must be a string"),
         "number-sentence": (dump(good) + dump(number_sentence), 2, "must be a string, got int"),
         "number-text": (dump(good) + dump(pair_from(dev, simple={"text": 3.5})), 2, "'simple.text' must be a string"),
-        "lone-surrogate": (dump(good) + b'{"id": "s", "lang": "de", "complex": {"text": "a\\ud800b"}, '
-                           b'"simple": {"text": "c"}}\n', 2, "lone surrogate"),
+        "lone-surrogate": (
+            dump(good) + b'{"id": "s", "lang": "de", "complex": {"text": "a\\ud800b"}, "simple": {"text": "c"}}\n',
+            2,
+            "lone surrogate",
+        ),
     }
 
 
-CASES = ["not-utf8", "invalid-json", "truncated-last-line", "bom", "deeply-nested", "array-not-object",
-         "missing-id", "missing-lang", "missing-side", "side-without-text", "empty-paragraph", "gold-out-of-range",
-         "unknown-lang", "unknown-lang-simple", "duplicate-id",
-         "number-id", "number-lang", "number-sentence", "number-text", "lone-surrogate"]
+CASES = [
+    "not-utf8",
+    "invalid-json",
+    "truncated-last-line",
+    "bom",
+    "deeply-nested",
+    "array-not-object",
+    "missing-id",
+    "missing-lang",
+    "missing-side",
+    "side-without-text",
+    "empty-paragraph",
+    "gold-out-of-range",
+    "unknown-lang",
+    "unknown-lang-simple",
+    "duplicate-id",
+    "number-id",
+    "number-lang",
+    "number-sentence",
+    "number-text",
+    "lone-surrogate",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -113,8 +141,9 @@ def test_the_module_entry_point_exits_2_with_one_located_line(tmp_path, deplain_
     data, line, expected = error_cases(deplain_pairs[0])["unknown-lang"]
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_bytes(data)
-    result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), *METHOD],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), *METHOD], capture_output=True, text=True
+    )
     err = result.stderr.strip()
     assert result.returncode == 2, err
     assert len(err.splitlines()) == 1 and err.startswith(f"error: {src}:{line}: ") and expected in err, err
@@ -190,10 +219,24 @@ def test_unusual_whitespace_and_line_separators_round_trip(tmp_path, deplain_pai
 def test_a_sentence_of_100000_characters(tmp_path):
     long_sentence = " ".join(f"wort{k % 997}" for k in range(20_000))[:100_000]
     rows = [
-        {"id": "raw", "lang": "de", "complex": {"text": long_sentence}, "simple": {"text": "Ein Satz. " + long_sentence[:500]}},
-        {"id": "pre", "lang": "de", "complex": {"paragraphs": [[long_sentence]]},
-         "simple": {"paragraphs": [["Kurz.", long_sentence[:300]]]}},
-        {"id": "no-spaces", "lang": "de", "complex": {"paragraphs": [["x" * 100_000]]}, "simple": {"text": "y" * 100_000}},
+        {
+            "id": "raw",
+            "lang": "de",
+            "complex": {"text": long_sentence},
+            "simple": {"text": "Ein Satz. " + long_sentence[:500]},
+        },
+        {
+            "id": "pre",
+            "lang": "de",
+            "complex": {"paragraphs": [[long_sentence]]},
+            "simple": {"paragraphs": [["Kurz.", long_sentence[:300]]]},
+        },
+        {
+            "id": "no-spaces",
+            "lang": "de",
+            "complex": {"paragraphs": [["x" * 100_000]]},
+            "simple": {"text": "y" * 100_000},
+        },
     ]
     code, _, out = run_align(tmp_path, b"".join(dump(r) for r in rows))
     assert code == 0
@@ -212,11 +255,12 @@ def test_a_side_of_20000_sentences_within_the_memory_budget(tmp_path, deplain_pa
     whose peak resident memory must stay under the 2 GB budget."""
     sentences = [s for p in deplain_pairs for para in p["complex"]["paragraphs"] for s in para]
     side = [sentences[k % len(sentences)] + ("" if k < len(sentences) else f" ({k})") for k in range(20_000)]
-    row = pair_from(deplain_pairs[0], "huge", complex={"paragraphs": [side[i:i + 5] for i in range(0, 20_000, 5)]})
+    row = pair_from(deplain_pairs[0], "huge", complex={"paragraphs": [side[i : i + 5] for i in range(0, 20_000, 5)]})
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_bytes(dump(row))
-    result = subprocess.run([sys.executable, "-c", MEASURED_ALIGN, str(src), str(out), *METHOD],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", MEASURED_ALIGN, str(src), str(out), *METHOD], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     peak_kib = int(result.stderr.strip().splitlines()[-1].split()[-1])
     assert peak_kib > 50 * 1024
@@ -229,15 +273,20 @@ def test_a_side_of_20000_sentences_within_the_memory_budget(tmp_path, deplain_pa
     assert all(0 <= j < n_simple for b in got[0]["alignments"] for j in b["simple"])
 
 
-@pytest.mark.parametrize("digits, expected", [
-    (5000, "invalid JSON (a number of more than 4300 digits)"),
-    (4000, "'gold[0]' complex index 999999... (4000 digits) is out of range (side has"),
-])
-def test_a_gold_index_of_thousands_of_digits_is_a_short_located_error(tmp_path, capsys, deplain_pairs, digits,
-                                                                      expected):
+@pytest.mark.parametrize(
+    "digits, expected",
+    [
+        (5000, "invalid JSON (a number of more than 4300 digits)"),
+        (4000, "'gold[0]' complex index 999999... (4000 digits) is out of range (side has"),
+    ],
+)
+def test_a_gold_index_of_thousands_of_digits_is_a_short_located_error(
+    tmp_path, capsys, deplain_pairs, digits, expected
+):
     """json.dumps cannot even write such a number: the line is built as text."""
-    line = dump(pair_from(deplain_pairs[0], "huge", gold=[[[0], [0]]])).replace(b"[[[0], [0]]]", b"[[[" + b"9" * digits
-                                                                                + b"], [0]]]")
+    line = dump(pair_from(deplain_pairs[0], "huge", gold=[[[0], [0]]])).replace(
+        b"[[[0], [0]]]", b"[[[" + b"9" * digits + b"], [0]]]"
+    )
     code, src, out = run_align(tmp_path, dump(pair_from(deplain_pairs[1], "first")) + line)
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.startswith(f"error: {src}:2: ") and expected in err, err[:300]
@@ -248,8 +297,10 @@ def test_a_predicted_index_of_thousands_of_digits_is_a_short_located_error(tmp_p
     gold = tmp_path / "gold.jsonl"
     gold.write_bytes(dump(deplain_pairs[0]))
     pred = tmp_path / "pred.jsonl"
-    pred.write_bytes(b'{"id": "%s", "alignments": [{"complex": [%s], "simple": [0]}]}\n'
-                     % (deplain_pairs[0]["id"].encode(), b"7" * 3000))
+    pred.write_bytes(
+        b'{"id": "%s", "alignments": [{"complex": [%s], "simple": [0]}]}\n'
+        % (deplain_pairs[0]["id"].encode(), b"7" * 3000)
+    )
     assert main(["evaluate", str(gold), str(pred)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {pred}:1: 'alignments[0]' complex index 777777... (3000 digits) is out of range")

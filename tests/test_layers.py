@@ -4,6 +4,7 @@ plain data (the modules at the package root), text (segmentation/, similarity/),
 data that read no files (aligners/), formats (formats/), spaCy (pipeline/), application (engines/,
 evaluation/, review/, corpus/, docmatch/) and commands (commands/). A few modules of the
 application folders are plain algorithms that lower layers use: they are listed in MODULES."""
+
 import ast
 from pathlib import Path
 
@@ -12,14 +13,29 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "spacy_simalign"
 
 LAYERS = ["base", "text", "algorithms", "formats", "spacy", "application", "commands"]
-FOLDERS = {"segmentation": "text", "similarity": "text", "aligners": "algorithms", "formats": "formats",
-           "pipeline": "spacy", "engines": "application", "evaluation": "application", "review": "application",
-           "corpus": "application", "docmatch": "application", "commands": "commands"}
+FOLDERS = {
+    "segmentation": "text",
+    "similarity": "text",
+    "aligners": "algorithms",
+    "formats": "formats",
+    "pipeline": "spacy",
+    "engines": "application",
+    "evaluation": "application",
+    "review": "application",
+    "corpus": "application",
+    "docmatch": "application",
+    "commands": "commands",
+}
 MODULES = {  # modules whose layer is not their folder's
-    "__main__": "commands", "__init__": "commands",
+    "__main__": "commands",
+    "__init__": "commands",
     "pair": "spacy",  # the alias of pipeline.pair that the README imports
-    "evaluation.scoring": "algorithms", "docmatch.strategies": "algorithms", "docmatch.index": "algorithms",
-    "docmatch.lexical": "algorithms", "docmatch.fields": "algorithms", "corpus.pairs": "algorithms",
+    "evaluation.scoring": "algorithms",
+    "docmatch.strategies": "algorithms",
+    "docmatch.index": "algorithms",
+    "docmatch.lexical": "algorithms",
+    "docmatch.fields": "algorithms",
+    "corpus.pairs": "algorithms",
     "corpus.xling_filters": "algorithms",
 }
 
@@ -53,19 +69,24 @@ def imports(path: Path):
         targets = []
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1] if node.level > 1 else package
+                base = package[: len(package) - node.level + 1] if node.level > 1 else package
                 stem = ".".join(base + ([node.module] if node.module else []))
             elif node.module and node.module.startswith("spacy_simalign"):
-                stem = node.module[len("spacy_simalign"):].lstrip(".")
+                stem = node.module[len("spacy_simalign") :].lstrip(".")
             else:
                 continue
             for alias in node.names:  # "from . import pair": a module; "from .x import name": module x
                 candidate = f"{stem}.{alias.name}".lstrip(".")
-                targets.append(candidate if (PACKAGE / candidate.replace(".", "/")).with_suffix(".py").exists()
-                               or (PACKAGE / candidate.replace(".", "/")).is_dir() else stem)
+                targets.append(
+                    candidate
+                    if (PACKAGE / candidate.replace(".", "/")).with_suffix(".py").exists()
+                    or (PACKAGE / candidate.replace(".", "/")).is_dir()
+                    else stem
+                )
         elif isinstance(node, ast.Import):
-            targets = [a.name[len("spacy_simalign"):].lstrip(".") for a in node.names
-                       if a.name.startswith("spacy_simalign")]
+            targets = [
+                a.name[len("spacy_simalign") :].lstrip(".") for a in node.names if a.name.startswith("spacy_simalign")
+            ]
         for target in targets:
             if target:
                 yield target, node.lineno, id(node) in top_level
@@ -78,8 +99,10 @@ FILES = sorted(p for p in PACKAGE.rglob("*.py"))
 def test_no_import_runs_up_a_layer(path):
     own = layer_of(module_name(path))
     for target, line, _ in imports(path):
-        assert layer_of(target) <= own, (f"{path.relative_to(PACKAGE)}:{line} imports {target} "
-                                         f"({LAYERS[layer_of(target)]}) from the {LAYERS[own]} layer")
+        assert layer_of(target) <= own, (
+            f"{path.relative_to(PACKAGE)}:{line} imports {target} "
+            f"({LAYERS[layer_of(target)]}) from the {LAYERS[own]} layer"
+        )
 
 
 def test_no_import_cycle_between_modules():
@@ -93,7 +116,7 @@ def test_no_import_cycle_between_modules():
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(nxt):] + [nxt]))
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(nxt) :] + [nxt]))
             if nxt not in state:
                 visit(nxt)
         stack.pop()

@@ -1,4 +1,5 @@
 """The classic sentence aligners (MASSAlign, CATS C3G, TF-IDF) on real DEplain-web documents."""
+
 import pytest
 
 from spacy_simalign.aligners import lexical
@@ -157,8 +158,14 @@ def test_paragraph_links_confine_the_alignment(name, news):
     for pair in news[:5]:
         complex, simple = sides(pair)
         links = make_massalign_paragraphs().align_paragraphs(complex, simple)
-        allowed = {(i, j) for link in links for p in link.complex for q in link.simple
-                   for i in complex.paragraphs[p] for j in simple.paragraphs[q]}
+        allowed = {
+            (i, j)
+            for link in links
+            for p in link.complex
+            for q in link.simple
+            for i in complex.paragraphs[p]
+            for j in simple.paragraphs[q]
+        }
         beads = method_of(name)(complex, simple, links)
         assert links_of(beads) <= allowed
         assert_valid(beads, complex, simple)

@@ -2,6 +2,7 @@
 contributes to the sentence encoder and to the CRF's pair TF-IDF is its first
 limits.MAX_TEXT_CHARS characters; the sentence itself is kept whole and aligned. (The memory
 itself is measured by project/bench_long_sentence.py, not here: no timed or sized unit tests.)"""
+
 import json
 
 import numpy as np
@@ -31,9 +32,12 @@ def test_align_hands_the_encoder_at_most_the_cap_and_keeps_the_sentence(tmp_path
     config = tmp_path / "crf.cfg"
     config.write_text(with_fake_encoder(method_config("crf")).to_str(), encoding="utf-8")
     sentence = long_text(3 * MAX_TEXT_CHARS)
-    row = {"id": "long", "lang": "de",
-           "complex": {"paragraphs": [["Ein kurzer Satz.", sentence, "Noch ein Satz."]]},
-           "simple": {"text": "Ein kurzer Satz. Noch ein Satz."}}
+    row = {
+        "id": "long",
+        "lang": "de",
+        "complex": {"paragraphs": [["Ein kurzer Satz.", sentence, "Noch ein Satz."]]},
+        "simple": {"text": "Ein kurzer Satz. Noch ein Satz."},
+    }
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text(json.dumps(row) + "\n", encoding="utf-8")
     assert main(["align", str(src), str(out), "--config", str(config)]) == 0

@@ -3,6 +3,7 @@ that is one of its inputs (the same path, a symbolic link, a hard link) or anoth
 outputs is refused with exit status 2 and the input left byte for byte; an output that is a
 folder, or in a folder that does not exist, is refused before aligning starts, so nothing
 (no OUTPUT.partial) is left behind."""
+
 import importlib
 import json
 import os
@@ -26,9 +27,14 @@ def files(tmp_path):
     pairs.write_bytes(b"".join(lines))
     objs = [json.loads(line) for line in lines]
     predicted = tmp_path / "predicted.jsonl"
-    predicted.write_text("".join(json.dumps({"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
-                                                                         for c, s in o["gold"]]}) + "\n"
-                                 for o in objs), encoding="utf-8")
+    predicted.write_text(
+        "".join(
+            json.dumps({"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in o["gold"]]})
+            + "\n"
+            for o in objs
+        ),
+        encoding="utf-8",
+    )
     docs = tmp_path / "docs.jsonl"
     docs.write_text(json.dumps({"id": "a", "lang": "de", "text": "Ein Text."}) + "\n", encoding="utf-8")
     rows = tmp_path / "rows.csv"
@@ -39,8 +45,15 @@ def files(tmp_path):
     plans.mkdir()
     plan = plans / "plan_doc_1.csv"
     plan.write_text("a,b\n", encoding="utf-8")
-    return {"pairs": pairs, "predicted": predicted, "docs": docs, "rows": rows, "text": text, "plans": plans,
-            "plan": plan}
+    return {
+        "pairs": pairs,
+        "predicted": predicted,
+        "docs": docs,
+        "rows": rows,
+        "text": text,
+        "plans": plans,
+        "plan": plan,
+    }
 
 
 def snapshot(folder):
@@ -65,8 +78,10 @@ SAME_AS_INPUT = {
     "anonymise": (["anonymise", "{text}", "{text}", "--lang", "de"], "text"),
     "convert-deplain": (["convert-deplain", "{plans}", "{plan}"], "plan"),
     "review": (["review", "{pairs}", "{pairs}", "--port", "0"], "pairs"),  # the alignments file is the pairs file
-    "calibrate-docs": (["calibrate-docs", "{docs}", "{docs}", "{predicted}", "--output-config", "{predicted}"],
-                       "predicted"),
+    "calibrate-docs": (
+        ["calibrate-docs", "{docs}", "{docs}", "{predicted}", "--output-config", "{predicted}"],
+        "predicted",
+    ),
 }
 
 
@@ -136,16 +151,21 @@ def test_align_into_an_existing_folder_fails_before_aligning(tmp_path, files, ca
     assert not list(tmp_path.glob("results.partial*")) and list(folder.iterdir()) == []
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["align", "{pairs}", "{tmp}/missing/out.jsonl", "--method", "tfidf"], "output folder does not exist"),
-    (["evaluate", "{pairs}", "{predicted}", "--output", "{plans}"], "output path is a folder"),
-    (["stats", "{predicted}", "--per-pair", "{tmp}/no/such.jsonl"], "output folder does not exist"),
-    (["align-xling", "{pairs}", "{tmp}/out.jsonl", "--dropped", "{tmp}/missing/dropped.jsonl"],
-     "output folder does not exist"),
-    (["export", "{rows}", "--rows", "{rows}"], "output folder is a file"),
-    (["klexikon", "{plans}", "{text}"], "output folder is a file"),
-    (["render", "{pairs}", "{plans}"], "output path is a folder"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["align", "{pairs}", "{tmp}/missing/out.jsonl", "--method", "tfidf"], "output folder does not exist"),
+        (["evaluate", "{pairs}", "{predicted}", "--output", "{plans}"], "output path is a folder"),
+        (["stats", "{predicted}", "--per-pair", "{tmp}/no/such.jsonl"], "output folder does not exist"),
+        (
+            ["align-xling", "{pairs}", "{tmp}/out.jsonl", "--dropped", "{tmp}/missing/dropped.jsonl"],
+            "output folder does not exist",
+        ),
+        (["export", "{rows}", "--rows", "{rows}"], "output folder is a file"),
+        (["klexikon", "{plans}", "{text}"], "output folder is a file"),
+        (["render", "{pairs}", "{plans}"], "output path is a folder"),
+    ],
+)
 def test_unwritable_outputs_are_refused_before_any_work(tmp_path, files, capsys, argv, message):
     before = snapshot(tmp_path)
     assert main(fill(argv, files, tmp_path)) == 2

@@ -1,4 +1,5 @@
 """The Doc pair: both sides in one Doc, plain-data extensions, serialisation, Examples."""
+
 import spacy
 from spacy.tokens import DocBin
 from spacy.training import Example
@@ -35,8 +36,10 @@ def test_beads_read_back_from_both_sides(deplain_pairs):
 
 def test_docbin_round_trip_keeps_pair_and_alignment(deplain_pairs):
     nlp = spacy.blank("de")
-    docs = [pair.make_pair(nlp, r["complex"]["paragraphs"], r["simple"]["paragraphs"], id=r["id"], gold=r["gold"])
-            for r in deplain_pairs[:3]]
+    docs = [
+        pair.make_pair(nlp, r["complex"]["paragraphs"], r["simple"]["paragraphs"], id=r["id"], gold=r["gold"])
+        for r in deplain_pairs[:3]
+    ]
     data = DocBin(docs=docs, store_user_data=True).to_bytes()
     loaded = list(DocBin(store_user_data=True).from_bytes(data).get_docs(nlp.vocab))
     for a, b in zip(docs, loaded):
@@ -96,10 +99,20 @@ def test_align_keeps_inner_whitespace_and_the_same_beads(tmp_path):
 
     from spacy_simalign.__main__ import main
 
-    rows = [{"id": "spaced", "lang": "de", "complex": {"paragraphs": SPACED},
-             "simple": {"text": "\n\n".join(" ".join(p) for p in SPACED)}},
-            {"id": "plain", "lang": "de", "complex": {"paragraphs": PLAIN},
-             "simple": {"text": "\n\n".join(" ".join(p) for p in PLAIN)}}]
+    rows = [
+        {
+            "id": "spaced",
+            "lang": "de",
+            "complex": {"paragraphs": SPACED},
+            "simple": {"text": "\n\n".join(" ".join(p) for p in SPACED)},
+        },
+        {
+            "id": "plain",
+            "lang": "de",
+            "complex": {"paragraphs": PLAIN},
+            "simple": {"text": "\n\n".join(" ".join(p) for p in PLAIN)},
+        },
+    ]
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     for method in ("tfidf", "crf"):
@@ -107,5 +120,8 @@ def test_align_keeps_inner_whitespace_and_the_same_beads(tmp_path):
         spaced, plain = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
         assert spaced["simple_sentences"] == [s for para in SPACED for s in para]
         assert plain["simple_sentences"] == [s for para in PLAIN for s in para]
-        assert [(b["complex"], b["simple"]) for b in spaced["alignments"]] == \
-            [(b["complex"], b["simple"]) for b in plain["alignments"]] == [([0], [0]), ([1], [1]), ([2], [2])]
+        assert (
+            [(b["complex"], b["simple"]) for b in spaced["alignments"]]
+            == [(b["complex"], b["simple"]) for b in plain["alignments"]]
+            == [([0], [0]), ([1], [1]), ([2], [2])]
+        )

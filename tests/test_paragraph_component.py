@@ -1,5 +1,6 @@
 """The simalign_paragraph_aligner component in a pipeline: paragraph links on the Doc pair,
 used by the sentence aligner, scored against the paragraph pairs implied by gold."""
+
 import pytest
 import spacy
 
@@ -14,8 +15,9 @@ def pipeline(method):
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_segmenter")
     nlp.add_pipe("simalign_paragraph_aligner", config={"aligner": method_config(method, paragraph=True)["aligner"]})
-    nlp.add_pipe("simalign_sentence_aligner", config={"aligner": method_config("tfidf")["aligner"],
-                                                      "use_paragraphs": True})
+    nlp.add_pipe(
+        "simalign_sentence_aligner", config={"aligner": method_config("tfidf")["aligner"], "use_paragraphs": True}
+    )
     return nlp
 
 
@@ -40,7 +42,7 @@ def test_paragraph_links_are_valid_and_mostly_gold(method, deplain_pairs):
         # the sentence aligner stays inside the linked paragraphs (with no link at all it falls
         # back to the whole document)
         c_para, s_para = c.paragraph_of(), s.paragraph_of()
-        for bead in (doc._.beads if links else []):
+        for bead in doc._.beads if links else []:
             assert all((c_para[i], s_para[j]) in predicted for i in bead.complex for j in bead.simple)
     # Each method must clearly beat guessing by relative position, and most of its links must be gold.
     assert prf.f >= baseline.f + 0.1, (method, prf.f, baseline.f)

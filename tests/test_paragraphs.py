@@ -1,4 +1,5 @@
 """Paragraph aligners (Jiang et al. 2020, MASSAlign vicinity, TF-IDF) on real DEplain-web documents."""
+
 import inspect
 
 import numpy as np
@@ -131,10 +132,14 @@ def test_neighbouring_paragraphs_aligned_to_one_are_merged():
 
 def test_vicinity_path_follows_the_diagonal_and_skips_gaps():
     """A matrix with a clear diagonal, a deleted row and a 1-2 split."""
-    sim = np.array([[0.9, 0.1, 0.0, 0.0],
-                    [0.1, 0.0, 0.1, 0.0],   # deleted: nothing acceptable
-                    [0.0, 0.6, 0.5, 0.0],   # split into columns 1 and 2
-                    [0.0, 0.0, 0.1, 0.8]])
+    sim = np.array(
+        [
+            [0.9, 0.1, 0.0, 0.0],
+            [0.1, 0.0, 0.1, 0.0],  # deleted: nothing acceptable
+            [0.0, 0.6, 0.5, 0.0],  # split into columns 1 and 2
+            [0.0, 0.0, 0.1, 0.8],
+        ]
+    )
     path = paragraphs.vicinity_path(sim, 0.3, 0.05)
     assert path == [(0, 0), (2, 1), (2, 2), (3, 3)]
     assert paragraphs.path_groups(path) == [([0], [0]), ([2], [1, 2]), ([3], [3])]

@@ -1,6 +1,7 @@
 """The spaCy project's `ci` workflow, run with weasel's project_run in a copy of the project
 (project.yml, configs, assets, project scripts): convert a few DEplain documents, spacy train
 for two epochs, evaluate, assemble the de and en pipelines and build the de sdist."""
+
 import json
 import shutil
 from pathlib import Path
@@ -42,8 +43,9 @@ def test_ci_workflow_trains_evaluates_and_packages(ci_project):
     assert (ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.pt").is_file()
     sdist = ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "dist" / "de_simalign_web-0.1.0.tar.gz"
     assert sdist.is_file()
-    packaged = json.loads((ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "meta.json")
-                          .read_text(encoding="utf-8"))
+    packaged = json.loads(
+        (ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "meta.json").read_text(encoding="utf-8")
+    )
     assert any(req.startswith("spacy-simalign") for req in packaged["requirements"])
     assert (ci_project / "packages" / "ci" / f"spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl").is_file()
 
@@ -54,8 +56,13 @@ def test_ci_pipelines_align_in_their_own_language(ci_project):
     de = spacy.load(ci_project / "packages" / "ci" / "pipelines" / "de")
     en = spacy.load(ci_project / "packages" / "ci" / "pipelines" / "en")
     assert de.lang == "de" and en.lang == "en" and en.pipe_names == de.pipe_names
-    doc = en(pair.make_pair(en, "Mr. Smith lives in London. He works at the bank near the river.",
-                            "Mr. Smith lives in London. He works at a bank."))
+    doc = en(
+        pair.make_pair(
+            en,
+            "Mr. Smith lives in London. He works at the bank near the river.",
+            "Mr. Smith lives in London. He works at a bank.",
+        )
+    )
     assert len(pair.side_of(doc, "complex")) == 2  # "Mr." does not end a sentence in English
     assert ((0,), (0,)) in {(b.complex, b.simple) for b in doc._.beads}
 
@@ -87,15 +94,20 @@ def project_commands():
 
 def scripts_of(command):
     """The project/*.py files that a command's script lines run."""
-    return {word for line in command["script"] for word in line.split()
-            if word.startswith("project/") and word.endswith(".py")}
+    return {
+        word
+        for line in command["script"]
+        for word in line.split()
+        if word.startswith("project/") and word.endswith(".py")
+    }
 
 
 def test_every_project_script_is_run_by_a_command_or_is_a_named_helper():
     used = set().union(*(scripts_of(command) for command in project_commands()))
     for path in sorted((ROOT / "project").glob("*.py")):
-        assert f"project/{path.name}" in used or path.name in HELPERS, \
+        assert f"project/{path.name}" in used or path.name in HELPERS, (
             f"project/{path.name} is run by no command of project.yml"
+        )
     for name in HELPERS:
         assert (ROOT / "project" / name).is_file() and f"project/{name}" not in used, name
 
@@ -130,9 +142,14 @@ def test_tests_neither_import_nor_run_project_scripts():
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-        named = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant)
-                 and isinstance(node.value, str) and id(node) not in docstrings
-                 and (node.value == "project" or node.value.startswith("project/"))]
+        named = [
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and (node.value == "project" or node.value.startswith("project/"))
+        ]
         assert not named, f"{path.name}:{named} names project/"
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -187,10 +204,19 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
     wheel = tmp_path / "packages" / f"spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"
     assert result.stdout.strip() == str(wheel)
     names = set(zipfile.ZipFile(wheel).namelist())
-    for data in ("weights/crf/model.pt", "weights/crf/config.json", "templates/review.js", "templates/review.html",
-                 "resources/example-de.jsonl", "outputs.py", "review/store.py"):
+    for data in (
+        "weights/crf/model.pt",
+        "weights/crf/config.json",
+        "templates/review.js",
+        "templates/review.html",
+        "resources/example-de.jsonl",
+        "outputs.py",
+        "review/store.py",
+    ):
         assert f"spacy_simalign/{data}" in names, data
-    install = f"pip install packages/{wheel.name} packages/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
+    install = (
+        f"pip install packages/{wheel.name} packages/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
+    )
     assert install in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
     # the same build from a tree whose setup.cfg leaves the data folders out is refused
     tree = tmp_path / "tree"
@@ -217,11 +243,18 @@ def test_generated_project_outputs_are_not_versioned():
 
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    tracked = subprocess.run(["git", "ls-files", "metrics", "project.lock"], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "metrics", "project.lock"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert tracked == []
-    generated = ["metrics/test.json", "metrics/test_massalign.json", "metrics/package_check.json", "metrics/ci.json",
-                 "project.lock", f"packages/spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"]
+    generated = [
+        "metrics/test.json",
+        "metrics/test_massalign.json",
+        "metrics/package_check.json",
+        "metrics/ci.json",
+        "project.lock",
+        f"packages/spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl",
+    ]
     ignored = subprocess.run(["git", "check-ignore", *generated], cwd=ROOT, capture_output=True, text=True).stdout
     assert ignored.split() == generated
 
@@ -233,13 +266,31 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "a.jsonl").write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
     (tmp_path / "b.jsonl").write_text("\n".join(lines[3:6]) + "\n", encoding="utf-8")
-    run = run_script(ROOT / "project" / "train_crf.py", "--data", tmp_path / "a.jsonl", "--data", tmp_path / "b.jsonl",
-                      "--output", tmp_path / "crf", "--epochs", "1", cwd=tmp_path)
+    run = run_script(
+        ROOT / "project" / "train_crf.py",
+        "--data",
+        tmp_path / "a.jsonl",
+        "--data",
+        tmp_path / "b.jsonl",
+        "--output",
+        tmp_path / "crf",
+        "--epochs",
+        "1",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     assert "trained on 6 documents" in run.stdout
     config = json.loads((tmp_path / "crf" / "config.json").read_text(encoding="utf-8"))
     assert config["combination_weights"] is not None  # fitted on held-out documents: there were enough of them
-    run = run_script("-m", "spacy_simalign", "align", tmp_path / "a.jsonl", tmp_path / "out.jsonl",
-                      "--model", tmp_path / "crf", cwd=tmp_path)
+    run = run_script(
+        "-m",
+        "spacy_simalign",
+        "align",
+        tmp_path / "a.jsonl",
+        tmp_path / "out.jsonl",
+        "--model",
+        tmp_path / "crf",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3

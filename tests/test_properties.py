@@ -3,6 +3,7 @@ on sides drawn from real DEplain sentences: every index in range, each bead non-
 both sides with sorted distinct indices, beads sorted by (first complex, first simple) and
 disjoint (a sentence in at most one bead per side, as lexical.py and structures.
 beads_from_links document), scores in [0, 1], and the same output for the same input."""
+
 import pytest
 from conftest import load_deplain
 from hypothesis import HealthCheck, given, settings
@@ -29,8 +30,9 @@ POOL = sentence_pool()
 
 
 def sides(max_paragraphs, max_sentences):
-    paragraph = st.lists(st.sampled_from(POOL) | st.text(min_size=1, max_size=30).filter(str.strip),
-                         min_size=1, max_size=max_sentences)
+    paragraph = st.lists(
+        st.sampled_from(POOL) | st.text(min_size=1, max_size=30).filter(str.strip), min_size=1, max_size=max_sentences
+    )
     return st.lists(paragraph, min_size=0, max_size=max_paragraphs).map(lambda ps: Side.from_paragraphs(ps, "de"))
 
 

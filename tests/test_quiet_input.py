@@ -3,6 +3,7 @@ with both `text` and `paragraphs`, a sentence of invisible characters only, an e
 that differ only in Unicode normalisation, `--lang` contradicting a pair's own `lang` (a
 warning: the pair's own is used), raw text that reaches the sentence aligner unsegmented (a
 warning naming the fix), and an unknown paragraph method (a config error)."""
+
 import json
 import unicodedata
 import warnings
@@ -17,8 +18,12 @@ ZWSP = "\u200b"
 
 
 def pair_line(pair_id="p", **changes):
-    obj = {"id": pair_id, "lang": "de", "complex": {"paragraphs": [["Ein Satz hier.", "Noch ein Satz."]]},
-           "simple": {"text": "Ein Satz. Noch einer."}}
+    obj = {
+        "id": pair_id,
+        "lang": "de",
+        "complex": {"paragraphs": [["Ein Satz hier.", "Noch ein Satz."]]},
+        "simple": {"text": "Ein Satz. Noch einer."},
+    }
     obj.update(changes)
     return json.dumps(obj, ensure_ascii=False) + "\n"
 
@@ -29,19 +34,30 @@ def align(tmp_path, text, *extra):
     return main(["align", str(src), str(out), "--method", "tfidf", *extra]), src, out
 
 
-@pytest.mark.parametrize("line, message", [
-    (pair_line(complex={"paragraphs": [["Ein Satz."]], "text": "Ein Satz."}),
-     "side 'complex' has both 'paragraphs' and 'text': give one of them"),
-    (pair_line(complex={"paragraphs": [["Ein Satz.", ZWSP]]}),
-     "'complex.paragraphs[0][1]' is an empty sentence (only invisible characters)"),
-    (pair_line(simple={"paragraphs": [["\u2060\ufeff\u200d "]]}),
-     "'simple.paragraphs[0][0]' is an empty sentence (only invisible characters)"),
-    (pair_line(simple={"paragraphs": [["\u3164"]]}), "is an empty sentence (only invisible characters)"),
-    (pair_line(""), "empty 'id'"),
-    (pair_line(" " + ZWSP), "empty 'id'"),
-    (pair_line("Café") + pair_line(unicodedata.normalize("NFD", "Café")),
-     "(first on line 1, written with other Unicode code points: the same id once normalised, NFC)"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            pair_line(complex={"paragraphs": [["Ein Satz."]], "text": "Ein Satz."}),
+            "side 'complex' has both 'paragraphs' and 'text': give one of them",
+        ),
+        (
+            pair_line(complex={"paragraphs": [["Ein Satz.", ZWSP]]}),
+            "'complex.paragraphs[0][1]' is an empty sentence (only invisible characters)",
+        ),
+        (
+            pair_line(simple={"paragraphs": [["\u2060\ufeff\u200d "]]}),
+            "'simple.paragraphs[0][0]' is an empty sentence (only invisible characters)",
+        ),
+        (pair_line(simple={"paragraphs": [["\u3164"]]}), "is an empty sentence (only invisible characters)"),
+        (pair_line(""), "empty 'id'"),
+        (pair_line(" " + ZWSP), "empty 'id'"),
+        (
+            pair_line("Café") + pair_line(unicodedata.normalize("NFD", "Café")),
+            "(first on line 1, written with other Unicode code points: the same id once normalised, NFC)",
+        ),
+    ],
+)
 def test_quietly_accepted_pairs_are_located_errors(tmp_path, capsys, line, message):
     code, src, out = align(tmp_path, line)
     err = capsys.readouterr().err.strip()
@@ -76,20 +92,28 @@ def test_nfc_and_nfd_ids_are_one_id_in_alignments_and_documents(tmp_path, capsys
     assert main(["evaluate", str(gold), str(pred)]) == 2
     assert f"error: {pred}:2: duplicate id" in capsys.readouterr().err
     docs = tmp_path / "docs.jsonl"
-    docs.write_text("".join(json.dumps({"id": i, "lang": "de", "text": "Ein Text."}) + "\n" for i in (nfc, nfd)),
-                    encoding="utf-8")
+    docs.write_text(
+        "".join(json.dumps({"id": i, "lang": "de", "text": "Ein Text."}) + "\n" for i in (nfc, nfd)), encoding="utf-8"
+    )
     assert main(["match-docs", str(docs), str(docs), str(tmp_path / "m.jsonl")]) == 2
     assert f"error: {docs}:2: duplicate id" in capsys.readouterr().err
 
 
 def test_lang_option_contradicting_a_pair_is_a_warning_and_the_pair_keeps_its_own(tmp_path, capsys):
-    text = pair_line("a") + pair_line("b", lang="fr") + pair_line("c", lang="en") + json.dumps(
-        {k: v for k, v in json.loads(pair_line("d")).items() if k != "lang"}) + "\n"
+    text = (
+        pair_line("a")
+        + pair_line("b", lang="fr")
+        + pair_line("c", lang="en")
+        + json.dumps({k: v for k, v in json.loads(pair_line("d")).items() if k != "lang"})
+        + "\n"
+    )
     code, src, out = align(tmp_path, text, "--lang", "de")
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 0
-    assert err[0] == (f"warning: {src}:2: 'lang' is 'fr' but --lang is 'de' (and 1 more lines): --lang applies "
-                      "only to lines without 'lang'; these keep their own")
+    assert err[0] == (
+        f"warning: {src}:2: 'lang' is 'fr' but --lang is 'de' (and 1 more lines): --lang applies "
+        "only to lines without 'lang'; these keep their own"
+    )
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "b", "c", "d"]
     code, _, _ = align(tmp_path, pair_line("a") + pair_line("d"), "--lang", "de")
     assert code == 0 and "warning" not in capsys.readouterr().err
@@ -104,8 +128,11 @@ def test_unsegmented_raw_text_at_the_aligner_warns_once_with_the_fix(monkeypatch
     text = ("Die Stadt hat neue Regeln beschlossen. Sie gelten ab Januar.", "Die Stadt hat neue Regeln. Sie gelten.")
     nlp = spacy.blank("de")
     nlp.add_pipe("simalign_sentence_aligner", config=config)
-    with pytest.warns(UserWarning, match=r'raw text that no segmenter split.*nlp\.add_pipe\("simalign_segmenter", '
-                                         r'first=True\)'):
+    with pytest.warns(
+        UserWarning,
+        match=r'raw text that no segmenter split.*nlp\.add_pipe\("simalign_segmenter", '
+        r"first=True\)",
+    ):
         doc = nlp(make_pair(nlp, *text))
     assert len(doc._.complex_sents) == 1
     with warnings.catch_warnings():
@@ -125,7 +152,11 @@ def test_an_unknown_paragraph_method_is_a_config_error(capsys):
     assert "unknown paragraph method 'nosuch' (known: jiang" in capsys.readouterr().err
     nlp = spacy.blank("de")
     with pytest.raises(Exception, match="spacy-simalign.NoSuchParagraphs.v1"):
-        nlp.add_pipe("simalign_paragraph_aligner",
-                     config={"aligner": {"@simalign_aligners": "spacy-simalign.NoSuchParagraphs.v1"}})
+        nlp.add_pipe(
+            "simalign_paragraph_aligner",
+            config={"aligner": {"@simalign_aligners": "spacy-simalign.NoSuchParagraphs.v1"}},
+        )
     with pytest.raises(ValueError, match="not a paragraph aligner"):
-        nlp.add_pipe("simalign_paragraph_aligner", config={"aligner": {"@simalign_aligners": "spacy-simalign.Tfidf.v1"}})
+        nlp.add_pipe(
+            "simalign_paragraph_aligner", config={"aligner": {"@simalign_aligners": "spacy-simalign.Tfidf.v1"}}
+        )

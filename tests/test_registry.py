@@ -1,4 +1,5 @@
 """Every registered name resolves (entry points included): cheap, and catches broken entry points."""
+
 import configparser
 import importlib
 from pathlib import Path
@@ -73,15 +74,20 @@ def test_component_defaults_are_the_named_default_methods():
     nlp.add_pipe("simalign_sentence_aligner")
     components = nlp.config["components"]
     assert components["simalign_sentence_aligner"]["aligner"] == method_config(DEFAULT_SENTENCE_METHOD)["aligner"]
-    assert components["simalign_paragraph_aligner"]["aligner"] == \
-        method_config(DEFAULT_PARAGRAPH_METHOD, paragraph=True)["aligner"]
+    assert (
+        components["simalign_paragraph_aligner"]["aligner"]
+        == method_config(DEFAULT_PARAGRAPH_METHOD, paragraph=True)["aligner"]
+    )
 
 
 def _signature_defaults(function):
     import inspect
 
-    return {k: p.default for k, p in inspect.signature(function).parameters.items()
-            if k != "similarity" and p.default is not inspect.Parameter.empty}
+    return {
+        k: p.default
+        for k, p in inspect.signature(function).parameters.items()
+        if k != "similarity" and p.default is not inspect.Parameter.empty
+    }
 
 
 @pytest.mark.parametrize("paragraph", [False, True])
@@ -124,5 +130,5 @@ def test_docmatch_names_resolve_to_their_entry_point(group, name, target):
     import spacy_simalign.registry  # noqa: F401  (creates the registries)
 
     module, _, attr = target.partition(":")
-    table = getattr(registry, "simalign_" + group[len("spacy_simalign_"):])
+    table = getattr(registry, "simalign_" + group[len("spacy_simalign_") :])
     assert table.get(name) is getattr(importlib.import_module(module), attr)

@@ -1,4 +1,5 @@
 """render(): the HTML view of aligned pairs, from records, alignment JSONL, Doc pairs and the CLI."""
+
 import json
 import sys
 import types
@@ -63,8 +64,10 @@ def flat(side):
 
 def alignment_from_gold(obj, score_of=lambda k: 1.0):
     """An alignment JSONL record made from a pair's gold: the stand-in for an aligner's output."""
-    return {"id": obj["id"], "alignments": [{"complex": c, "simple": s, "score": score_of(k)}
-                                             for k, (c, s) in enumerate(obj["gold"])]}
+    return {
+        "id": obj["id"],
+        "alignments": [{"complex": c, "simple": s, "score": score_of(k)} for k, (c, s) in enumerate(obj["gold"])],
+    }
 
 
 def test_every_sentence_shown_once_and_marked_from_gold(deplain_pairs):
@@ -86,8 +89,11 @@ def test_beads_are_numbered_and_linked_both_sides(deplain_pairs):
     obj = next(o for o in deplain_pairs if any(len(c) > 1 or len(s) > 1 for c, s in o["gold"]))
     items = sentences_of(render(obj, jupyter=False))
     for k, (c, s) in enumerate(obj["gold"]):
-        members = {(i["attrs"]["data-side"], int(i["attrs"]["data-index"])) for i in items
-                   if str(k + 1) in i["attrs"].get("data-beads", "").split()}
+        members = {
+            (i["attrs"]["data-side"], int(i["attrs"]["data-index"]))
+            for i in items
+            if str(k + 1) in i["attrs"].get("data-beads", "").split()
+        }
         assert members == {("complex", i) for i in c} | {("simple", i) for i in s}
 
 
@@ -112,10 +118,13 @@ def test_alignments_replace_gold_and_are_matched_by_id(deplain_pairs):
     html = render([first, second], alignments=[only_first], jupyter=False)
     items = sentences_of(html)
     assert html.count('class="sa-pair"') == 2
-    first_aligned = [i for i in items[:len(flat(first["complex"])) + len(flat(first["simple"]))]
-                     if "sa-aligned" in i["classes"]]
+    first_aligned = [
+        i for i in items[: len(flat(first["complex"])) + len(flat(first["simple"]))] if "sa-aligned" in i["classes"]
+    ]
     assert [(i["attrs"]["data-side"], i["attrs"]["data-index"]) for i in first_aligned] == [
-        ("complex", "0"), ("simple", "0")]
+        ("complex", "0"),
+        ("simple", "0"),
+    ]
     assert "from alignments" in html and "from gold" in html
 
 
@@ -171,13 +180,18 @@ def test_raw_text_side_takes_sentences_from_alignment(deplain_pairs):
 def test_doc_pair_renders_like_its_record(deplain_pairs):
     obj = deplain_pairs[3]
     nlp = spacy.blank("de")
-    doc = pair_module.make_pair(nlp, obj["complex"]["paragraphs"], obj["simple"]["paragraphs"], "de",
-                                id=obj["id"], gold=obj["gold"])
+    doc = pair_module.make_pair(
+        nlp, obj["complex"]["paragraphs"], obj["simple"]["paragraphs"], "de", id=obj["id"], gold=obj["gold"]
+    )
     from_doc = sentences_of(render(doc, jupyter=False))
     from_record = sentences_of(render(obj, jupyter=False))
-    assert [(i["attrs"]["data-side"], i["attrs"]["data-index"], i["classes"], i["attrs"].get("data-beads"))
-            for i in from_doc] == [(i["attrs"]["data-side"], i["attrs"]["data-index"], i["classes"],
-                                    i["attrs"].get("data-beads")) for i in from_record]
+    assert [
+        (i["attrs"]["data-side"], i["attrs"]["data-index"], i["classes"], i["attrs"].get("data-beads"))
+        for i in from_doc
+    ] == [
+        (i["attrs"]["data-side"], i["attrs"]["data-index"], i["classes"], i["attrs"].get("data-beads"))
+        for i in from_record
+    ]
     side_pair = (pair_module.side_of(doc, "complex"), pair_module.side_of(doc, "simple"), doc._.beads)
     assert len(sentences_of(render(side_pair, jupyter=False))) == len(from_doc)
 
@@ -236,10 +250,13 @@ def test_an_alignment_file_for_some_pairs_renders_them_all(deplain_pairs, tmp_pa
     del raw["gold"]
     raw["simple"] = {"text": "\n\n".join(" ".join(p) for p in raw["simple"]["paragraphs"])}
     pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "some.jsonl"
-    pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in (with_gold, no_gold, raw)),
-                     encoding="utf-8")
-    alignments.write_text(json.dumps({"id": no_gold["id"], "alignments": [
-        {"complex": [0], "simple": [0], "score": 0.5}]}) + "\n", encoding="utf-8")
+    pairs.write_text(
+        "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in (with_gold, no_gold, raw)), encoding="utf-8"
+    )
+    alignments.write_text(
+        json.dumps({"id": no_gold["id"], "alignments": [{"complex": [0], "simple": [0], "score": 0.5}]}) + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "view.html"
     assert main(["render", str(pairs), str(alignments), str(out)]) == 0, capsys.readouterr().err
     html = out.read_text(encoding="utf-8")
@@ -258,8 +275,10 @@ def test_review_with_an_alignment_file_for_some_pairs(deplain_pairs, tmp_path):
     del objs[2]["gold"]
     pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "some.jsonl"
     pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
-    alignments.write_text(json.dumps({"id": objs[1]["id"], "alignments": [
-        {"complex": [0], "simple": [0], "score": 0.5}]}) + "\n", encoding="utf-8")
+    alignments.write_text(
+        json.dumps({"id": objs[1]["id"], "alignments": [{"complex": [0], "simple": [0], "score": 0.5}]}) + "\n",
+        encoding="utf-8",
+    )
     app = create_app(str(pairs), str(alignments))
     client = app.test_client()
     client.environ_base["HTTP_X_REVIEW_TOKEN"] = app.config["TOKEN"]

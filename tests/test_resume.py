@@ -1,6 +1,7 @@
 """Kill-and-resume: `align` killed with SIGKILL mid-run (twice), then `--resume`, must
 write exactly the bytes of an uninterrupted run; a torn last line is cut; resuming with
 other settings or another input is refused with a clear error."""
+
 import json
 import os
 import signal
@@ -48,8 +49,7 @@ def run_and_kill(src, out, at_least, extra=()):
     """Start align, SIGKILL it once OUTPUT.partial holds `at_least` more complete lines."""
     partial = out.with_name(out.name + ".partial")
     start_lines = complete_lines(partial)
-    proc = subprocess.Popen(cli(str(src), str(out), *METHOD, *extra), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cli(str(src), str(out), *METHOD, *extra), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     while complete_lines(partial) < start_lines + at_least and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -65,8 +65,9 @@ def write_partial(out, data, method="tfidf", batch_size=1):
     """What a killed run leaves beside OUTPUT: OUTPUT.partial holding `data` and its settings."""
     partial = out.with_name(out.name + ".partial")
     partial.write_bytes(data)
-    out.with_name(out.name + ".partial.json").write_text(json.dumps(
-        {"version": 1, "settings": dict(settings_of(method, batch_size), lang=None)}))
+    out.with_name(out.name + ".partial.json").write_text(
+        json.dumps({"version": 1, "settings": dict(settings_of(method, batch_size), lang=None)})
+    )
     return partial
 
 
@@ -89,7 +90,7 @@ def test_sigkill_twice_then_resume_gives_the_uninterrupted_bytes(tmp_path, unint
     partial = run_and_kill(src, out, at_least=3, extra=["--resume"])
     kept = complete_lines(partial)
     assert 6 <= kept < len(ids)
-    assert expected.startswith(partial.read_bytes()[:partial.read_bytes().rfind(b"\n") + 1])
+    assert expected.startswith(partial.read_bytes()[: partial.read_bytes().rfind(b"\n") + 1])
     result = subprocess.run(cli(str(src), str(out), *METHOD, "--resume"), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert out.read_bytes() == expected
@@ -195,8 +196,10 @@ def test_resume_on_a_complete_output_says_so_and_aligns_nothing(tmp_path, uninte
     monkeypatch.setattr(module, "make_engine", no_engine)
     assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0
     err = capsys.readouterr().err.strip()
-    assert err == f"{out} is complete: it holds all {len(ids)} pairs of {src}, nothing to resume " \
-                  "(run without --resume to align again)"
+    assert (
+        err == f"{out} is complete: it holds all {len(ids)} pairs of {src}, nothing to resume "
+        "(run without --resume to align again)"
+    )
     assert out.read_bytes() == expected and sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
 
 
@@ -213,8 +216,9 @@ def test_sigterm_keeps_the_partial_output_and_says_how_to_resume(tmp_path, unint
     src, expected, ids = uninterrupted
     out = tmp_path / "out.jsonl"
     partial = out.with_name(out.name + ".partial")
-    proc = subprocess.Popen(cli(str(src), str(out), *METHOD), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        cli(str(src), str(out), *METHOD), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     while complete_lines(partial) < 2 and proc.poll() is None:
         time.sleep(0.01)
     assert proc.poll() is None, "align finished before it could be stopped: give it more pairs"
@@ -223,7 +227,8 @@ def test_sigterm_keeps_the_partial_output_and_says_how_to_resume(tmp_path, unint
     assert proc.returncode == 143, err
     lines = err.strip().splitlines()
     assert lines[-2].startswith("note: ") and lines[-2].endswith(
-        f"of {len(ids)} pairs are saved in {partial}; run again with --resume to continue"), err
+        f"of {len(ids)} pairs are saved in {partial}; run again with --resume to continue"
+    ), err
     assert lines[-1] == "error: terminated (SIGTERM)" and "Traceback" not in err
     assert complete_lines(partial) >= 2 and not out.exists()
     assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0

@@ -1,5 +1,6 @@
 """The review app through Flask's test client: load pairs, save gold with versions, refuse stale
 or bad saves, keep the rest of the file byte for byte, and write atomically."""
+
 import json
 import os
 import shutil
@@ -30,8 +31,13 @@ def files(tmp_path, deplain_pairs):
         lines[k] = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
     pairs.write_bytes(b"".join(lines))
     alignments = tmp_path / "alignments.jsonl"
-    write_jsonl(alignments, [{"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 0.6}
-                                                           for c, s in o["gold"]]} for o in deplain_pairs[4:6]])
+    write_jsonl(
+        alignments,
+        [
+            {"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 0.6} for c, s in o["gold"]]}
+            for o in deplain_pairs[4:6]
+        ],
+    )
     return pairs, alignments, deplain_pairs[:6]
 
 
@@ -89,7 +95,8 @@ def test_save_changes_only_that_gold_and_training_reads_it(client, files):
     assert [a == b for a, b in zip(after, before)] == [k != 1 for k in range(len(before))]
     new, old = json.loads(after[1]), json.loads(before[1])
     assert new["gold"] == sorted(gold) and {k: v for k, v in new.items() if k != "gold"} == {
-        k: v for k, v in old.items() if k != "gold"}
+        k: v for k, v in old.items() if k != "gold"
+    }
     assert list(new) == list(old)  # field order kept
     records = list(read_pairs(str(pairs)))
     assert [(list(b.complex), list(b.simple)) for b in records[1].gold] == [tuple(b) for b in sorted(gold)]
@@ -123,12 +130,15 @@ def test_stale_save_from_second_tab_is_refused(client, files):
     assert json.loads(pairs.read_bytes().splitlines()[0])["gold"] == sorted(objs[0]["gold"][1:])
 
 
-@pytest.mark.parametrize("gold, message", [
-    ([[[0], [10_000]]], "out of range"),
-    ([[[0], []]], "no simple sentence"),
-    ([[[0, 0], [1]]], "repeats"),
-    ("all", "must be a list"),
-])
+@pytest.mark.parametrize(
+    "gold, message",
+    [
+        ([[[0], [10_000]]], "out of range"),
+        ([[[0], []]], "no simple sentence"),
+        ([[[0, 0], [1]]], "repeats"),
+        ("all", "must be a list"),
+    ],
+)
 def test_bad_gold_is_refused_and_file_untouched(client, files, gold, message):
     pairs, _, objs = files
     before = pairs.read_bytes()
@@ -143,8 +153,12 @@ def test_request_guards(client, files):
     before = pairs.read_bytes()
     url = f"/api/pairs/{objs[0]['id']}/gold"
     assert client.put(url, json={"gold": []}).status_code == 428
-    assert client.put(url, data="gold=[]", content_type="application/x-www-form-urlencoded",
-                      headers={"If-Match": '"x"'}).status_code == 415
+    assert (
+        client.put(
+            url, data="gold=[]", content_type="application/x-www-form-urlencoded", headers={"If-Match": '"x"'}
+        ).status_code
+        == 415
+    )
     assert client.get("/api/pairs", headers={"Host": "attacker.example:80"}).status_code == 403
     assert client.get("/", base_url="http://127.0.0.1:8765").status_code == 200
     assert pairs.read_bytes() == before
@@ -217,8 +231,13 @@ def test_saved_gold_is_what_evaluate_scores_against(client, files, tmp_path):
 
     pairs, _, objs = files
     predicted = tmp_path / "predicted.jsonl"
-    write_jsonl(predicted, [{"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0}
-                                                            for c, s in o["gold"]]} for o in objs])
+    write_jsonl(
+        predicted,
+        [
+            {"id": o["id"], "alignments": [{"complex": c, "simple": s, "score": 1.0} for c, s in o["gold"]]}
+            for o in objs
+        ],
+    )
     for obj in objs[4:]:  # the two pairs without gold get the aligner's beads as gold
         data = client.get(f"/api/pairs/{obj['id']}").get_json()
         put_gold(client, obj["id"], [[b["complex"], b["simple"]] for b in data["beads"]], data["etag"])
@@ -249,8 +268,16 @@ def test_raw_text_side_reviewed_with_the_aligners_sentences(tmp_path, deplain_pa
     gold = obj.pop("gold")
     pairs, alignments = tmp_path / "pairs.jsonl", tmp_path / "alignments.jsonl"
     write_jsonl(pairs, [obj])
-    write_jsonl(alignments, [{"id": obj["id"], "simple_sentences": sentences,
-                              "alignments": [{"complex": c, "simple": s, "score": 0.7} for c, s in gold]}])
+    write_jsonl(
+        alignments,
+        [
+            {
+                "id": obj["id"],
+                "simple_sentences": sentences,
+                "alignments": [{"complex": c, "simple": s, "score": 0.7} for c, s in gold],
+            }
+        ],
+    )
     # without an alignment file the raw side is split by our segmenter (the same sentences here)
     alone = token_client(create_app(str(pairs))).get(f"/api/pairs/{obj['id']}").get_json()
     assert alone["simple"]["sentences"] == segmented(obj["simple"]["text"]) and alone["raw_sides"] == ["simple"]
@@ -302,8 +329,15 @@ def test_two_review_processes_saving_different_pairs_lose_no_save(tmp_path, depl
     write_jsonl(pairs, objs)
     go = tmp_path / "go"
     halves = [[o["id"] for o in objs[0::2]], [o["id"] for o in objs[1::2]]]
-    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(pairs), str(go), *ids], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for ids in halves]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVER, str(pairs), str(go), *ids],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for ids in halves
+    ]
     while not all((tmp_path / f"go.{ids[0]}").exists() for ids in halves):
         assert all(p.poll() is None for p in procs), [p.communicate() for p in procs]
         time.sleep(0.01)

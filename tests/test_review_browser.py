@@ -1,6 +1,7 @@
 """The review page end to end in a real headless browser (Debian's chromium driven by Playwright):
 link and unlink sentences with the mouse and the keyboard, save, read the saved JSONL back;
 a second tab's stale save is refused visibly; the page and the static view render."""
+
 import json
 import os
 
@@ -12,8 +13,14 @@ from spacy_simalign.review.render import render
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync"]
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1280, "height": 900}
 
 
@@ -45,8 +52,11 @@ def unaligned(obj, side):
 def review(tmp_path, deplain_pairs):
     """A review server on a free 127.0.0.1 port over four real pairs, the first of which has both a
     deleted complex and an added simple sentence and a 1:1 bead."""
-    target = next(o for o in deplain_pairs if unaligned(o, "complex") and unaligned(o, "simple")
-                  and any(len(c) == len(s) == 1 for c, s in o["gold"]))
+    target = next(
+        o
+        for o in deplain_pairs
+        if unaligned(o, "complex") and unaligned(o, "simple") and any(len(c) == len(s) == 1 for c, s in o["gold"])
+    )
     objs = [target] + [o for o in deplain_pairs if o["id"] != target["id"]][:3]
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
@@ -187,8 +197,9 @@ def test_screenshots_of_review_page_and_static_view(review, page_of, tmp_path, d
     server, _, target = review
     page = page_of(server.url + "#" + target["id"])
     assert page.locator("svg.sa-links path").count() >= sum(len(c) * len(s) for c, s in target["gold"][:1])
-    assert page.locator(".sa-sent").count() == sum(len(p) for side in ("complex", "simple")
-                                                  for p in target[side]["paragraphs"])
+    assert page.locator(".sa-sent").count() == sum(
+        len(p) for side in ("complex", "simple") for p in target[side]["paragraphs"]
+    )
     shot = tmp_path / "review.png"
     page.screenshot(path=str(shot))
     assert is_nontrivial_png(shot, (VIEWPORT["width"], VIEWPORT["height"]))

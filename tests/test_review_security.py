@@ -2,6 +2,7 @@
 request but the static files needs the run's token (printed in the URL), a change must not come
 from another site's page (Origin), and a large or deeply nested body is refused with a message
 (413, 400), never parsed for minutes or answered with a server error."""
+
 import json
 import urllib.error
 import urllib.request
@@ -42,8 +43,9 @@ def save(client, pairs, token=None, origin=None, data=None, etag=None):
 
 
 def etag_of(client, app, pairs):
-    return client.get(f"/api/pairs/{first(pairs)['id']}", headers={"X-Review-Token": app.config["TOKEN"]}
-                      ).get_json()["etag"]
+    return client.get(f"/api/pairs/{first(pairs)['id']}", headers={"X-Review-Token": app.config["TOKEN"]}).get_json()[
+        "etag"
+    ]
 
 
 def test_without_the_token_nothing_is_read_or_saved(app, pairs):
@@ -93,11 +95,14 @@ def test_a_body_above_the_limit_is_refused_unread(app, pairs, size):
     assert pairs.read_bytes() == before
 
 
-@pytest.mark.parametrize("data, message", [
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"gold": [[[0], [0]]]', "not JSON"),
-    (b'{"gold": "\xff"}', "not JSON"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"gold": [[[0], [0]]]', "not JSON"),
+        (b'{"gold": "\xff"}', "not JSON"),
+    ],
+)
 def test_a_body_that_is_not_json_is_a_400_with_a_message(app, pairs, data, message):
     client = app.test_client()
     before = pairs.read_bytes()
@@ -115,8 +120,9 @@ def test_the_real_server_refuses_curl_without_token_or_from_evil(pairs):
         url = f"http://127.0.0.1:{server.port}/api/pairs/{obj['id']}/gold"
         body = json.dumps({"gold": obj["gold"][1:]}).encode()
         for headers in ({"Origin": "http://evil"}, {"Origin": "http://evil", "X-Review-Token": server.token}):
-            request = urllib.request.Request(url, data=body, method="PUT", headers={
-                "Content-Type": "application/json", "If-Match": '"x"', **headers})
+            request = urllib.request.Request(
+                url, data=body, method="PUT", headers={"Content-Type": "application/json", "If-Match": '"x"', **headers}
+            )
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(request, timeout=30)
             assert refused.value.code == 403

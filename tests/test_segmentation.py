@@ -1,4 +1,5 @@
 """The rule-based segmenter (rules.py) and the `simalign_segmenter` component."""
+
 import subprocess
 import sys
 
@@ -40,7 +41,7 @@ CASES = {
     "en": [
         ["Mr. Smith met Dr. Jones at 10 a.m. today.", "They saw e.g. the U.S. Capitol."],
         ["It costs 3.5 dollars, i.e. about 600,000 in total.", "They bought apples, pears, etc.", "Then they left."],
-        ["J. R. R. Tolkien was born on Jan. 3, 1892.", "\"Why?\" she asked.", "Nobody knew!"],
+        ["J. R. R. Tolkien was born on Jan. 3, 1892.", '"Why?" she asked.', "Nobody knew!"],
         ["Smith et al. (2007) disagree.", "The rest is in ch. 4."],
     ],
 }
@@ -70,9 +71,13 @@ def test_extra_abbreviations():
 def test_paragraphs_and_offsets_exclude_whitespace():
     text = "  Erster Satz. Zweiter Satz.\n \n\n\tDritter Satz.\nNoch im Absatz.  \n\n"
     assert [text[s:e] for s, e in split_paragraphs(text)] == [
-        "Erster Satz. Zweiter Satz.", "Dritter Satz.\nNoch im Absatz."]
+        "Erster Satz. Zweiter Satz.",
+        "Dritter Satz.\nNoch im Absatz.",
+    ]
     assert [[text[s:e] for s, e in para] for para in segment(text, "de")] == [
-        ["Erster Satz.", "Zweiter Satz."], ["Dritter Satz.", "Noch im Absatz."]]
+        ["Erster Satz.", "Zweiter Satz."],
+        ["Dritter Satz.", "Noch im Absatz."],
+    ]
 
 
 def test_empty_and_one_sentence_text():
@@ -138,8 +143,9 @@ def test_presegmented_sides_are_kept_exactly(deplain_pairs):
         side = pair.side_of(doc, "complex")
         expected = [" ".join(s.split()) for para in gold for s in para]
         assert side.sentences == expected
-        assert [[side.sentences[i] for i in para] for para in side.paragraphs] == \
-            [[" ".join(s.split()) for s in para] for para in gold]
+        assert [[side.sentences[i] for i in para] for para in side.paragraphs] == [
+            [" ".join(s.split()) for s in para] for para in gold
+        ]
         raw = pair.side_of(doc, "simple")
         assert raw.sentences == [text[s:e] for para in segment(text, "de") for s, e in para]
         checked += 1
@@ -151,8 +157,11 @@ def test_presegmented_sides_are_kept_exactly(deplain_pairs):
 def test_each_side_is_segmented_in_its_own_language():
     nlp = spacy.blank("en")
     nlp.add_pipe("simalign_segmenter")
-    doc = nlp(pair.make_pair(nlp, "He saw Mr. Smith. He left.", "Der 2. Weltkrieg endete. Dann kam Frieden.",
-                             lang="en", lang_simple="de"))
+    doc = nlp(
+        pair.make_pair(
+            nlp, "He saw Mr. Smith. He left.", "Der 2. Weltkrieg endete. Dann kam Frieden.", lang="en", lang_simple="de"
+        )
+    )
     assert pair.side_of(doc, "complex").sentences == ["He saw Mr. Smith.", "He left."]
     assert pair.side_of(doc, "simple").sentences == ["Der 2. Weltkrieg endete.", "Dann kam Frieden."]
 
@@ -173,8 +182,10 @@ def test_to_disk_and_load_round_trip(tmp_path):
 def test_factory_resolves_through_entry_point_without_import():
     """A fresh interpreter (spaCy loads every installed plugin's entry points: seconds); the entry
     point itself is resolved in-process by tests/test_registry.py."""
-    code = ("import spacy; nlp = spacy.blank('nl'); nlp.add_pipe('simalign_segmenter'); "
-            "print(len(list(nlp('Dit is bijv. zo. Ja.').sents)))")
+    code = (
+        "import spacy; nlp = spacy.blank('nl'); nlp.add_pipe('simalign_segmenter'); "
+        "print(len(list(nlp('Dit is bijv. zo. Ja.').sents)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "2"
 
@@ -182,7 +193,11 @@ def test_factory_resolves_through_entry_point_without_import():
 def test_parsed_doc_gets_a_clear_error():
     nlp = spacy.blank("de")
     segmenter = nlp.add_pipe("simalign_segmenter")
-    doc = Doc(nlp.vocab, words=["Ein", "Satz", ".", "Noch", "einer", "."], heads=[1, 1, 1, 4, 4, 4],
-              deps=["nk", "ROOT", "punct", "nk", "ROOT", "punct"])
+    doc = Doc(
+        nlp.vocab,
+        words=["Ein", "Satz", ".", "Noch", "einer", "."],
+        heads=[1, 1, 1, 4, 4, 4],
+        deps=["nk", "ROOT", "punct", "nk", "ROOT", "punct"],
+    )
     with pytest.raises(ValueError, match="before the parser"):
         segmenter(doc)

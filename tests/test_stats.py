@@ -1,5 +1,6 @@
 """Corpus statistics: AlignRatio, aligned-length Pearson, position Kendall, correlations with
 document similarity, the histogram, and bad input; checked against scipy on real alignments."""
+
 import json
 import math
 from pathlib import Path
@@ -25,7 +26,10 @@ def test_pair_statistics_follow_their_definitions(deplain_pairs):
     stats = pair_stats(pair["id"], src, tgt, beads, 0.5)
     assert stats.align_ratio_source == pytest.approx(len({i for b in beads for i in b.complex}) / len(src))
     assert stats.align_ratio_target == pytest.approx(len({j for b in beads for j in b.simple}) / len(tgt))
-    lengths = ([sum(len(src[i]) for i in b.complex) for b in beads], [sum(len(tgt[j]) for j in b.simple) for b in beads])
+    lengths = (
+        [sum(len(src[i]) for i in b.complex) for b in beads],
+        [sum(len(tgt[j]) for j in b.simple) for b in beads],
+    )
     assert stats.length_pearson == pytest.approx(pearsonr(*lengths).statistic)
     positions = ([min(b.complex) for b in beads], [min(b.simple) for b in beads])
     assert stats.position_kendall == pytest.approx(kendalltau(*positions).statistic)
@@ -54,9 +58,23 @@ def test_corpus_correlation_with_document_similarity():
 def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys):
     aligned = tmp_path / "a.jsonl"
     matches = tmp_path / "m.jsonl"
-    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
-    assert main(["align-xling", str(matches), str(aligned), "--source", str(XLING / "de.jsonl"),
-                 "--target", str(XLING / "fr.jsonl")]) == 0
+    assert (
+        main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
+    )
+    assert (
+        main(
+            [
+                "align-xling",
+                str(matches),
+                str(aligned),
+                "--source",
+                str(XLING / "de.jsonl"),
+                "--target",
+                str(XLING / "fr.jsonl"),
+            ]
+        )
+        == 0
+    )
     png, per_pair = tmp_path / "h.png", tmp_path / "p.jsonl"
     capsys.readouterr()
     assert main(["stats", str(aligned), "--histogram", str(png), "--per-pair", str(per_pair), "--json"]) == 0
@@ -72,19 +90,35 @@ def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys):
     assert summary["statistics"]["align_ratio_target"]["pearson"] == pytest.approx(pearsonr(ratios, sims).statistic)
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"id": "x", "alignments": []}', "complex_sentences"),
-    ('{"id": "x", "alignments": [{"complex": [5], "simple": [0]}], "complex_sentences": ["a"], "simple_sentences": ["b"]}',
-     "out of range"),
-    ('{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], "doc_score": "high"}',
-     "must be a number"),
-    ('{"id": "x", "alignments": [{"complex": [true], "simple": [0]}], "complex_sentences": ["a"], '
-     '"simple_sentences": ["b"]}', "list of integers"),
-    ('{"id": "x", "alignments": [{"complex": [0], "simple": [0], "score": "0.5"}], "complex_sentences": ["a"], '
-     '"simple_sentences": ["b"]}', "score must be a number"),
-    ('{"id": "x", "alignments": [{"complex": [0], "simple": [0]}], "complex_sentences": [1, 2], '
-     '"simple_sentences": [3.5]}', "'complex_sentences' must be a list of strings"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"id": "x", "alignments": []}', "complex_sentences"),
+        (
+            '{"id": "x", "alignments": [{"complex": [5], "simple": [0]}], "complex_sentences": ["a"], "simple_sentences": ["b"]}',
+            "out of range",
+        ),
+        (
+            '{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], "doc_score": "high"}',
+            "must be a number",
+        ),
+        (
+            '{"id": "x", "alignments": [{"complex": [true], "simple": [0]}], "complex_sentences": ["a"], '
+            '"simple_sentences": ["b"]}',
+            "list of integers",
+        ),
+        (
+            '{"id": "x", "alignments": [{"complex": [0], "simple": [0], "score": "0.5"}], "complex_sentences": ["a"], '
+            '"simple_sentences": ["b"]}',
+            "score must be a number",
+        ),
+        (
+            '{"id": "x", "alignments": [{"complex": [0], "simple": [0]}], "complex_sentences": [1, 2], '
+            '"simple_sentences": [3.5]}',
+            "'complex_sentences' must be a list of strings",
+        ),
+    ],
+)
 def test_bad_alignment_files_are_located_errors(tmp_path, capsys, line, message):
     path = tmp_path / "bad.jsonl"
     path.write_text(line + "\n")
@@ -109,10 +143,14 @@ def test_histogram_axis_says_what_the_similarity_is(tmp_path):
     from spacy_simalign.evaluation.stats import similarity_figure
 
     path = tmp_path / "a.jsonl"
-    path.write_text('{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], '
-                    '"doc_score": 0.5, "my_sim": 0.25}\n')
-    for field, label in (("doc_score", "match-docs score x 100 (embedding cosine mixed with TF-IDF by default)"),
-                         ("my_sim", "document similarity: 'my_sim' x 100")):
+    path.write_text(
+        '{"id": "x", "alignments": [], "complex_sentences": ["a"], "simple_sentences": ["b"], '
+        '"doc_score": 0.5, "my_sim": 0.25}\n'
+    )
+    for field, label in (
+        ("doc_score", "match-docs score x 100 (embedding cosine mixed with TF-IDF by default)"),
+        ("my_sim", "document similarity: 'my_sim' x 100"),
+    ):
         fig = similarity_figure(read_aligned(str(path), field), field)
         xlabel = fig.axes[0].get_xlabel()
         plt.close(fig)

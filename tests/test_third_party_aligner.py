@@ -1,6 +1,7 @@
 """A third party's aligner, installed as a distribution with an entry point in the
 `spacy_simalign_aligners` group (not imported by anyone beforehand), runs from
 `align --config` and from a component config."""
+
 import json
 import os
 import subprocess
@@ -35,10 +36,12 @@ def toy_distribution(tmp_path):
     site = tmp_path / "site"
     (site / "toy_aligner-0.1.dist-info").mkdir(parents=True)
     (site / "toy_aligner.py").write_text(TOY, encoding="utf-8")
-    (site / "toy_aligner-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-aligner\n"
-                                                                 "Version: 0.1\n", encoding="utf-8")
+    (site / "toy_aligner-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toy-aligner\nVersion: 0.1\n", encoding="utf-8"
+    )
     (site / "toy_aligner-0.1.dist-info" / "entry_points.txt").write_text(
-        "[spacy_simalign_aligners]\ntoy.Diagonal.v1 = toy_aligner:make_diagonal\n", encoding="utf-8")
+        "[spacy_simalign_aligners]\ntoy.Diagonal.v1 = toy_aligner:make_diagonal\n", encoding="utf-8"
+    )
     return site
 
 
@@ -46,15 +49,22 @@ def test_entry_point_aligner_runs_from_align_config(tmp_path, toy_distribution, 
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:3]), encoding="utf-8")
     config = tmp_path / "toy.cfg"
-    config.write_text(textwrap.dedent("""
+    config.write_text(
+        textwrap.dedent("""
         [aligner]
         @simalign_aligners = "toy.Diagonal.v1"
         limit = 4
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     out = tmp_path / "out.jsonl"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(toy_distribution), os.environ.get("PYTHONPATH", "")]))
-    result = subprocess.run([sys.executable, "-m", "spacy_simalign", "align", str(pairs), str(out), "--config",
-                             str(config)], capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy_simalign", "align", str(pairs), str(out), "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [line["id"] for line in lines] == [p["id"] for p in deplain_pairs[:3]]

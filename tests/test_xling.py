@@ -1,6 +1,7 @@
 """Cross-lingual path end to end on the German-French articles of tests/data/xling (written
 for these tests): documents matched, sentences aligned as the gold says; the post-processing
 filters on real data; the language guesser on the shared corpora."""
+
 import csv
 import json
 from pathlib import Path
@@ -39,9 +40,23 @@ def _gold_sentence_links():
 def matched(tmp_path_factory):
     folder = tmp_path_factory.mktemp("xling")
     matches, aligned = folder / "matches.jsonl", folder / "aligned.jsonl"
-    assert main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
-    assert main(["align-xling", str(matches), str(aligned), "--source", str(XLING / "de.jsonl"),
-                 "--target", str(XLING / "fr.jsonl")]) == 0
+    assert (
+        main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
+    )
+    assert (
+        main(
+            [
+                "align-xling",
+                str(matches),
+                str(aligned),
+                "--source",
+                str(XLING / "de.jsonl"),
+                "--target",
+                str(XLING / "fr.jsonl"),
+            ]
+        )
+        == 0
+    )
     return _lines(matches), _lines(aligned)
 
 
@@ -57,11 +72,18 @@ def test_every_lexical_signal_finds_the_german_french_pairs(lexical):
     from spacy_simalign.docmatch.matcher import DocMatcher
     from spacy_simalign.formats.documents import read_documents
 
-    matcher = DocMatcher.from_config(overrides={f"docmatch.profiles.{p}.{k}": v for p in ("same", "cross")
-                                                for k, v in (("lexical", lexical), ("lexical_weight", 0.5))}
-                                     | {"docmatch.window_days": 3})
-    got = {(m.source, m.target) for m in matcher.match(read_documents(str(XLING / "de.jsonl")),
-                                                       read_documents(str(XLING / "fr.jsonl")))}
+    matcher = DocMatcher.from_config(
+        overrides={
+            f"docmatch.profiles.{p}.{k}": v
+            for p in ("same", "cross")
+            for k, v in (("lexical", lexical), ("lexical_weight", 0.5))
+        }
+        | {"docmatch.window_days": 3}
+    )
+    got = {
+        (m.source, m.target)
+        for m in matcher.match(read_documents(str(XLING / "de.jsonl")), read_documents(str(XLING / "fr.jsonl")))
+    }
     assert got == {(g["source"], g["target"]) for g in _lines(XLING / "gold_docs.jsonl")}
 
 
@@ -80,8 +102,10 @@ def test_german_french_sentences_are_aligned_as_the_gold(matched):
     gold = _gold_sentence_links()
     assert {r["id"] for r in aligned} == set(gold)
     for record in aligned:
-        got = {(record["complex_sentences"][a["complex"][0]], record["simple_sentences"][a["simple"][0]])
-               for a in record["alignments"]}
+        got = {
+            (record["complex_sentences"][a["complex"][0]], record["simple_sentences"][a["simple"][0]])
+            for a in record["alignments"]
+        }
         assert got == gold[record["id"]], record["id"]
         assert record["lang"] == "de" and record["lang_simple"] == "fr" and 0 < record["doc_score"] <= 1
 
@@ -90,8 +114,9 @@ def test_pair_jsonl_input_gives_the_same_alignment(tmp_path):
     out = tmp_path / "a.jsonl"
     assert main(["align-xling", str(XLING / "pairs.jsonl"), str(out)]) == 0
     for record, pair in zip(_lines(out), read_pairs(str(XLING / "pairs.jsonl"))):
-        assert {(tuple(a["complex"]), tuple(a["simple"])) for a in record["alignments"]} == \
-            {(b.complex, b.simple) for b in pair.gold}
+        assert {(tuple(a["complex"]), tuple(a["simple"])) for a in record["alignments"]} == {
+            (b.complex, b.simple) for b in pair.gold
+        }
 
 
 def test_intersection_is_mutual_best_above_threshold():
@@ -110,11 +135,27 @@ def test_threshold_trades_recall_for_precision():
 
 
 def test_unknown_method_is_an_error(tmp_path, capsys):
-    assert main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--source",
-                 str(XLING / "de.jsonl")]) == 2
+    assert (
+        main(
+            ["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--source", str(XLING / "de.jsonl")]
+        )
+        == 2
+    )
     assert "both --source and --target" in capsys.readouterr().err
-    assert main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--method", "crf",
-                 "--threshold", "30"]) == 2
+    assert (
+        main(
+            [
+                "align-xling",
+                str(XLING / "pairs.jsonl"),
+                str(tmp_path / "o.jsonl"),
+                "--method",
+                "crf",
+                "--threshold",
+                "30",
+            ]
+        )
+        == 2
+    )
     assert "--threshold goes with --method intersection" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["align-xling", str(XLING / "pairs.jsonl"), str(tmp_path / "o.jsonl"), "--method", "vecalign"])
@@ -138,14 +179,18 @@ def test_crf_method_is_selectable():
 
 # -- post-processing filters, on real data -----------------------------------------------------
 
+
 def test_language_guesser_on_the_shared_corpora(deplain_pairs, shared_data):
     de = " ".join(deplain_pairs[0]["complex"]["paragraphs"][0])
     with open(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv", encoding="utf-8") as handle:
         nl = " ".join(row["Complex"] for _, row in zip(range(5), csv.DictReader(handle)))
     fr = " ".join(" ".join(p) for p in read_pairs(str(XLING / "pairs.jsonl")).__next__().side_input("simple"))
     settings = (FILTERS.min_stopwords, FILTERS.language_margin)
-    assert (guess_language(de, *settings), guess_language(nl, *settings), guess_language(fr, *settings)) == \
-        ("de", "nl", "fr")
+    assert (guess_language(de, *settings), guess_language(nl, *settings), guess_language(fr, *settings)) == (
+        "de",
+        "nl",
+        "fr",
+    )
     assert guess_language("Zürich 2024", *settings) is None
 
 
@@ -156,7 +201,8 @@ def test_filters_drop_pairs_that_are_not_cross_lingual(deplain_pairs, tmp_path):
     assert pair_problems(de, fr, "de", "fr") == []
     complex_de = " ".join(s for p in deplain_pairs[0]["complex"]["paragraphs"] for s in p)
     simple_de = deplain_pairs[0]["simple"].get("text") or " ".join(
-        s for p in deplain_pairs[0]["simple"]["paragraphs"] for s in p)
+        s for p in deplain_pairs[0]["simple"]["paragraphs"] for s in p
+    )
     assert "same-language" in pair_problems(complex_de, simple_de, "de", "fr")  # declared fr, reads German
     assert "wrong-language" in pair_problems(complex_de, simple_de, "de", "fr")
     assert "near-identical" in pair_problems(de, de.replace("34 Grad", "35 Grad"), "de", "fr")
@@ -190,12 +236,20 @@ def test_filter_settings_reach_the_filters_through_align_xling(tmp_path):
         PairFilters().with_settings(["stopwords=2"])
     error = "Erreur 404 - Page introuvable. La page que vous cherchez n'existe pas ou a été déplacée."
     pairs = tmp_path / "p.jsonl"
-    pairs.write_text(json.dumps({"id": "error", "lang": "de", "lang_simple": "fr", "complex": {"text": de},
-                                 "simple": {"text": error}}, ensure_ascii=False) + "\n", encoding="utf-8")
+    pairs.write_text(
+        json.dumps(
+            {"id": "error", "lang": "de", "lang_simple": "fr", "complex": {"text": de}, "simple": {"text": error}},
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     out, dropped = tmp_path / "o.jsonl", tmp_path / "d.jsonl"
     assert main(["align-xling", str(pairs), str(out), "--dropped", str(dropped)]) == 0
     assert _lines(dropped)[0]["reasons"] == ["error-page"]
-    assert main(["align-xling", str(pairs), str(out), "--dropped", str(dropped), "--filter", "error_page_chars=20"]) == 0
+    assert (
+        main(["align-xling", str(pairs), str(out), "--dropped", str(dropped), "--filter", "error_page_chars=20"]) == 0
+    )
     assert _lines(dropped) == [] and len(_lines(out)) == 1
     assert main(["align-xling", str(pairs), str(out), "--filter", "nope=1"]) == 2
 
@@ -204,8 +258,20 @@ def test_match_referring_to_an_unknown_document_is_located(tmp_path, capsys):
     matches = tmp_path / "m.jsonl"
     matches.write_text('{"source": "de-hitze", "target": "fr-canicule"}\n{"source": "de-nope", "target": "fr-greve"}\n')
     out = tmp_path / "o.jsonl"
-    assert main(["align-xling", str(matches), str(out), "--source", str(XLING / "de.jsonl"),
-                 "--target", str(XLING / "fr.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "align-xling",
+                str(matches),
+                str(out),
+                "--source",
+                str(XLING / "de.jsonl"),
+                "--target",
+                str(XLING / "fr.jsonl"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert f"{matches}:2:" in err and "de-nope" in err and not out.exists()
 

@@ -12,6 +12,7 @@ represented by the normalised sum of its sentence embeddings (`concatenation = "
 encoder call; on the Text+Berg dev article it scores as well as embedding the joined text), or
 by the embedding of the joined text ("text"). Time and memory grow with the sentences times the
 band, not with n x m."""
+
 import inspect
 from typing import List, Optional, Sequence, Tuple
 
@@ -102,14 +103,25 @@ def band_around(path: Sequence[Tuple[int, int]], n: int, m: int, window: int) ->
     hi = np.full(n + 1, m, dtype=np.int64)
     points = [(0, 0)] + list(path) + [(n, m)]
     for (i0, j0), (i1, j1) in zip(points[:-1], points[1:]):
-        lo[i0:i1 + 1] = max(0, j0 - window)
-        hi[i0:i1 + 1] = min(m, j1 + window)
+        lo[i0 : i1 + 1] = max(0, j0 - window)
+        hi[i0 : i1 + 1] = min(m, j1 + window)
     return lo, hi
 
 
-def align_monotone(src: np.ndarray, tgt: np.ndarray, src_len: np.ndarray, tgt_len: np.ndarray,
-                   max_align: int, top_k: int, window: int, skip: float, margin: bool, length_penalty: bool,
-                   src_runs=None, tgt_runs=None) -> List[Tuple[int, int, int, int, float]]:
+def align_monotone(
+    src: np.ndarray,
+    tgt: np.ndarray,
+    src_len: np.ndarray,
+    tgt_len: np.ndarray,
+    max_align: int,
+    top_k: int,
+    window: int,
+    skip: float,
+    margin: bool,
+    length_penalty: bool,
+    src_runs=None,
+    tgt_runs=None,
+) -> List[Tuple[int, int, int, int, float]]:
     """Beads (complex start, complex end, simple start, simple end, cosine) of two sides given as
     normalised sentence vectors and character lengths; empty beads (skips) are left out."""
     n, m = len(src), len(tgt)
@@ -214,27 +226,61 @@ class BeadDPAligner(SentenceAlignerBase):
         vectors = np.asarray(self.similarity.encode(side.sentences, side.lang), dtype=np.float32)
         lengths = np.array([len(s) for s in side.sentences], dtype=np.float64)
         texts = side.sentences if self.concatenation == "text" else None
-        return vectors, lengths, runs(vectors, lengths, self.max_align - 1, texts,
-                                      lambda joined: self.similarity.encode(joined, side.lang))
+        return (
+            vectors,
+            lengths,
+            runs(vectors, lengths, self.max_align - 1, texts, lambda joined: self.similarity.encode(joined, side.lang)),
+        )
 
-    def align(self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
-              ) -> List[Bead]:
+    def align(
+        self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
+    ) -> List[Bead]:
         if not len(complex) or not len(simple):
             return []
         src, src_len, src_runs = self._runs(complex)
         tgt, tgt_len, tgt_runs = self._runs(simple)
-        found = align_monotone(src, tgt, src_len, tgt_len, self.max_align, self.top_k, self.window, self.skip,
-                               self.margin, self.length_penalty, src_runs, tgt_runs)
-        return [Bead(tuple(range(a, b)), tuple(range(c, d)), float(min(max(score, 0.0), 1.0)))
-                for a, b, c, d, score in found]
+        found = align_monotone(
+            src,
+            tgt,
+            src_len,
+            tgt_len,
+            self.max_align,
+            self.top_k,
+            self.window,
+            self.skip,
+            self.margin,
+            self.length_penalty,
+            src_runs,
+            tgt_runs,
+        )
+        return [
+            Bead(tuple(range(a, b)), tuple(range(c, d)), float(min(max(score, 0.0), 1.0)))
+            for a, b, c, d, score in found
+        ]
 
 
 @aligner_registry("spacy-simalign.BeadDP.v1")
-def make_bead_dp(similarity=None, max_align: int = 5, top_k: int = 3, window: int = 5, skip: float = -0.1,
-                 margin: bool = True, length_penalty: bool = True, concatenation: str = "sum") -> BeadDPAligner:
+def make_bead_dp(
+    similarity=None,
+    max_align: int = 5,
+    top_k: int = 3,
+    window: int = 5,
+    skip: float = -0.1,
+    margin: bool = True,
+    length_penalty: bool = True,
+    concatenation: str = "sum",
+) -> BeadDPAligner:
     """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE."""
-    return BeadDPAligner(similarity, max_align=max_align, top_k=top_k, window=window, skip=skip, margin=margin,
-                         length_penalty=length_penalty, concatenation=concatenation)
+    return BeadDPAligner(
+        similarity,
+        max_align=max_align,
+        top_k=top_k,
+        window=window,
+        skip=skip,
+        margin=margin,
+        length_penalty=length_penalty,
+        concatenation=concatenation,
+    )
 
 
 SETTINGS = {name: p.default for name, p in inspect.signature(make_bead_dp).parameters.items() if name != "similarity"}

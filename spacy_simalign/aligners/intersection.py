@@ -25,7 +25,9 @@ def align_intersection(source: Side, target: Side, embedder, threshold: float) -
     if not len(source) or not len(target):
         return []
     sim = 100.0 * (embedder.encode(source.sentences, source.lang) @ embedder.encode(target.sentences, target.lang).T)
-    return [Bead((i,), (j,), float(np.clip(sim[i, j] / 100.0, 0.0, 1.0))) for i, j in intersection_links(sim, threshold)]
+    return [
+        Bead((i,), (j,), float(np.clip(sim[i, j] / 100.0, 0.0, 1.0))) for i, j in intersection_links(sim, threshold)
+    ]
 
 
 class IntersectionAligner(SentenceAlignerBase):

@@ -5,6 +5,7 @@ inside aligned paragraphs (the method behind the Amsterdam municipal corpus). Ea
 sorted Beads in which a sentence is in at most one bead per side (but the TF-IDF aligner's
 candidate mode, both_directions without group, which keeps every match as found). The
 settings' defaults are those of the registered functions at the end."""
+
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -68,8 +69,12 @@ def group_by_complex(links: Dict[int, Tuple[int, float]]) -> List[Bead]:
     groups: Dict[int, List[Tuple[int, float]]] = defaultdict(list)
     for s, (c, score) in links.items():
         groups[c].append((s, score))
-    return sort_beads([Bead((c,), tuple(sorted(s for s, _ in members)), clip(np.mean([v for _, v in members])))
-                       for c, members in groups.items()])
+    return sort_beads(
+        [
+            Bead((c,), tuple(sorted(s for s, _ in members)), clip(np.mean([v for _, v in members])))
+            for c, members in groups.items()
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -110,15 +115,21 @@ def closest_keeping_sequence(sim: np.ndarray, cs: List[int], ss: List[int]) -> D
         if lo <= k <= hi or hi < lo:
             out[s] = first[s]
             continue
-        window = cs[lo:hi + 1]
+        window = cs[lo : hi + 1]
         col = sim[window, s]
         best = int(np.argmax(col))
         out[s] = (window[best], float(col[best]))
     return out
 
 
-def cats_align(complex: Side, simple: Side, similarity, strategy: str,
-               paragraph_links: Optional[Sequence[ParagraphLink]], group: bool) -> List[Bead]:
+def cats_align(
+    complex: Side,
+    simple: Side,
+    similarity,
+    strategy: str,
+    paragraph_links: Optional[Sequence[ParagraphLink]],
+    group: bool,
+) -> List[Bead]:
     """CATS sentence alignment: `strategy` "closest" or "closest-seq", over the whole
     document or inside aligned paragraphs. Default similarity: C3G (character 3-gram TF-IDF
     cosine). Simple sentences aligned to the same complex sentence make one 1:n bead; with
@@ -146,8 +157,9 @@ def cats_align(complex: Side, simple: Side, similarity, strategy: str,
 # TF-IDF best match (Amsterdam municipal corpus)
 
 
-def best_matches(sim: np.ndarray, rows: Sequence[int], cols: Sequence[int], threshold: float,
-                 both_directions: bool) -> List[Tuple[int, int, float]]:
+def best_matches(
+    sim: np.ndarray, rows: Sequence[int], cols: Sequence[int], threshold: float, both_directions: bool
+) -> List[Tuple[int, int, float]]:
     """(row, column, similarity) of each column's most similar row (the first on ties) that
     reaches `threshold`, then with `both_directions` each row's most similar column: in that
     order, a pair found both ways twice."""
@@ -168,21 +180,32 @@ def best_matches(sim: np.ndarray, rows: Sequence[int], cols: Sequence[int], thre
     return out
 
 
-def tfidf_paragraph_links(complex: Side, simple: Side, similarity, threshold: float,
-                          both_directions: bool) -> List[ParagraphLink]:
+def tfidf_paragraph_links(
+    complex: Side, simple: Side, similarity, threshold: float, both_directions: bool
+) -> List[ParagraphLink]:
     """The paragraph links the TF-IDF aligner aligns inside: the TF-IDF paragraph aligner's, or
     with `both_directions` every best match of either side's paragraphs as a 1:1 link, as found
     (the Amsterdam corpus's candidates: a link found both ways is there twice)."""
     if not both_directions:
         return tfidf_paragraph_alignment(complex, simple, similarity, threshold)
     sim = np.asarray(similarity.matrix(complex.paragraph_texts(), simple.paragraph_texts(), complex.lang, simple.lang))
-    return [ParagraphLink((c,), (s,), clip(score))
-            for c, s, score in best_matches(sim, range(sim.shape[0]), range(sim.shape[1]), threshold, True)]
+    return [
+        ParagraphLink((c,), (s,), clip(score))
+        for c, s, score in best_matches(sim, range(sim.shape[0]), range(sim.shape[1]), threshold, True)
+    ]
 
 
-def tfidf_align(complex: Side, simple: Side, similarity, threshold: float,
-                paragraph_links: Optional[Sequence[ParagraphLink]], use_paragraphs: bool,
-                paragraph_threshold: float, both_directions: bool, group: bool) -> List[Bead]:
+def tfidf_align(
+    complex: Side,
+    simple: Side,
+    similarity,
+    threshold: float,
+    paragraph_links: Optional[Sequence[ParagraphLink]],
+    use_paragraphs: bool,
+    paragraph_threshold: float,
+    both_directions: bool,
+    group: bool,
+) -> List[Bead]:
     """Each simple sentence to its most similar complex sentence (word TF-IDF cosine, IDF
     fitted on the pair, unless another similarity is given) if the cosine reaches `threshold`,
     and with `both_directions` each complex sentence to its most similar simple one too, inside
@@ -196,8 +219,11 @@ def tfidf_align(complex: Side, simple: Side, similarity, threshold: float,
     if paragraph_links is None and use_paragraphs:
         paragraph_links = tfidf_paragraph_links(complex, simple, similarity, paragraph_threshold, both_directions)
     sim = np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang))
-    found = [match for cs, ss in blocks(complex, simple, paragraph_links)
-             for match in best_matches(sim, cs, ss, threshold, both_directions)]
+    found = [
+        match
+        for cs, ss in blocks(complex, simple, paragraph_links)
+        for match in best_matches(sim, cs, ss, threshold, both_directions)
+    ]
     if not group:
         return [Bead((c,), (s,), clip(score)) for c, s, score in found]
     return group_by_complex({s: (c, score) for c, s, score in found})
@@ -206,14 +232,16 @@ def tfidf_align(complex: Side, simple: Side, similarity, threshold: float,
 # ---------------------------------------------------------------------------------------
 # MASSAlign (Paetzold et al., 2017)
 
+
 def text_similarity(similarity, a: str, b: str) -> float:
     if isinstance(similarity, MassalignTfidf):
         return similarity.similarity(a, b)
     return float(np.asarray(similarity.matrix([a], [b]))[0, 0])
 
 
-def vicinity_sentence_alignment(complex_texts: Sequence[str], simple_texts: Sequence[str], similarity,
-                                acceptable_similarity: float, slack: float) -> List[Tuple[List[int], List[int], float]]:
+def vicinity_sentence_alignment(
+    complex_texts: Sequence[str], simple_texts: Sequence[str], similarity, acceptable_similarity: float, slack: float
+) -> List[Tuple[List[int], List[int], float]]:
     """MASSAlign's VicinityDrivenSentenceAligner on one paragraph pair (local indices).
 
     Walks the vicinity-driven path through the sentence similarity matrix. A step that stays
@@ -242,9 +270,16 @@ def vicinity_sentence_alignment(complex_texts: Sequence[str], simple_texts: Sequ
     return out
 
 
-def massalign_align(complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]],
-                    similarity, acceptable_similarity: float, slack: float, paragraph_similarity: float,
-                    use_paragraphs: bool) -> List[Bead]:
+def massalign_align(
+    complex: Side,
+    simple: Side,
+    paragraph_links: Optional[Sequence[ParagraphLink]],
+    similarity,
+    acceptable_similarity: float,
+    slack: float,
+    paragraph_similarity: float,
+    use_paragraphs: bool,
+) -> List[Bead]:
     """MASSAlign end to end: paragraphs aligned by the vicinity-driven paragraph aligner
     (unless links are given, or use_paragraphs is False), then the vicinity-driven sentence
     aligner inside each aligned paragraph group, with MASSAlign's TF-IDF model of the pair."""
@@ -255,9 +290,9 @@ def massalign_align(complex: Side, simple: Side, paragraph_links: Optional[Seque
         paragraph_links = vicinity_paragraph_alignment(complex, simple, model, paragraph_similarity, slack)
     beads = []
     for cs, ss in blocks(complex, simple, paragraph_links):
-        for rows, cols, score in vicinity_sentence_alignment([complex.sentences[i] for i in cs],
-                                                             [simple.sentences[j] for j in ss], model,
-                                                             acceptable_similarity, slack):
+        for rows, cols, score in vicinity_sentence_alignment(
+            [complex.sentences[i] for i in cs], [simple.sentences[j] for j in ss], model, acceptable_similarity, slack
+        ):
             beads.append(Bead(tuple(cs[r] for r in rows), tuple(ss[c] for c in cols), clip(score)))
     return disjoint(beads)
 
@@ -277,26 +312,44 @@ class LexicalAligner(SentenceAlignerBase):
     def encoders(self) -> List:
         return [self.similarity] if self.similarity is not None else []
 
-    def align(self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
-              ) -> List[Bead]:
-        return self.function(complex, simple, similarity=self.similarity, paragraph_links=paragraph_links,
-                             **self.settings)
+    def align(
+        self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
+    ) -> List[Bead]:
+        return self.function(
+            complex, simple, similarity=self.similarity, paragraph_links=paragraph_links, **self.settings
+        )
 
 
 def _massalign(complex, simple, similarity=None, paragraph_links=None, **settings):
-    return massalign_align(complex, simple, paragraph_links,
-                           similarity.for_pair(complex, simple) if similarity is not None else None, **settings)
+    return massalign_align(
+        complex,
+        simple,
+        paragraph_links,
+        similarity.for_pair(complex, simple) if similarity is not None else None,
+        **settings,
+    )
 
 
 @aligner_registry("spacy-simalign.MASSAlign.v1")
-def make_massalign(similarity=None, acceptable_similarity: float = 0.2, slack: float = MASSALIGN_SLACK,
-                   paragraph_similarity: float = MASSALIGN_PARAGRAPH_ALPHA, use_paragraphs: bool = True) -> LexicalAligner:
+def make_massalign(
+    similarity=None,
+    acceptable_similarity: float = 0.2,
+    slack: float = MASSALIGN_SLACK,
+    paragraph_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
+    use_paragraphs: bool = True,
+) -> LexicalAligner:
     """MASSAlign (Paetzold et al., 2017): vicinity-driven paragraph then sentence alignment;
     `similarity` default: MASSAlign's TF-IDF model of each pair. acceptable_similarity: that of
     its VicinityDrivenSentenceAligner; paragraph_similarity and slack: those of its paragraph
     aligner (MASSAlignParagraphs.v1's defaults)."""
-    return LexicalAligner(_massalign, similarity, acceptable_similarity=acceptable_similarity, slack=slack,
-                          paragraph_similarity=paragraph_similarity, use_paragraphs=use_paragraphs)
+    return LexicalAligner(
+        _massalign,
+        similarity,
+        acceptable_similarity=acceptable_similarity,
+        slack=slack,
+        paragraph_similarity=paragraph_similarity,
+        use_paragraphs=use_paragraphs,
+    )
 
 
 @aligner_registry("spacy-simalign.CATS.v1")
@@ -315,18 +368,35 @@ class TfidfAligner(LexicalAligner):
     def paragraph_links(self, complex: Side, simple: Side) -> Optional[List[ParagraphLink]]:
         if not self.settings["use_paragraphs"]:
             return None
-        return tfidf_paragraph_links(complex, simple, default_word_tfidf(self.similarity),
-                                     self.settings["paragraph_threshold"], self.settings["both_directions"])
+        return tfidf_paragraph_links(
+            complex,
+            simple,
+            default_word_tfidf(self.similarity),
+            self.settings["paragraph_threshold"],
+            self.settings["both_directions"],
+        )
 
 
 @aligner_registry("spacy-simalign.Tfidf.v1")
-def make_tfidf_aligner(similarity=None, threshold: float = 0.3, use_paragraphs: bool = True,
-                       paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD, both_directions: bool = False,
-                       group: bool = True) -> TfidfAligner:
+def make_tfidf_aligner(
+    similarity=None,
+    threshold: float = 0.3,
+    use_paragraphs: bool = True,
+    paragraph_threshold: float = TFIDF_PARAGRAPH_THRESHOLD,
+    both_directions: bool = False,
+    group: bool = True,
+) -> TfidfAligner:
     """Each simple sentence to its most similar complex sentence if the cosine reaches
     `threshold` (0.3: not published with the Amsterdam corpus, a moderate cosine, not tuned),
     inside paragraphs linked by the same similarity (>= paragraph_threshold); default
     similarity word TF-IDF. both_directions = true, group = false: the Amsterdam corpus's
     candidates (every best match of either side, each its own 1:1 bead, as found)."""
-    return TfidfAligner(tfidf_align, similarity, threshold=threshold, use_paragraphs=use_paragraphs,
-                        paragraph_threshold=paragraph_threshold, both_directions=both_directions, group=group)
+    return TfidfAligner(
+        tfidf_align,
+        similarity,
+        threshold=threshold,
+        use_paragraphs=use_paragraphs,
+        paragraph_threshold=paragraph_threshold,
+        both_directions=both_directions,
+        group=group,
+    )

@@ -5,6 +5,7 @@ similarity backend and only the settings where it differs from the aligner's sig
 other value comes from the registry, so each default is written once, in the registered
 function. Print one, every value filled in, with `python -m spacy_simalign init-config NAME`,
 edit it, pass it with --config."""
+
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
@@ -28,8 +29,15 @@ class Method:
 
     def spec(self) -> Config:
         """The short [aligner] config: names and the differing settings; the registry fills the rest."""
-        return Config({"aligner": {"@simalign_aligners": self.aligner, **self.settings,
-                                   "similarity": {"@simalign_similarity": self.similarity}}})
+        return Config(
+            {
+                "aligner": {
+                    "@simalign_aligners": self.aligner,
+                    **self.settings,
+                    "similarity": {"@simalign_similarity": self.similarity},
+                }
+            }
+        )
 
 
 USE = "spacy-simalign.USESimilarity.v1"
@@ -78,9 +86,11 @@ def component_config(section: str, settings: str, method: str, paragraph: bool =
     pipe; the short form keeps the aligner's module unimported until then)."""
     config = Config().from_str(settings)
     own = config[section]
-    config[section] = {**{k: v for k, v in own.items() if not isinstance(v, dict)},
-                       "aligner": named_method(method, paragraph).spec()["aligner"],
-                       **{k: v for k, v in own.items() if isinstance(v, dict)}}  # sub-sections after the aligner
+    config[section] = {
+        **{k: v for k, v in own.items() if not isinstance(v, dict)},
+        "aligner": named_method(method, paragraph).spec()["aligner"],
+        **{k: v for k, v in own.items() if isinstance(v, dict)},
+    }  # sub-sections after the aligner
     return config
 
 
@@ -98,4 +108,3 @@ def build_aligner(config: Config, path: Optional[str] = None, kind: str = "sente
     if not hasattr(aligner, wanted):
         raise InputError(f"[aligner] is not a {kind} aligner (it has no {wanted}() method)", path)
     return aligner
-

@@ -6,6 +6,7 @@ returns ParagraphLinks (groups of complex paragraphs aligned to groups of simple
 Also home of what the lexical sentence aligners share with the paragraph ones: the
 vicinity-driven walk through a similarity matrix (MASSAlign's TF-IDF model is a similarity
 backend: similarity.MassalignTfidf)."""
+
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -53,8 +54,12 @@ def vicinity_path(sim: np.ndarray, alpha: float, slack: float) -> List[Tuple[int
     while True:
         step = None
         for ring in (1, 2):
-            cells = [(i + a, j + b) for a in range(ring + 1) for b in range(ring + 1)
-                     if max(a, b) == ring and i + a < rows and j + b < cols]
+            cells = [
+                (i + a, j + b)
+                for a in range(ring + 1)
+                for b in range(ring + 1)
+                if max(a, b) == ring and i + a < rows and j + b < cols
+            ]
             if not cells:
                 continue
             best = max(cells, key=lambda c: sim[c])
@@ -98,8 +103,9 @@ def path_groups(path: List[Tuple[int, int]]) -> List[Tuple[List[int], List[int]]
 # Grouping paragraph pairs
 
 
-def group_pairs(pairs: Iterable[Tuple[int, int]], scores: Optional[Dict[Tuple[int, int], float]] = None
-                ) -> List[ParagraphLink]:
+def group_pairs(
+    pairs: Iterable[Tuple[int, int]], scores: Optional[Dict[Tuple[int, int], float]] = None
+) -> List[ParagraphLink]:
     """Turn aligned paragraph pairs into links: each simple paragraph with all the complex
     paragraphs aligned to it (an n:1 link when there are several), and neighbouring simple
     paragraphs aligned to the same complex paragraphs merged into one 1:n / n:m link. The
@@ -154,8 +160,9 @@ def _paragraph_blocks(complex: Side, simple: Side, sent: np.ndarray) -> Tuple[np
 
 
 def _sentence_matrix(complex: Side, simple: Side, similarity) -> np.ndarray:
-    return np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang),
-                      dtype=np.float64)
+    return np.asarray(
+        similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang), dtype=np.float64
+    )
 
 
 def jiang_similarities(complex: Side, simple: Side, similarity) -> Tuple[np.ndarray, np.ndarray]:
@@ -175,8 +182,9 @@ def relative_distance(c: int, n_c: int, s: int, n_s: int) -> float:
     return abs(c / max(n_c, 1) - s / max(n_s, 1))
 
 
-def best_by_average(avg_max: np.ndarray, tau1: float, max_distance: Optional[float] = None
-                    ) -> Dict[Tuple[int, int], float]:
+def best_by_average(
+    avg_max: np.ndarray, tau1: float, max_distance: Optional[float] = None
+) -> Dict[Tuple[int, int], float]:
     """Each simple paragraph paired with its best complex paragraph by avg-of-max similarity,
     when that exceeds tau1 (and, given max_distance, lies within that relative distance)."""
     n_c, n_s = avg_max.shape
@@ -190,8 +198,9 @@ def best_by_average(avg_max: np.ndarray, tau1: float, max_distance: Optional[flo
     return pairs
 
 
-def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float, tau2: float, tau3: float,
-                              tau4: float, tau5: float) -> List[ParagraphLink]:
+def jiang_paragraph_alignment(
+    complex: Side, simple: Side, similarity, tau1: float, tau2: float, tau3: float, tau4: float, tau5: float
+) -> List[ParagraphLink]:
     """Algorithm 2 (Newsela): for each simple paragraph, (a) its best complex paragraph by
     avg-of-max similarity if above tau1 and within relative distance tau2; (b) every complex
     paragraph sharing a sentence pair above tau3; (c) two consecutive complex paragraphs whose
@@ -204,8 +213,13 @@ def jiang_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: flo
         for c in range(n_c):
             if max_sim[c, s] > tau3:
                 pairs[(c, s)] = float(max_sim[c, s])
-            if (c > 0 and max_sim[c, s] > tau4 and max_sim[c - 1, s] > tau4
-                    and relative_distance(c, n_c, s, n_s) < tau5 and relative_distance(c - 1, n_c, s, n_s) < tau5):
+            if (
+                c > 0
+                and max_sim[c, s] > tau4
+                and max_sim[c - 1, s] > tau4
+                and relative_distance(c, n_c, s, n_s) < tau5
+                and relative_distance(c - 1, n_c, s, n_s) < tau5
+            ):
                 pairs[(c, s)] = float(max_sim[c, s])
                 pairs[(c - 1, s)] = float(max_sim[c - 1, s])
     return group_pairs(pairs, pairs)
@@ -221,8 +235,9 @@ def jiang_wiki_similarities(complex: Side, simple: Side, similarity) -> Tuple[np
     return (avg_max + reverse) / 2.0, max_sim
 
 
-def jiang_wiki_paragraph_alignment(complex: Side, simple: Side, similarity, tau1: float,
-                                   tau2: float) -> List[ParagraphLink]:
+def jiang_wiki_paragraph_alignment(
+    complex: Side, simple: Side, similarity, tau1: float, tau2: float
+) -> List[ParagraphLink]:
     """Algorithm 4 (Wikipedia): each simple paragraph to its best complex paragraph by
     (symmetric) avg-of-max similarity if above tau1, wherever it is, plus every complex
     paragraph holding a sentence pair above tau2; then merged into n:m groups. (Wikipedia:
@@ -249,12 +264,15 @@ def paragraph_matrix(complex: Side, simple: Side, similarity=None) -> np.ndarray
     with no backend, MASSAlign's TF-IDF model of the pair."""
     if similarity is None:
         similarity = massalign_model(complex, simple)
-    return np.asarray(similarity.matrix(complex.paragraph_texts(), simple.paragraph_texts(),
-                                        complex.lang, simple.lang), dtype=np.float64)
+    return np.asarray(
+        similarity.matrix(complex.paragraph_texts(), simple.paragraph_texts(), complex.lang, simple.lang),
+        dtype=np.float64,
+    )
 
 
-def vicinity_paragraph_alignment(complex: Side, simple: Side, similarity, acceptable_similarity: float,
-                                 slack: float) -> List[ParagraphLink]:
+def vicinity_paragraph_alignment(
+    complex: Side, simple: Side, similarity, acceptable_similarity: float, slack: float
+) -> List[ParagraphLink]:
     """MASSAlign's VicinityDrivenParagraphAligner: the vicinity-driven path through the
     paragraph similarity matrix, cut into 1:1, 1:N and N:1 paragraph alignments; `similarity`
     None: MASSAlign's TF-IDF model of the pair."""
@@ -306,16 +324,18 @@ def default_word_tfidf(similarity):
 
 
 @aligner_registry("spacy-simalign.JiangParagraphs.v1")
-def make_jiang_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9,
-                          tau4: float = 0.5, tau5: float = 0.2) -> ParagraphFunction:
+def make_jiang_paragraphs(
+    similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9, tau4: float = 0.5, tau5: float = 0.2
+) -> ParagraphFunction:
     """Jiang et al. (2020) Algorithms 1+2 (Newsela); default similarity word TF-IDF. The
     thresholds are those of the paper's appendix (for its fine-tuned BERT similarity in [0, 1]):
     tau1, the avg-of-max similarity a simple paragraph's best complex paragraph must exceed while
     lying within relative distance tau2; tau3, a sentence pair this similar aligns any paragraph
     pair; two consecutive complex paragraphs both holding a sentence more similar than tau4 and
     both within distance tau5 are aligned to the simple one (1:2)."""
-    return ParagraphFunction(jiang_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3,
-                            tau4=tau4, tau5=tau5)
+    return ParagraphFunction(
+        jiang_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3, tau4=tau4, tau5=tau5
+    )
 
 
 @aligner_registry("spacy-simalign.JiangWikiParagraphs.v1")
@@ -327,11 +347,13 @@ def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float =
 
 
 @aligner_registry("spacy-simalign.MASSAlignParagraphs.v1")
-def make_massalign_paragraphs(similarity=None, acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA,
-                              slack: float = MASSALIGN_SLACK) -> ParagraphFunction:
+def make_massalign_paragraphs(
+    similarity=None, acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA, slack: float = MASSALIGN_SLACK
+) -> ParagraphFunction:
     """MASSAlign's vicinity-driven paragraph aligner; default similarity its TF-IDF model of the pair."""
-    return ParagraphFunction(vicinity_paragraph_alignment, similarity, acceptable_similarity=acceptable_similarity,
-                            slack=slack)
+    return ParagraphFunction(
+        vicinity_paragraph_alignment, similarity, acceptable_similarity=acceptable_similarity, slack=slack
+    )
 
 
 @aligner_registry("spacy-simalign.TfidfParagraphs.v1")

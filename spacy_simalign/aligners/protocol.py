@@ -12,6 +12,7 @@ and `update(pairs) -> loss` (then `spacy train` trains it), and `to_bytes` / `fr
 each batch starts from an empty encoder cache and encodes all its sentences in one call per
 language, so a result depends only on its batch (the engines rely on that to write the same
 bytes in one process, N processes or on Dask)."""
+
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..structures import Bead, ParagraphLink, Side
@@ -42,8 +43,9 @@ class SentenceAlignerBase:
         """The sentence encoders (EmbeddingSimilarity) to prime per batch."""
         return []
 
-    def align(self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
-              ) -> List[Bead]:
+    def align(
+        self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
+    ) -> List[Bead]:
         raise NotImplementedError
 
     def align_batch(self, items: Sequence[BatchItem]) -> List[List[Bead]]:

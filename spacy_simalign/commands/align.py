@@ -2,6 +2,7 @@
 pair JSONL in, alignment JSONL out (FORMATS.md), one output line per input line, in input
 order. Built for corpora of hundreds of thousands of pairs: see engines.align_file (validate
 first, stream in fixed batches through an engine, resumable, OUTPUT only when complete)."""
+
 import argparse
 import os
 import sys
@@ -26,33 +27,69 @@ DEFAULT_BATCH_SIZE = 32
 def add_arguments(parser):
     parser.add_argument("input", help="pair JSONL (FORMATS.md)")
     parser.add_argument("output", help="alignment JSONL to write")
-    parser.add_argument("--method", default=None, choices=sorted(SENTENCE_METHODS),
-                        help="sentence aligner by name (default: crf, the shipped neural CRF)")
-    parser.add_argument("--config", default=None, metavar="FILE",
-                        help="an [aligner] config instead of --method (any registered aligner and its settings; "
-                             "`init-config NAME` prints one to start from)")
+    parser.add_argument(
+        "--method",
+        default=None,
+        choices=sorted(SENTENCE_METHODS),
+        help="sentence aligner by name (default: crf, the shipped neural CRF)",
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="an [aligner] config instead of --method (any registered aligner and its settings; "
+        "`init-config NAME` prints one to start from)",
+    )
     parser.add_argument("--model", default=None, help="trained pipeline folder or CRF weights folder")
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
-    parser.add_argument("--n-process", type=int, default=1, metavar="N",
-                        help="local worker processes (with --engine dask and no scheduler: LocalCluster workers)")
-    parser.add_argument("--engine", default="local", choices=ENGINES,
-                        help="local (this machine) or dask (an existing cluster with --scheduler, else a LocalCluster)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (needs --engine dask)")
-    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="PAIRS",
-                        help=f"pairs per batch: the unit of encoding, scheduling and fsync (default {DEFAULT_BATCH_SIZE})")
-    parser.add_argument("--threads", type=int, default=0,
-                        help="BLAS/encoder threads per process (default: the cores shared among the processes)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue an interrupted run from OUTPUT.partial (same options as the first run)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bar on stderr (default: only when stderr is a terminal and not in CI)")
+    parser.add_argument(
+        "--n-process",
+        type=int,
+        default=1,
+        metavar="N",
+        help="local worker processes (with --engine dask and no scheduler: LocalCluster workers)",
+    )
+    parser.add_argument(
+        "--engine",
+        default="local",
+        choices=ENGINES,
+        help="local (this machine) or dask (an existing cluster with --scheduler, else a LocalCluster)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (needs --engine dask)",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=DEFAULT_BATCH_SIZE,
+        metavar="PAIRS",
+        help=f"pairs per batch: the unit of encoding, scheduling and fsync (default {DEFAULT_BATCH_SIZE})",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="BLAS/encoder threads per process (default: the cores shared among the processes)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run from OUTPUT.partial (same options as the first run)",
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: only when stderr is a terminal and not in CI)",
+    )
 
 
 def paths(args) -> Paths:
     """The input, the config and model it reads; OUTPUT and the files of a running align."""
-    return Paths(inputs=[args.input, args.config, args.model],
-                 outputs=PartialOutput.files(args.output))
+    return Paths(inputs=[args.input, args.config, args.model], outputs=PartialOutput.files(args.output))
 
 
 def check_options(args) -> None:
@@ -84,14 +121,22 @@ def run(args) -> int:
     from ..engines.align_file import align_file
 
     check_options(args)
-    job = AlignJob(aligner_config_text(args), os.path.abspath(args.model) if args.model else None,
-                   args.batch_size, args.threads)
-    summary = align_file(args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume,
-                         args.lang, args.progress)
+    job = AlignJob(
+        aligner_config_text(args), os.path.abspath(args.model) if args.model else None, args.batch_size, args.threads
+    )
+    summary = align_file(
+        args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
+    )
     if summary.complete:
-        print(f"{args.output} is complete: it holds all {summary.pairs} pairs of {args.input}, nothing to resume "
-              "(run without --resume to align again)", file=sys.stderr)
+        print(
+            f"{args.output} is complete: it holds all {summary.pairs} pairs of {args.input}, nothing to resume "
+            "(run without --resume to align again)",
+            file=sys.stderr,
+        )
         return 0
-    print(f"aligned {summary.aligned_now} of {summary.pairs} pairs ({summary.beads} beads) in {summary.seconds:.1f} s "
-          f"-> {args.output}", file=sys.stderr)
+    print(
+        f"aligned {summary.aligned_now} of {summary.pairs} pairs ({summary.beads} beads) in {summary.seconds:.1f} s "
+        f"-> {args.output}",
+        file=sys.stderr,
+    )
     return 0

@@ -2,6 +2,7 @@
 for the collections' language pair, print every strategy's best threshold with them, and
 write them into the matcher config as the pair's profile (default ./docmatch.cfg), which
 `match-docs` then uses (`--threshold auto` for another strategy's threshold)."""
+
 import sys
 
 from ..outputs import Paths
@@ -16,12 +17,22 @@ def add_arguments(parser):
     parser.add_argument("source", help="source documents JSONL")
     parser.add_argument("target", help="target documents JSONL")
     parser.add_argument("gold", help='gold pairs JSONL: {"source": id, "target": id} per line')
-    parser.add_argument("--output-config", default=DEFAULT_CONFIG_PATH,
-                        help=f"config to write with the calibrated profile (default {DEFAULT_CONFIG_PATH})")
-    parser.add_argument("--folds", type=int, default=0,
-                        help="also report held-out scores: calibrate on k-1 folds of gold pairs, test on the rest")
-    parser.add_argument("--thresholds-only", action="store_true",
-                        help="keep the pair's signals (lexical signal and weights) and calibrate the thresholds only")
+    parser.add_argument(
+        "--output-config",
+        default=DEFAULT_CONFIG_PATH,
+        help=f"config to write with the calibrated profile (default {DEFAULT_CONFIG_PATH})",
+    )
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=0,
+        help="also report held-out scores: calibrate on k-1 folds of gold pairs, test on the rest",
+    )
+    parser.add_argument(
+        "--thresholds-only",
+        action="store_true",
+        help="keep the pair's signals (lexical signal and weights) and calibrate the thresholds only",
+    )
     add_matcher_arguments(parser)
 
 
@@ -45,14 +56,23 @@ def run(args) -> int:
     key, profile, results, tried = calibrate(matcher, source, target, gold, search)
     print(format_profiles(tried, matcher.strategy, profile))
     print()
-    print(format_table(results, f"Calibrated on {len(gold)} gold pairs ({len(source)} x {len(target)} documents, "
-                                f"{key}; lexical {profile.lexical} {profile.lexical_weight:g}, evidence weight "
-                                f"{profile.rerank_weight:g})"))
+    print(
+        format_table(
+            results,
+            f"Calibrated on {len(gold)} gold pairs ({len(source)} x {len(target)} documents, "
+            f"{key}; lexical {profile.lexical} {profile.lexical_weight:g}, evidence weight "
+            f"{profile.rerank_weight:g})",
+        )
+    )
     if args.folds and args.folds > 1:
         print()
-        print(format_table(held_out(matcher, source, target, gold, args.folds, search=search),
-                           f"Held out ({args.folds}-fold by document pair: signals and thresholds chosen on the other "
-                           "folds; threshold = mean over folds)"))
+        print(
+            format_table(
+                held_out(matcher, source, target, gold, args.folds, search=search),
+                f"Held out ({args.folds}-fold by document pair: signals and thresholds chosen on the other "
+                "folds; threshold = mean over folds)",
+            )
+        )
     write_config(config, key, profile, args.output_config)
     section = "[docmatch] (a v1 config: one profile for every pair)" if is_v1(config) else f"[docmatch.profiles.{key}]"
     print(f"profile {key} written to {args.output_config} {section}", file=sys.stderr)

@@ -1,4 +1,5 @@
 """`convert-deplain PLAN.csv|FOLDER ... OUTPUT.jsonl`: DEplain plan CSV files to pair JSONL with gold."""
+
 from ..formats.deplain import plan_files, read_plan
 from ..formats.pairs import write_pairs
 from ..outputs import Paths

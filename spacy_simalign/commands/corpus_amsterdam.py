@@ -1,6 +1,7 @@
 """`amsterdam PAIRS.jsonl OUT_DIR`: build a sentence-pair corpus the way the Amsterdam
 municipal corpus was built (candidates by paragraph-then-sentence best match, or any
 aligner's output, then the four post-processing rules), print the counts, export it."""
+
 import sys
 
 from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
@@ -17,20 +18,33 @@ HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam po
 def add_arguments(parser):
     parser.add_argument("input", help="pair JSONL (FORMATS.md): original and final versions of each document")
     parser.add_argument("output", help="folder to write pairs.jsonl / pairs.csv / ... and README.md into")
-    parser.add_argument("--alignments", default=None,
-                        help="alignment JSONL from `align` to take the candidates from (any aligner)")
-    parser.add_argument("--method", default=None,
-                        help="sentence method of this plugin for candidates (tfidf, massalign, cats-c3g, crf); "
-                             "default: TF-IDF best match in aligned paragraphs, both directions")
-    parser.add_argument("--similarity", default="tfidf",
-                        help="backend of the default best match (tfidf, c3g, use, ...)")
+    parser.add_argument(
+        "--alignments", default=None, help="alignment JSONL from `align` to take the candidates from (any aligner)"
+    )
+    parser.add_argument(
+        "--method",
+        default=None,
+        help="sentence method of this plugin for candidates (tfidf, massalign, cats-c3g, crf); "
+        "default: TF-IDF best match in aligned paragraphs, both directions",
+    )
+    parser.add_argument(
+        "--similarity", default="tfidf", help="backend of the default best match (tfidf, c3g, use, ...)"
+    )
     parser.add_argument("--paragraph-threshold", type=float, default=CandidateSettings.paragraph_threshold)
     parser.add_argument("--sentence-threshold", type=float, default=CandidateSettings.sentence_threshold)
-    parser.add_argument("--skip", action="append", default=[], choices=RULE_NAMES,
-                        help="switch a rule off (repeatable): "
-                        + "; ".join(f"{r.name}: {r.description}" for r in RULES))
-    parser.add_argument("--trivial-mode", default="combined", choices=("combined", "either", "case", "punctuation"),
-                        help="what counts as a trivial edit (default: case and punctuation together)")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=RULE_NAMES,
+        help="switch a rule off (repeatable): " + "; ".join(f"{r.name}: {r.description}" for r in RULES),
+    )
+    parser.add_argument(
+        "--trivial-mode",
+        default="combined",
+        choices=("combined", "either", "case", "punctuation"),
+        help="what counts as a trivial edit (default: case and punctuation together)",
+    )
     parser.add_argument("--formats", default="jsonl,csv", help=f"comma-separated, of {', '.join(FORMATS)}")
     parser.add_argument("--license", default="unknown", help="licence field of the data card")
     parser.add_argument("--name", default="amsterdam-style-corpus", help="corpus name in the data card")
@@ -40,8 +54,9 @@ def add_arguments(parser):
 
 def paths(args) -> Paths:
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    return Paths(inputs=[args.input, args.alignments], outputs=export_files(args.output, formats),
-                 folders=[args.output])
+    return Paths(
+        inputs=[args.input, args.alignments], outputs=export_files(args.output, formats), folders=[args.output]
+    )
 
 
 def run(args) -> int:
@@ -62,23 +77,40 @@ def run(args) -> int:
         similarity = similarity_from_spec(args.similarity)
     except Exception as err:  # registry lookup of an unknown name
         raise InputError(f"unknown similarity '{args.similarity}': {err}") from None
-    rows, report = build_corpus(records, similarity, settings, args.skip, args.trivial_mode, None, args.method,
-                                 candidates)
+    rows, report = build_corpus(
+        records, similarity, settings, args.skip, args.trivial_mode, None, args.method, candidates
+    )
     if args.anonymise:
         from ..corpus.anonymise import anonymise_rows
 
         rows = anonymise_rows(rows, records[0].lang if records else "nl")
-    how = ("candidates from " + (f"the alignments in {args.alignments}" if args.alignments else
-                                 f"the plugin's '{args.method}' aligner" if args.method else
-                                 f"{args.similarity} best match inside aligned paragraphs (paragraph threshold "
-                                 f"{args.paragraph_threshold}, sentence threshold {args.sentence_threshold})")
-           + "; Amsterdam post-processing: " + ", ".join(r.name for r in RULES if r.name not in args.skip))
+    how = (
+        "candidates from "
+        + (
+            f"the alignments in {args.alignments}"
+            if args.alignments
+            else f"the plugin's '{args.method}' aligner"
+            if args.method
+            else f"{args.similarity} best match inside aligned paragraphs (paragraph threshold "
+            f"{args.paragraph_threshold}, sentence threshold {args.sentence_threshold})"
+        )
+        + "; Amsterdam post-processing: "
+        + ", ".join(r.name for r in RULES if r.name not in args.skip)
+    )
     table = format_counts(report.counts)
-    info = CardInfo(args.name, args.license, sorted({r.lang for r in records}) or ["nl"], how, args.input,
-                    tables={"Rows before and after each rule": table})
+    info = CardInfo(
+        args.name,
+        args.license,
+        sorted({r.lang for r in records}) or ["nl"],
+        how,
+        args.input,
+        tables={"Rows before and after each rule": table},
+    )
     written = export_corpus(rows, args.output, formats, info)
-    print(f"documents {report.documents}, aligned paragraph pairs {report.paragraph_pairs}, "
-          f"candidate rows {report.candidates}")
+    print(
+        f"documents {report.documents}, aligned paragraph pairs {report.paragraph_pairs}, "
+        f"candidate rows {report.candidates}"
+    )
     print(table)
     print("wrote " + ", ".join(written))
     return 0

@@ -1,6 +1,7 @@
 """`anonymise INPUT OUTPUT --lang LANG`: replace names, organisations, addresses and phone
 numbers by placeholders (and sensitive sentences by `xxx xxx xxx`) in sentence-pair rows
 (CSV 'Document ID,Complex,Simple' or rows JSONL) or in a plain text file (one text a line)."""
+
 from ..corpus.export import delimited_text, read_rows
 from ..formats.jsonl import atomic_output, dump_line, iter_lines
 from ..outputs import Paths
@@ -14,12 +15,20 @@ def add_arguments(parser):
     parser.add_argument("input", help="rows CSV/JSONL, or a .txt file with one text a line")
     parser.add_argument("output", help="file to write, same kind as the input")
     parser.add_argument("--lang", required=True, choices=SUPPORTED_LANGS)
-    parser.add_argument("--allow", action="append", default=None,
-                        help="organisation to keep (repeatable); replaces the default allow-list")
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=None,
+        help="organisation to keep (repeatable); replaces the default allow-list",
+    )
     parser.add_argument("--model", default=None, help="installed spaCy pipeline whose NER is used in addition")
     parser.add_argument("--no-ner", action="store_true", help="patterns only, even if a trained pipeline is installed")
-    parser.add_argument("--sensitive-pattern", action="append", default=[],
-                        help="regular expression: a sentence matching it becomes 'xxx xxx xxx' (repeatable)")
+    parser.add_argument(
+        "--sensitive-pattern",
+        action="append",
+        default=[],
+        help="regular expression: a sentence matching it becomes 'xxx xxx xxx' (repeatable)",
+    )
 
 
 def paths(args) -> Paths:

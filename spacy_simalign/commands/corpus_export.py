@@ -1,6 +1,7 @@
 """`export OUT_DIR (--pairs P.jsonl --alignments A.jsonl | --rows R.jsonl|R.csv)`: publish an
 aligned corpus as JSONL, CSV, TSV and (with the `datasets` extra) a Hugging Face folder,
 with a data card."""
+
 from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, read_rows, rows_from_alignment_file
 from ..errors import InputError
 from ..outputs import Paths
@@ -14,8 +15,9 @@ def add_arguments(parser):
     parser.add_argument("--pairs", help="pair JSONL the alignments were made on")
     parser.add_argument("--alignments", help="alignment JSONL written by `align` for --pairs")
     parser.add_argument("--rows", help="sentence-pair rows instead: a CSV 'Document ID,Complex,Simple' or rows JSONL")
-    parser.add_argument("--split-simple", action="store_true",
-                        help="one row per simple sentence of a bead instead of one row per bead")
+    parser.add_argument(
+        "--split-simple", action="store_true", help="one row per simple sentence of a bead instead of one row per bead"
+    )
     parser.add_argument("--formats", default="jsonl,csv,tsv", help=f"comma-separated, of {', '.join(FORMATS)}")
     parser.add_argument("--name", default="simplification-corpus")
     parser.add_argument("--license", default="unknown")
@@ -25,8 +27,11 @@ def add_arguments(parser):
 
 def paths(args) -> Paths:
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    return Paths(inputs=[args.pairs, args.alignments, args.rows], outputs=export_files(args.output, formats),
-                 folders=[args.output])
+    return Paths(
+        inputs=[args.pairs, args.alignments, args.rows],
+        outputs=export_files(args.output, formats),
+        folders=[args.output],
+    )
 
 
 def run(args) -> int:
@@ -39,8 +44,13 @@ def run(args) -> int:
     else:
         raise InputError("give --rows FILE, or --pairs FILE and --alignments FILE")
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    info = CardInfo(args.name, args.license, [x.strip() for x in args.lang.split(",")],
-                    args.aligned_with or "not stated by the exporter", source)
+    info = CardInfo(
+        args.name,
+        args.license,
+        [x.strip() for x in args.lang.split(",")],
+        args.aligned_with or "not stated by the exporter",
+        source,
+    )
     written = export_corpus(rows, args.output, formats, info)
     print(f"{len(rows)} pairs from {len({r.doc_id for r in rows})} documents; wrote " + ", ".join(written))
     return 0

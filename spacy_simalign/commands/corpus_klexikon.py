@@ -1,6 +1,7 @@
 """`klexikon FOLDER OUT_DIR`: read Klexikon/Wikipedia article pairs (FOLDER/klexikon,
 FOLDER/wiki), clean them, drop short Wikipedia articles, write train/validation/test pair
 JSONL (length-stratified, fixed seed) and the lead-3 baseline, and print the counts."""
+
 import os
 import statistics
 
@@ -15,11 +16,20 @@ HELP = "Clean, filter and split Klexikon/Wikipedia article pairs; write the lead
 def add_arguments(parser):
     parser.add_argument("folder", help="folder with klexikon/<Title>.txt and wiki/<Title>.txt")
     parser.add_argument("output", help="folder for train/validation/test.jsonl, lead3.jsonl, counts.txt")
-    parser.add_argument("--skip", action="append", default=[], choices=sorted(CLEANUP_RULES),
-                        help="switch a clean-up rule off (repeatable)")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=sorted(CLEANUP_RULES),
+        help="switch a clean-up rule off (repeatable)",
+    )
     parser.add_argument("--sides", default="wiki,klexikon", help="sides the clean-up rules apply to")
-    parser.add_argument("--min-paragraphs", type=int, default=15,
-                        help="discard pairs whose Wikipedia article has fewer paragraphs (default 15)")
+    parser.add_argument(
+        "--min-paragraphs",
+        type=int,
+        default=15,
+        help="discard pairs whose Wikipedia article has fewer paragraphs (default 15)",
+    )
     parser.add_argument("--seed", type=int, default=42, help="seed of the stratified split")
 
 
@@ -27,8 +37,9 @@ OUTPUT_FILES = ("train.jsonl", "validation.jsonl", "test.jsonl", "lead3.jsonl", 
 
 
 def paths(args) -> Paths:
-    return Paths(inputs=[args.folder], outputs=[os.path.join(args.output, name) for name in OUTPUT_FILES],
-                 folders=[args.output])
+    return Paths(
+        inputs=[args.folder], outputs=[os.path.join(args.output, name) for name in OUTPUT_FILES], folders=[args.output]
+    )
 
 
 def run(args) -> int:
@@ -43,13 +54,19 @@ def run(args) -> int:
     with atomic_output(os.path.join(args.output, "lead3.jsonl")) as handle:
         for row in lead3:
             handle.write(dump_line(row))
-    lines = [report.table(), "", "lead-3 baseline against the whole Klexikon article (mean F1, no stemming):",
-             f"{'split':<11} {'n':>4} {'ROUGE-1':>8} {'ROUGE-2':>8} {'ROUGE-L':>8}"]
+    lines = [
+        report.table(),
+        "",
+        "lead-3 baseline against the whole Klexikon article (mean F1, no stemming):",
+        f"{'split':<11} {'n':>4} {'ROUGE-1':>8} {'ROUGE-2':>8} {'ROUGE-L':>8}",
+    ]
     for name in list(splits) + ["all"]:
         rows = [r for r in lead3 if name in ("all", r["split"])]
         if rows:
-            lines.append(f"{name:<11} {len(rows):>4} " + " ".join(
-                f"{statistics.mean(r[k] for r in rows):>8.4f}" for k in ("rouge1", "rouge2", "rougeL")))
+            lines.append(
+                f"{name:<11} {len(rows):>4} "
+                + " ".join(f"{statistics.mean(r[k] for r in rows):>8.4f}" for k in ("rouge1", "rouge2", "rougeL"))
+            )
     text = "\n".join(lines)
     with atomic_output(os.path.join(args.output, "counts.txt")) as handle:
         handle.write(text + "\n")

@@ -1,5 +1,6 @@
 """`demo [PAIRS.jsonl]`: align the bundled example pair (or the first pair of a file) with
 the default aligner and print the aligned sentences side by side."""
+
 import os
 import shutil
 import textwrap
@@ -58,7 +59,9 @@ def run(args) -> int:
     nlp = alignment_pipeline(record.lang, method_config(args.method).to_str())
     doc = nlp(pair_from_record(nlp, record))
     c, s = side_of(doc, "complex"), side_of(doc, "simple")
-    print(f"{record.id} ({record.lang}): {len(c)} complex, {len(s)} simple sentences, "
-          f"{len(doc._.beads)} beads, method {args.method}\n")
+    print(
+        f"{record.id} ({record.lang}): {len(c)} complex, {len(s)} simple sentences, "
+        f"{len(doc._.beads)} beads, method {args.method}\n"
+    )
     print(render_text(c.sentences, s.sentences, doc._.beads, width))
     return 0

@@ -1,6 +1,7 @@
 """`evaluate GOLD.jsonl PREDICTED.jsonl [--output scores.json]`: link, bead-text and
 paragraph-pair P/R/F1 of an alignment JSONL file against the gold beads of a pair JSONL
 file (evaluation.evaluate_files)."""
+
 import json
 
 from ..formats.jsonl import atomic_output

@@ -1,6 +1,7 @@
 """`match-docs`: which documents of two collections (documents JSONL) correspond; writes
 matches JSONL (FORMATS.md). `--threshold auto` takes the threshold calibrated by
 calibrate-docs for the chosen strategy from the matcher config."""
+
 import sys
 
 from ..errors import InputError
@@ -17,9 +18,12 @@ def add_arguments(parser):
     parser.add_argument("source", help="source documents JSONL (id, lang, text; optional title, lead, date)")
     parser.add_argument("target", help="target documents JSONL")
     parser.add_argument("output", help="matches JSONL to write")
-    parser.add_argument("--threshold", default=None,
-                        help="minimum similarity on the 0..100 scale (default: the language pair's profile), or "
-                             "'auto' for the threshold calibrate-docs chose for the strategy")
+    parser.add_argument(
+        "--threshold",
+        default=None,
+        help="minimum similarity on the 0..100 scale (default: the language pair's profile), or "
+        "'auto' for the threshold calibrate-docs chose for the strategy",
+    )
     add_matcher_arguments(parser)
 
 

@@ -1,4 +1,5 @@
 """`render PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html`: a static HTML view of alignments."""
+
 import os
 
 from ..errors import InputError
@@ -7,16 +8,23 @@ from ..outputs import Paths
 from ..review.render import load_views, render
 
 NAME = "render"
-HELP = ("Write an HTML page showing each pair's two sides side by side, with aligned sentences linked and "
-        "coloured by score (the pairs' gold when no ALIGNMENTS.jsonl is given)")
+HELP = (
+    "Write an HTML page showing each pair's two sides side by side, with aligned sentences linked and "
+    "coloured by score (the pairs' gold when no ALIGNMENTS.jsonl is given)"
+)
 
 
 def add_arguments(parser) -> None:
-    parser.usage = ("python -m spacy_simalign render [-h] [--ids IDS] [--limit N] "
-                    "PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html")
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="PAIRS.jsonl (pair JSONL), optionally ALIGNMENTS.jsonl (written by `align`; without it "
-                             "the pairs' gold is shown), and OUT.html, the page to write")
+    parser.usage = (
+        "python -m spacy_simalign render [-h] [--ids IDS] [--limit N] PAIRS.jsonl [ALIGNMENTS.jsonl] OUT.html"
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="PAIRS.jsonl (pair JSONL), optionally ALIGNMENTS.jsonl (written by `align`; without it "
+        "the pairs' gold is shown), and OUT.html, the page to write",
+    )
     parser.add_argument("--ids", default=None, help="comma-separated pair ids to show (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="show at most this many pairs")
 
@@ -43,7 +51,7 @@ def run(args) -> int:
             raise InputError(f"no pair with id {', '.join(repr(m) for m in missing)}", pairs_path)
         views = [v for v in views if v.id in set(wanted)]
     if args.limit is not None:
-        views = views[:max(args.limit, 0)]
+        views = views[: max(args.limit, 0)]
     if not views:
         raise InputError("no pairs to render", pairs_path)
     html = render(views, page=True, jupyter=False)

@@ -1,18 +1,26 @@
 """`review PAIRS.jsonl [ALIGNMENTS.jsonl] --port N`: correct alignments in a local web page."""
+
 import webbrowser
 
 from ..errors import InputError
 from ..outputs import Paths
 
 NAME = "review"
-HELP = ("Serve a page on 127.0.0.1 to walk through the pairs, add and remove links with the mouse or keyboard, "
-        "and save them as the pairs' gold (starting from ALIGNMENTS.jsonl where a pair has no gold yet)")
+HELP = (
+    "Serve a page on 127.0.0.1 to walk through the pairs, add and remove links with the mouse or keyboard, "
+    "and save them as the pairs' gold (starting from ALIGNMENTS.jsonl where a pair has no gold yet)"
+)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("pairs", metavar="PAIRS.jsonl", help="pair JSONL; saving rewrites its 'gold' fields")
-    parser.add_argument("alignments", nargs="?", default=None, metavar="ALIGNMENTS.jsonl",
-                        help="alignment JSONL from `align`, shown for pairs that have no gold yet")
+    parser.add_argument(
+        "alignments",
+        nargs="?",
+        default=None,
+        metavar="ALIGNMENTS.jsonl",
+        help="alignment JSONL from `align`, shown for pairs that have no gold yet",
+    )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port; default 8765)")
     parser.add_argument("--open", action="store_true", help="open the page in the default web browser")
 
@@ -32,8 +40,11 @@ def run(args) -> int:
         server = ReviewServer(args.pairs, args.alignments, args.port)
     except OSError as err:
         raise InputError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}") from None
-    print(f"Reviewing {len(server.app.config['STORE'].ids)} pairs of {args.pairs} at {server.url} "
-          "(127.0.0.1 only; Ctrl+C to stop)", flush=True)
+    print(
+        f"Reviewing {len(server.app.config['STORE'].ids)} pairs of {args.pairs} at {server.url} "
+        "(127.0.0.1 only; Ctrl+C to stop)",
+        flush=True,
+    )
     if args.open:
         webbrowser.open(server.url)
     try:

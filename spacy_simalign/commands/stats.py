@@ -1,6 +1,7 @@
 """`stats`: statistics of an aligned cross-lingual corpus (alignment JSONL from align-xling):
 AlignRatio per side, aligned-length Pearson, position Kendall per pair; their correlations
 with the document similarity; a histogram of document similarities as PNG."""
+
 import json
 import math
 import sys
@@ -15,8 +16,11 @@ def add_arguments(parser):
     parser.add_argument("input", help="alignment JSONL with complex_sentences/simple_sentences (align-xling)")
     parser.add_argument("--per-pair", default=None, help="write per-pair statistics here (JSONL)")
     parser.add_argument("--histogram", default=None, help="write the document-similarity histogram here (PNG)")
-    parser.add_argument("--similarity-field", default="doc_score",
-                        help="field holding the document similarity in [0, 1] (default doc_score)")
+    parser.add_argument(
+        "--similarity-field",
+        default="doc_score",
+        help="field holding the document similarity in [0, 1] (default doc_score)",
+    )
     parser.add_argument("--json", action="store_true", help="print the corpus summary as JSON")
 
 
@@ -36,8 +40,10 @@ def run(args) -> int:
         write_jsonl(args.per_pair, (s.to_json() for s in stats))
     if args.json:
         corr = corpus_correlations(stats)
-        clean = {k: {kk: (None if isinstance(vv, float) and math.isnan(vv) else vv) for kk, vv in v.items()}
-                 for k, v in corr.items()}
+        clean = {
+            k: {kk: (None if isinstance(vv, float) and math.isnan(vv) else vv) for kk, vv in v.items()}
+            for k, v in corr.items()
+        }
         print(json.dumps({"pairs": len(stats), "statistics": clean}, indent=2))
     else:
         print(format_summary(stats))

@@ -8,6 +8,7 @@ Amsterdam-AI-Team), one function per rule so that each can be tested and switche
 4. `keep_closest`: for every complex sentence keep the simple version with the lowest
    Levenshtein distance (rapidfuzz).
 """
+
 import re
 import unicodedata
 from collections import OrderedDict
@@ -88,9 +89,17 @@ def add_split_merges(rows: Sequence[SentencePair]) -> List[SentencePair]:
             parts.sort(key=lambda p: min(p.simple_ids))
         simple_ids = tuple(sorted({i for p in parts for i in p.simple_ids}))
         scores = [p.score for p in parts if p.score is not None]
-        out.append(SentencePair(doc_id, complex_text, " ".join(p.simple for p in parts),
-                                sum(scores) / len(scores) if scores else None, parts[0].complex_ids, simple_ids,
-                                "split-merge"))
+        out.append(
+            SentencePair(
+                doc_id,
+                complex_text,
+                " ".join(p.simple for p in parts),
+                sum(scores) / len(scores) if scores else None,
+                parts[0].complex_ids,
+                simple_ids,
+                "split-merge",
+            )
+        )
     return out
 
 
@@ -137,8 +146,9 @@ class RuleCount:
         return self.after - self.before
 
 
-def postprocess(rows: Sequence[SentencePair], skip: Iterable[str] = (),
-                trivial_mode: str = "combined") -> Tuple[List[SentencePair], List[RuleCount]]:
+def postprocess(
+    rows: Sequence[SentencePair], skip: Iterable[str] = (), trivial_mode: str = "combined"
+) -> Tuple[List[SentencePair], List[RuleCount]]:
     """Apply the four rules in order, skipping those named in `skip`; return the rows and
     the count of rows before and after each rule."""
     skip = set(skip)
@@ -173,10 +183,16 @@ class BuildReport:
     counts: List[RuleCount]
 
 
-def build_corpus(records, similarity=None, settings=None, skip: Iterable[str] = (), trivial_mode: str = "combined",
-                 alignments: Optional[Dict[str, Sequence]] = None,
-                 method: Optional[str] = None, candidates: Optional[Sequence[SentencePair]] = None
-                 ) -> Tuple[List[SentencePair], BuildReport]:
+def build_corpus(
+    records,
+    similarity=None,
+    settings=None,
+    skip: Iterable[str] = (),
+    trivial_mode: str = "combined",
+    alignments: Optional[Dict[str, Sequence]] = None,
+    method: Optional[str] = None,
+    candidates: Optional[Sequence[SentencePair]] = None,
+) -> Tuple[List[SentencePair], BuildReport]:
     """The whole Amsterdam path for pair records (formats.PairRecord): candidate rows, then
     the post-processing rules. Candidates come from, in order of precedence: `alignments`
     (a pair id -> an aligner's beads, e.g. read from `align` output), `method` (a sentence

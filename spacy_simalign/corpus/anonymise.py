@@ -1,20 +1,24 @@
 """Anonymising a corpus before publishing it (what `anonymise` runs): a pipeline ending in the
 `simalign_anonymiser` component (pipeline/anonymiser.py), applied to texts and corpus rows, and
 its recall on a sample with expected replacements."""
+
 from typing import Dict, Iterable, List, Optional
 
 from spacy.language import Language
 
 from ..pipeline.anonymiser import SENSITIVE_TEXT
 
-TRAINED_PIPELINES = {"nl": ("nl_core_news_lg", "nl_core_news_md", "nl_core_news_sm"),
-                     "de": ("de_core_news_lg", "de_core_news_md", "de_core_news_sm"),
-                     "fr": ("fr_core_news_lg", "fr_core_news_md", "fr_core_news_sm"),
-                     "en": ("en_core_web_lg", "en_core_web_md", "en_core_web_sm")}
+TRAINED_PIPELINES = {
+    "nl": ("nl_core_news_lg", "nl_core_news_md", "nl_core_news_sm"),
+    "de": ("de_core_news_lg", "de_core_news_md", "de_core_news_sm"),
+    "fr": ("fr_core_news_lg", "fr_core_news_md", "fr_core_news_sm"),
+    "en": ("en_core_web_lg", "en_core_web_md", "en_core_web_sm"),
+}
 
 
-def anonymiser_pipeline(lang: str, model: Optional[str] = None, use_ner: bool = True,
-                        config: Optional[Dict] = None) -> Language:
+def anonymiser_pipeline(
+    lang: str, model: Optional[str] = None, use_ner: bool = True, config: Optional[Dict] = None
+) -> Language:
     """A pipeline ending in the anonymiser: `model` (an installed spaCy pipeline or folder)
     if given, else the first installed trained pipeline for `lang` when `use_ner`, else
     `spacy.blank(lang)` with the rule-based sentencizer."""

@@ -4,6 +4,7 @@ matches sentences inside each aligned paragraph pair by best match in both direc
 
 The result deliberately keeps duplicates and several simple versions per complex
 sentence: the post-processing rules in `amsterdam.py` decide what stays."""
+
 import inspect
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -27,13 +28,22 @@ class CandidateSettings:
 
     def aligner(self, similarity: Optional[SimilarityBackend] = None):
         """The TF-IDF aligner of these settings: one 1:1 bead per match, duplicates kept."""
-        return make_tfidf_aligner(similarity, threshold=self.sentence_threshold,
-                                  paragraph_threshold=self.paragraph_threshold, both_directions=self.both_directions,
-                                  group=False)
+        return make_tfidf_aligner(
+            similarity,
+            threshold=self.sentence_threshold,
+            paragraph_threshold=self.paragraph_threshold,
+            both_directions=self.both_directions,
+            group=False,
+        )
 
 
-def candidate_pairs(doc_id: str, complex_side: Side, simple_side: Side, similarity: Optional[SimilarityBackend] = None,
-                    settings: Optional[CandidateSettings] = None) -> Tuple[List[SentencePair], int]:
+def candidate_pairs(
+    doc_id: str,
+    complex_side: Side,
+    simple_side: Side,
+    similarity: Optional[SimilarityBackend] = None,
+    settings: Optional[CandidateSettings] = None,
+) -> Tuple[List[SentencePair], int]:
     """Candidate rows of one document and the number of aligned paragraph pairs.
 
     Sentence similarities are computed once over the whole document (so TF-IDF's IDF is

@@ -1,6 +1,7 @@
 """Publishing a sentence-pair corpus: JSONL, CSV, TSV and (with the optional `datasets`
 extra) a Hugging Face `datasets` folder, each with a data card (README.md: counts,
 licence, how the pairs were aligned and cleaned). Every file is written atomically."""
+
 import csv
 import io
 import json
@@ -49,9 +50,13 @@ def delimited_text(rows: Sequence[SentencePair], delimiter: str = ",") -> str:
     """CSV (or TSV) text with the Amsterdam columns `Document ID,Complex,Simple` first."""
     buffer = io.StringIO()
     extra = _extra_columns(rows)
-    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n",
-                        quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE,
-                        escapechar=None if delimiter == "," else "\\")
+    writer = csv.writer(
+        buffer,
+        delimiter=delimiter,
+        lineterminator="\n",
+        quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE,
+        escapechar=None if delimiter == "," else "\\",
+    )
     writer.writerow(list(CSV_COLUMNS) + extra)
     for row in rows:
         obj = row.to_json()
@@ -94,9 +99,15 @@ def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
     for rec in records:
         for key in columns:
             columns[key].append(rec.get(key))
-    features = datasets.Features({"doc_id": datasets.Value("string"), "complex": datasets.Value("string"),
-                                  "simple": datasets.Value("string"), "score": datasets.Value("float32"),
-                                  "origin": datasets.Value("string")})
+    features = datasets.Features(
+        {
+            "doc_id": datasets.Value("string"),
+            "complex": datasets.Value("string"),
+            "simple": datasets.Value("string"),
+            "score": datasets.Value("float32"),
+            "origin": datasets.Value("string"),
+        }
+    )
     dataset = datasets.Dataset.from_dict(columns, features=features)
     parent = os.path.dirname(os.path.abspath(folder)) or "."
     tmp = tempfile.mkdtemp(prefix=".tmp-hf-", dir=parent)
@@ -111,8 +122,11 @@ def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
 
 
 def corpus_counts(rows: Sequence[SentencePair]) -> Dict[str, object]:
-    return {"pairs": len(rows), "documents": len({r.doc_id for r in rows}),
-            "by_origin": dict(Counter(r.origin for r in rows))}
+    return {
+        "pairs": len(rows),
+        "documents": len({r.doc_id for r in rows}),
+        "by_origin": dict(Counter(r.origin for r in rows)),
+    }
 
 
 def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]) -> str:
@@ -122,11 +136,20 @@ def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]
     n = len(rows)
     size = "n<1K" if n < 1000 else "1K<n<10K" if n < 10_000 else "10K<n<100K" if n < 100_000 else "n>100K"
     out = [
-        "---", f"license: {info.license}", f"language:\n{langs}", "task_categories:\n- text2text-generation",
-        f"size_categories:\n- {size}", f"pretty_name: {info.name}", "---", "",
-        f"# {info.name}", "",
-        "Complex/simple sentence pairs exported by spacy-simalign.", "",
-        "## Counts", "",
+        "---",
+        f"license: {info.license}",
+        f"language:\n{langs}",
+        "task_categories:\n- text2text-generation",
+        f"size_categories:\n- {size}",
+        f"pretty_name: {info.name}",
+        "---",
+        "",
+        f"# {info.name}",
+        "",
+        "Complex/simple sentence pairs exported by spacy-simalign.",
+        "",
+        "## Counts",
+        "",
         f"- sentence pairs: {counts['pairs']}",
         f"- documents: {counts['documents']}",
     ]
@@ -138,8 +161,18 @@ def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]
         out += [f"## {title}", "", "```", table, "```", ""]
     if info.notes:
         out += ["## Notes", ""] + [f"- {n}" for n in info.notes] + [""]
-    out += ["## Licence", "", f"{info.license} (the licence of the source documents applies to the pairs).", "",
-            "## Files", ""] + [f"- `{f}`" for f in files] + [""]
+    out += (
+        [
+            "## Licence",
+            "",
+            f"{info.license} (the licence of the source documents applies to the pairs).",
+            "",
+            "## Files",
+            "",
+        ]
+        + [f"- `{f}`" for f in files]
+        + [""]
+    )
     return "\n".join(out)
 
 
@@ -150,8 +183,12 @@ def export_files(out_dir: str, formats: Iterable[str]) -> List[str]:
     return [os.path.join(out_dir, name) for name in names + ["README.md"]]
 
 
-def export_corpus(rows: Sequence[SentencePair], out_dir: str, formats: Iterable[str] = ("jsonl", "csv"),
-                  info: Optional[CardInfo] = None) -> List[str]:
+def export_corpus(
+    rows: Sequence[SentencePair],
+    out_dir: str,
+    formats: Iterable[str] = ("jsonl", "csv"),
+    info: Optional[CardInfo] = None,
+) -> List[str]:
     """Write the rows in each format under `out_dir` plus README.md; returns the paths written."""
     formats = list(dict.fromkeys(formats))
     unknown = [f for f in formats if f not in FORMATS]

@@ -5,6 +5,7 @@ lead-3 baseline, and a length-stratified 80/10/10 split with a fixed seed.
 Article files hold one sentence per line, a blank line between paragraphs and `==`
 heading lines. The *lead* is what comes before the first heading (for an article with no
 heading before its second paragraph: its first paragraph)."""
+
 import os
 import random
 import re
@@ -95,16 +96,26 @@ def read_article_pairs(folder: str) -> Tuple[List[Tuple[Article, Article]], List
         sides[side] = {os.path.splitext(f)[0] for f in os.listdir(sub) if f.endswith(".txt")}
     common = sorted(sides["wiki"] & sides["klexikon"])
     orphans = sorted(sides["wiki"] ^ sides["klexikon"])
-    pairs = [(read_article(os.path.join(folder, "wiki", t + ".txt")),
-              read_article(os.path.join(folder, "klexikon", t + ".txt"))) for t in common]
+    pairs = [
+        (
+            read_article(os.path.join(folder, "wiki", t + ".txt")),
+            read_article(os.path.join(folder, "klexikon", t + ".txt")),
+        )
+        for t in common
+    ]
     return pairs, orphans
 
 
 # --- clean-up rules: each takes an Article and returns (new Article, number of lines changed)
 
 
-def _merge_where(article: Article, limit: int, should_merge: Callable[[str], bool],
-                 cross_paragraphs: bool, fallback_previous: bool = False) -> Tuple[Article, int]:
+def _merge_where(
+    article: Article,
+    limit: int,
+    should_merge: Callable[[str], bool],
+    cross_paragraphs: bool,
+    fallback_previous: bool = False,
+) -> Tuple[Article, int]:
     """Merge each line for which `should_merge` holds with the line after it, within the
     first `limit` paragraphs. With `cross_paragraphs`, the last line of a paragraph joins
     the next paragraph of the same section (never across a heading); with
@@ -122,12 +133,12 @@ def _merge_where(article: Article, limit: int, should_merge: Callable[[str], boo
                     continue
                 same_section = k + 1 < limit and k + 1 < len(paragraphs) and sections[k + 1] == sections[k]
                 if i + 1 < len(para):
-                    para[i:i + 2] = [f"{line} {para[i + 1]}"]
+                    para[i : i + 2] = [f"{line} {para[i + 1]}"]
                 elif cross_paragraphs and same_section:
                     paragraphs[k + 1][0] = f"{line} {paragraphs[k + 1][0]}"
                     del para[i]
                 elif fallback_previous and i > 0:
-                    para[i - 1:i + 1] = [f"{para[i - 1]} {line}"]
+                    para[i - 1 : i + 1] = [f"{para[i - 1]} {line}"]
                 else:
                     continue
                 merges += 1
@@ -135,24 +146,27 @@ def _merge_where(article: Article, limit: int, should_merge: Callable[[str], boo
                 break
             if changed:
                 break
-    lead = article.lead_size - sum(1 for p in paragraphs[:article.lead_size] if not p)
+    lead = article.lead_size - sum(1 for p in paragraphs[: article.lead_size] if not p)
     keep = [k for k, p in enumerate(paragraphs) if p]
-    return replace(article, paragraphs=[paragraphs[k] for k in keep], sections=[sections[k] for k in keep],
-                   lead_size=lead), merges
+    return replace(
+        article, paragraphs=[paragraphs[k] for k in keep], sections=[sections[k] for k in keep], lead_size=lead
+    ), merges
 
 
 def merge_semicolon_splits(article: Article) -> Tuple[Article, int]:
     """A line ending in ';' was one sentence split at its semicolon: join it with the next
     line, across a blank line but not across a heading."""
-    return _merge_where(article, len(article.paragraphs), lambda line: line.rstrip().endswith(";"),
-                        cross_paragraphs=True)
+    return _merge_where(
+        article, len(article.paragraphs), lambda line: line.rstrip().endswith(";"), cross_paragraphs=True
+    )
 
 
 def merge_short_lead_lines(article: Article, min_chars: int = 10) -> Tuple[Article, int]:
     """Lines of the lead shorter than `min_chars` characters (caption and layout debris) are
     merged with the following line."""
-    return _merge_where(article, article.lead_size, lambda line: len(line) < min_chars, cross_paragraphs=True,
-                        fallback_previous=True)
+    return _merge_where(
+        article, article.lead_size, lambda line: len(line) < min_chars, cross_paragraphs=True, fallback_previous=True
+    )
 
 
 def remove_coordinates(article: Article) -> Tuple[Article, int]:
@@ -182,8 +196,9 @@ def remove_coordinates(article: Article) -> Tuple[Article, int]:
 def merge_unterminated_lead(article: Article) -> Tuple[Article, int]:
     """A lead sentence that does not end in a period (nor '!' or '?', maybe followed by a
     quote or bracket) continues on the next line of its paragraph: join them."""
-    return _merge_where(article, article.lead_size, lambda line: not TERMINAL_PERIOD.search(line),
-                        cross_paragraphs=False)
+    return _merge_where(
+        article, article.lead_size, lambda line: not TERMINAL_PERIOD.search(line), cross_paragraphs=False
+    )
 
 
 CLEANUP_RULES: Dict[str, Callable[[Article], Tuple[Article, int]]] = {
@@ -220,16 +235,20 @@ class KlexikonReport:
         for rule, side, on, before, after, changed in self.rule_rows:
             lines.append(f"{rule:<18} {side:<9} {'yes' if on else 'no':<4} {before:>8} {after:>9} {changed:>8}")
         kept = self.pairs_read - len(self.discarded_short)
-        lines += ["", f"{'filter':<30} {'kept':>6} {'discarded':>9}",
-                  f"{'article pairs read':<30} {self.pairs_read:>6} {self.orphans:>9}",
-                  f"{'wiki >= min paragraphs':<30} {kept:>6} {len(self.discarded_short):>9}"]
+        lines += [
+            "",
+            f"{'filter':<30} {'kept':>6} {'discarded':>9}",
+            f"{'article pairs read':<30} {self.pairs_read:>6} {self.orphans:>9}",
+            f"{'wiki >= min paragraphs':<30} {kept:>6} {len(self.discarded_short):>9}",
+        ]
         if self.split_sizes:
             lines += ["", "split sizes: " + ", ".join(f"{k} {v}" for k, v in self.split_sizes.items())]
         return "\n".join(lines)
 
 
-def clean_pairs(pairs: Sequence[Tuple[Article, Article]], settings: KlexikonSettings,
-                report: KlexikonReport) -> List[Tuple[Article, Article]]:
+def clean_pairs(
+    pairs: Sequence[Tuple[Article, Article]], settings: KlexikonSettings, report: KlexikonReport
+) -> List[Tuple[Article, Article]]:
     """Apply the clean-up rules in order to the chosen sides, recording counts."""
     unknown = set(settings.skip) - set(CLEANUP_RULES)
     if unknown:
@@ -249,8 +268,9 @@ def clean_pairs(pairs: Sequence[Tuple[Article, Article]], settings: KlexikonSett
     return [tuple(p) for p in current]
 
 
-def filter_short(pairs: Sequence[Tuple[Article, Article]], min_paragraphs: int,
-                 report: KlexikonReport) -> List[Tuple[Article, Article]]:
+def filter_short(
+    pairs: Sequence[Tuple[Article, Article]], min_paragraphs: int, report: KlexikonReport
+) -> List[Tuple[Article, Article]]:
     """Discard pairs whose Wikipedia article has fewer than `min_paragraphs` paragraphs
     (headings are not paragraphs)."""
     kept = []
@@ -268,7 +288,7 @@ def lead_n(article: Article, n: int = 3) -> List[str]:
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def rouge_f1(candidate: str, reference: str) -> Dict[str, float]:
@@ -291,8 +311,9 @@ def document_length(pair: Tuple[Article, Article]) -> int:
     return sum(len(words(s)) for s in pair[0].sentences)
 
 
-def stratified_split(items: Sequence, lengths: Sequence[int], seed: int = 42,
-                     proportions: Tuple[float, float, float] = (0.8, 0.1, 0.1)) -> Dict[str, List]:
+def stratified_split(
+    items: Sequence, lengths: Sequence[int], seed: int = 42, proportions: Tuple[float, float, float] = (0.8, 0.1, 0.1)
+) -> Dict[str, List]:
     """Train/validation/test split stratified by length: items sorted by length are cut in
     consecutive strata of round(1 / smallest proportion) items (10 for 80/10/10), and each
     stratum is shuffled with `seed` and dealt out in the proportions; the remainder of the
@@ -307,11 +328,11 @@ def stratified_split(items: Sequence, lengths: Sequence[int], seed: int = 42,
     names = ("train", "validation", "test")
     out: Dict[str, List] = {n: [] for n in names}
     for start in range(0, len(order), size):
-        stratum = order[start:start + size]
+        stratum = order[start : start + size]
         rng.shuffle(stratum)
         k = 0
         for name, q in zip(names, quota):
-            take = stratum[k:k + q]
+            take = stratum[k : k + q]
             out[name].extend(items[i] for i in take)
             k += q
     return out
@@ -319,9 +340,16 @@ def stratified_split(items: Sequence, lengths: Sequence[int], seed: int = 42,
 
 def pair_record(wiki: Article, klex: Article) -> Dict[str, object]:
     """A cleaned article pair as pair JSONL (FORMATS.md): Wikipedia is complex, Klexikon simple."""
-    return {"id": f"klexikon-{wiki.title}", "lang": "de", "title": wiki.title,
-            "complex": {"paragraphs": wiki.paragraphs}, "simple": {"paragraphs": klex.paragraphs},
-            "complex_sections": wiki.sections, "simple_sections": klex.sections, "license": "CC BY-SA"}
+    return {
+        "id": f"klexikon-{wiki.title}",
+        "lang": "de",
+        "title": wiki.title,
+        "complex": {"paragraphs": wiki.paragraphs},
+        "simple": {"paragraphs": klex.paragraphs},
+        "complex_sections": wiki.sections,
+        "simple_sections": klex.sections,
+        "license": "CC BY-SA",
+    }
 
 
 def run_pipeline(folder: str, settings: Optional[KlexikonSettings] = None):
@@ -339,6 +367,12 @@ def run_pipeline(folder: str, settings: Optional[KlexikonSettings] = None):
     for name, items in splits.items():
         for wiki, klex in items:
             summary = " ".join(lead_n(wiki, 3))
-            lead3.append({"id": f"klexikon-{wiki.title}", "split": name, "lead3": summary,
-                          **{k: round(v, 4) for k, v in rouge_f1(summary, " ".join(klex.sentences)).items()}})
+            lead3.append(
+                {
+                    "id": f"klexikon-{wiki.title}",
+                    "split": name,
+                    "lead3": summary,
+                    **{k: round(v, 4) for k, v in rouge_f1(summary, " ".join(klex.sentences)).items()},
+                }
+            )
     return records, lead3, report

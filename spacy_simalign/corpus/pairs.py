@@ -1,5 +1,6 @@
 """Sentence-pair rows, the unit of a published simplification corpus, and their
 readers: the Amsterdam CSV (`Document ID,Complex,Simple`) and alignment JSONL beads."""
+
 import csv
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -43,9 +44,16 @@ class SentencePair:
             if not isinstance(obj.get(key), str):
                 raise InputError(f"'{key}' must be a string sentence", path, line)
         known = {"doc_id", "id", "complex", "simple", "score", "complex_ids", "simple_ids", "origin"}
-        return cls(str(obj.get("doc_id", obj.get("id", ""))), obj["complex"], obj["simple"],
-                   obj.get("score"), tuple(obj.get("complex_ids", ())), tuple(obj.get("simple_ids", ())),
-                   str(obj.get("origin", "aligned")), {k: v for k, v in obj.items() if k not in known})
+        return cls(
+            str(obj.get("doc_id", obj.get("id", ""))),
+            obj["complex"],
+            obj["simple"],
+            obj.get("score"),
+            tuple(obj.get("complex_ids", ())),
+            tuple(obj.get("simple_ids", ())),
+            str(obj.get("origin", "aligned")),
+            {k: v for k, v in obj.items() if k not in known},
+        )
 
 
 def read_amsterdam_csv(path: str) -> List[SentencePair]:
@@ -64,13 +72,19 @@ def read_amsterdam_csv(path: str) -> List[SentencePair]:
             if row["Complex"] is None or row["Simple"] is None:
                 raise InputError("row has too few columns", path, reader.line_num)
             extra = {k: v for k, v in row.items() if k not in CSV_COLUMNS and k is not None}
-            rows.append(SentencePair(row["Document ID"], row["Complex"], row["Simple"], origin="published",
-                                     extra=extra))
+            rows.append(
+                SentencePair(row["Document ID"], row["Complex"], row["Simple"], origin="published", extra=extra)
+            )
         return rows
 
 
-def pairs_from_beads(doc_id: str, complex_sents: Sequence[str], simple_sents: Sequence[str],
-                     beads: Iterable[Bead], split_simple: bool = True) -> List[SentencePair]:
+def pairs_from_beads(
+    doc_id: str,
+    complex_sents: Sequence[str],
+    simple_sents: Sequence[str],
+    beads: Iterable[Bead],
+    split_simple: bool = True,
+) -> List[SentencePair]:
     """Turn an aligner's beads into candidate rows.
 
     A 1:m bead becomes m rows (one per simple sentence) when `split_simple`, so that the
@@ -83,6 +97,14 @@ def pairs_from_beads(doc_id: str, complex_sents: Sequence[str], simple_sents: Se
         complex_text = " ".join(complex_sents[i] for i in bead.complex)
         groups = [(s,) for s in bead.simple] if split_simple else [tuple(bead.simple)]
         for group in groups:
-            rows.append(SentencePair(doc_id, complex_text, " ".join(simple_sents[i] for i in group), bead.score,
-                                     tuple(bead.complex), group))
+            rows.append(
+                SentencePair(
+                    doc_id,
+                    complex_text,
+                    " ".join(simple_sents[i] for i in group),
+                    bead.score,
+                    tuple(bead.complex),
+                    group,
+                )
+            )
     return rows

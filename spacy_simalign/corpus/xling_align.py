@@ -2,6 +2,7 @@
 JSONL with the two document collections, or pair JSONL), the 20min-XD post-processing
 filters (xling_filters.PairFilters), then any registered sentence aligner; every kept pair is
 written with both sides' sentences, dropped pairs with their reasons."""
+
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -29,8 +30,9 @@ class XlingPair:
     extra: Dict[str, Any] = field(default_factory=dict)
 
 
-def pairs_from_matches(matches_path: str, source_path: str, target_path: str,
-                       allow_mixed_languages: bool = False) -> List[XlingPair]:
+def pairs_from_matches(
+    matches_path: str, source_path: str, target_path: str, allow_mixed_languages: bool = False
+) -> List[XlingPair]:
     """One XlingPair per match line; a document matched several times is segmented once."""
     source = {d.id: d for d in read_documents(source_path, allow_mixed_languages)}
     target = {d.id: d for d in read_documents(target_path, allow_mixed_languages)}
@@ -44,9 +46,12 @@ def pairs_from_matches(matches_path: str, source_path: str, target_path: str,
     out, seen = [], {}
     for match in read_matches(matches_path, source, target):
         if (match.source, match.target) in seen:
-            raise InputError(f"duplicate match {match.source} -> {match.target} (first on line "
-                             f"{seen[match.source, match.target]}): it would write one output id twice",
-                             matches_path, match.line)
+            raise InputError(
+                f"duplicate match {match.source} -> {match.target} (first on line "
+                f"{seen[match.source, match.target]}): it would write one output id twice",
+                matches_path,
+                match.line,
+            )
         seen[match.source, match.target] = match.line
         s, t = source[match.source], target[match.target]
         extra: Dict[str, Any] = {"source": s.id, "target": t.id, "lang": s.lang, "lang_simple": t.lang}
@@ -61,8 +66,16 @@ def pairs_from_pair_file(path: str) -> List[XlingPair]:
     out = []
     for record in read_pairs(path):
         extra = {k: v for k, v in record.raw.items() if k not in ("id", "complex", "simple", "gold")}
-        out.append(XlingPair(record.id, record.side("complex"), record.side("simple"), record.side_text("complex"),
-                             record.side_text("simple"), extra))
+        out.append(
+            XlingPair(
+                record.id,
+                record.side("complex"),
+                record.side("simple"),
+                record.side_text("complex"),
+                record.side_text("simple"),
+                extra,
+            )
+        )
     return out
 
 
@@ -72,25 +85,36 @@ class XlingResult:
     dropped: int
 
 
-def align_xling_pairs(pairs: List[XlingPair], aligner, output_path: str, method: str,
-                      dropped_path: Optional[str] = None, filters: Optional[PairFilters] = PairFilters()
-                      ) -> XlingResult:
+def align_xling_pairs(
+    pairs: List[XlingPair],
+    aligner,
+    output_path: str,
+    method: str,
+    dropped_path: Optional[str] = None,
+    filters: Optional[PairFilters] = PairFilters(),
+) -> XlingResult:
     """Filter (with these filter settings; None: keep every pair), align (in one batch per 32
     pairs) and write; see the module docstring."""
     kept, dropped = [], []
     for pair in pairs:
-        reasons = (filters.problems(pair.source_text, pair.target_text, pair.source.lang, pair.target.lang)
-                   if filters is not None else [])
+        reasons = (
+            filters.problems(pair.source_text, pair.target_text, pair.source.lang, pair.target.lang)
+            if filters is not None
+            else []
+        )
         if reasons:
             dropped.append({"id": pair.id, "reasons": reasons, **pair.extra})
         else:
             kept.append(pair)
     records = []
     for start in range(0, len(kept), 32):
-        chunk = kept[start:start + 32]
+        chunk = kept[start : start + 32]
         for pair, beads in zip(chunk, align_batch(aligner, [(p.source, p.target, None) for p in chunk])):
-            records.append(alignment_record(pair.id, beads, pair.source.sentences, pair.target.sentences,
-                                            method=method, **pair.extra))
+            records.append(
+                alignment_record(
+                    pair.id, beads, pair.source.sentences, pair.target.sentences, method=method, **pair.extra
+                )
+            )
     write_jsonl(output_path, records)
     if dropped_path:
         write_jsonl(dropped_path, dropped)

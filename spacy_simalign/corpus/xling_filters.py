@@ -1,6 +1,7 @@
 """The post-processing of a cross-lingual corpus (20min-XD): drop pairs which are not real cross-lingual
 pairs, as the 20min-XD authors did by hand: pairs whose two sides are in one language, whose texts
 are near-identical, or where one side is an error page (PairFilters holds their settings)."""
+
 import re
 from collections import Counter
 from dataclasses import dataclass, fields, replace
@@ -11,14 +12,22 @@ from ..errors import InputError
 # -- post-processing filters --------------------------------------------------------------
 
 STOPWORDS: Dict[str, frozenset] = {
-    "de": frozenset("der die das und ist nicht ein eine einen dem den des mit von zu auf für sich auch im wird "
-                    "werden wurde hat haben sind war als wie aber oder nach bei noch nur so dass über".split()),
-    "fr": frozenset("le la les et est une un des du de en dans pour que qui pas sur au aux avec ce cette il elle "
-                    "ont sont été par plus ne se son sa ses leur nous vous".split()),
-    "nl": frozenset("de het een en is niet van op te dat die voor met zijn aan er ook als bij wordt worden werd "
-                    "heeft hebben maar door naar nog wel om uit dan".split()),
-    "en": frozenset("the and is are was were not a an of to in on for that with as by this it be has have had "
-                    "from but or which they their at".split()),
+    "de": frozenset(
+        "der die das und ist nicht ein eine einen dem den des mit von zu auf für sich auch im wird "
+        "werden wurde hat haben sind war als wie aber oder nach bei noch nur so dass über".split()
+    ),
+    "fr": frozenset(
+        "le la les et est une un des du de en dans pour que qui pas sur au aux avec ce cette il elle "
+        "ont sont été par plus ne se son sa ses leur nous vous".split()
+    ),
+    "nl": frozenset(
+        "de het een en is niet van op te dat die voor met zijn aan er ook als bij wordt worden werd "
+        "heeft hebben maar door naar nog wel om uit dan".split()
+    ),
+    "en": frozenset(
+        "the and is are was were not a an of to in on for that with as by this it be has have had "
+        "from but or which they their at".split()
+    ),
 }
 _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 ERROR_PAGE = re.compile(
@@ -27,7 +36,8 @@ ERROR_PAGE = re.compile(
     r"|access denied|accès refusé|zugriff verweigert"
     r"|enable javascript|activez javascript|javascript aktivieren"
     r"|(erreur|fehler|error) (interne|interner|internal)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def guess_language(text: str, min_stopwords: int, margin: float) -> Optional[str]:
@@ -91,8 +101,9 @@ class PairFilters:
         reasons = []
         if is_error_page(source_text, self.error_page_chars) or is_error_page(target_text, self.error_page_chars):
             reasons.append("error-page")
-        guessed = tuple(guess_language(text, self.min_stopwords, self.language_margin)
-                        for text in (source_text, target_text))
+        guessed = tuple(
+            guess_language(text, self.min_stopwords, self.language_margin) for text in (source_text, target_text)
+        )
         if source_lang == target_lang or (guessed[0] is not None and guessed[0] == guessed[1]):
             reasons.append("same-language")
         for declared, found in zip((source_lang, target_lang), guessed):

@@ -6,6 +6,7 @@ strategy's best threshold with those signals. The threshold is swept over 0..100
 the one whose best F1 holds over the widest range of thresholds (the most robust). The result
 is written into the matcher config as the pair's profile ([docmatch.profiles.<src>-<tgt>]),
 which `match-docs` uses for that language pair (and `--threshold auto` for other strategies)."""
+
 import dataclasses
 import random
 from dataclasses import dataclass
@@ -61,8 +62,15 @@ def signals(matcher, source, target, evidence: bool = True, kinds: Sequence[str]
     return Signals(src, tgt, cos, lexical, matcher.evidence(source, target, src, tgt) if evidence else None)
 
 
-def sweep(strategy: str, src: np.ndarray, tgt: np.ndarray, sim: np.ndarray, correct: np.ndarray,
-          n_gold: int, thresholds: np.ndarray = THRESHOLDS) -> np.ndarray:
+def sweep(
+    strategy: str,
+    src: np.ndarray,
+    tgt: np.ndarray,
+    sim: np.ndarray,
+    correct: np.ndarray,
+    n_gold: int,
+    thresholds: np.ndarray = THRESHOLDS,
+) -> np.ndarray:
     """[len(thresholds), 4] of precision, recall, F1 and number predicted at each threshold."""
     out = np.zeros((len(thresholds), 4))
     chosen = get_strategy(strategy)
@@ -100,22 +108,23 @@ def candidate_profiles(start: Profile, with_evidence: bool) -> List[Profile]:
     """The profiles the search tries, `start` (the configured one) first."""
     out = [start]
     for lexical in LEXICAL_SIGNALS:
-        for weight in ((0.0,) if lexical == "none" else LEXICAL_WEIGHTS):
-            for rerank in (RERANK_WEIGHTS if with_evidence else (0.0,)):
+        for weight in (0.0,) if lexical == "none" else LEXICAL_WEIGHTS:
+            for rerank in RERANK_WEIGHTS if with_evidence else (0.0,):
                 candidate = Profile(lexical, weight, rerank, start.threshold)
                 if all((c.lexical, c.lexical_weight, c.rerank_weight) != (lexical, weight, rerank) for c in out):
                     out.append(candidate)
     return out
 
 
-def choose_profile(sig: Signals, correct: np.ndarray, n_gold: int, strategy: str, start: Profile,
-                   search: bool = True) -> Tuple[Profile, List[Tuple[Profile, float, float, int]]]:
+def choose_profile(
+    sig: Signals, correct: np.ndarray, n_gold: int, strategy: str, start: Profile, search: bool = True
+) -> Tuple[Profile, List[Tuple[Profile, float, float, int]]]:
     """The profile of best F1 for `strategy` (ties: the widest plateau of best F1, then the
     earlier in candidate_profiles), with its best threshold; and every profile's (profile, F1,
     threshold, plateau width in steps) for the report. `correct`: which candidates are gold
     pairs (see _correct)."""
     tried = []
-    for profile in (candidate_profiles(start, sig.evidence is not None) if search else [start]):
+    for profile in candidate_profiles(start, sig.evidence is not None) if search else [start]:
         table = sweep(strategy, sig.source, sig.target, sig.similarity(profile), correct, n_gold)
         row = best_threshold(table)
         f1 = np.round(table[:, 2], 10)
@@ -125,16 +134,18 @@ def choose_profile(sig: Signals, correct: np.ndarray, n_gold: int, strategy: str
     return dataclasses.replace(profile, threshold=threshold, thresholds={}), tried
 
 
-def calibrate_strategies(sig: Signals, profile: Profile, correct: np.ndarray, n_gold: int,
-                         strategies: Optional[Iterable[str]] = None) -> List[StrategyResult]:
+def calibrate_strategies(
+    sig: Signals, profile: Profile, correct: np.ndarray, n_gold: int, strategies: Optional[Iterable[str]] = None
+) -> List[StrategyResult]:
     """Best threshold and its P/R/F1 per strategy (default: every registered one), with the profile's signals."""
     sim = sig.similarity(profile)
     results = []
     for strategy in strategy_names() if strategies is None else strategies:
         table = sweep(strategy, sig.source, sig.target, sim, correct, n_gold)
         row = best_threshold(table)
-        results.append(StrategyResult(strategy, float(THRESHOLDS[row]), *map(float, table[row, :3]),
-                                      int(table[row, 3])))
+        results.append(
+            StrategyResult(strategy, float(THRESHOLDS[row]), *map(float, table[row, :3]), int(table[row, 3]))
+        )
     return results
 
 
@@ -142,8 +153,13 @@ def calibrate(matcher, source, target, gold: Set[Tuple[str, str]], search: bool 
     """(key "src-tgt", chosen profile with every strategy's threshold, per-strategy results, the
     profiles tried) for the collections' language pair."""
     start = matcher.profile(source, target)
-    sig = signals(matcher, source, target, evidence=search or start.rerank_weight > 0,
-                  kinds=LEXICAL_SIGNALS if search else (start.lexical,))
+    sig = signals(
+        matcher,
+        source,
+        target,
+        evidence=search or start.rerank_weight > 0,
+        kinds=LEXICAL_SIGNALS if search else (start.lexical,),
+    )
     correct = _correct(sig, [d.id for d in source], [d.id for d in target], gold)
     profile, tried = choose_profile(sig, correct, len(gold), matcher.strategy, start, search)
     results = calibrate_strategies(sig, profile, correct, len(gold))
@@ -168,19 +184,30 @@ def format_table(results: Sequence[StrategyResult], title: str = "") -> str:
     lines.append(f"| {'strategy':<16} | threshold | {'P':>6} | {'R':>6} | {'F1':>6} | pairs |")
     lines.append("|" + "-" * 18 + "|-----------|--------|--------|--------|-------|")
     for r in results:
-        lines.append(f"| {r.strategy:<16} | {r.threshold:9.1f} | {r.precision:6.3f} | {r.recall:6.3f} | "
-                     f"{r.f1:6.3f} | {r.predicted:5d} |")
+        lines.append(
+            f"| {r.strategy:<16} | {r.threshold:9.1f} | {r.precision:6.3f} | {r.recall:6.3f} | "
+            f"{r.f1:6.3f} | {r.predicted:5d} |"
+        )
     return "\n".join(lines)
 
 
 def format_profiles(tried, strategy: str, chosen: Profile) -> str:
-    lines = [f"Signals tried for {strategy} (best F1 over thresholds; plateau: thresholds at that F1):",
-             "| lexical | lexical weight | evidence weight | F1 | threshold | plateau |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"Signals tried for {strategy} (best F1 over thresholds; plateau: thresholds at that F1):",
+        "| lexical | lexical weight | evidence weight | F1 | threshold | plateau |",
+        "|---|---|---|---|---|---|",
+    ]
     for profile, f1, threshold, width in tried:
-        mark = " **chosen**" if (profile.lexical, profile.lexical_weight, profile.rerank_weight) == \
-            (chosen.lexical, chosen.lexical_weight, chosen.rerank_weight) else ""
-        lines.append(f"| {profile.lexical} | {profile.lexical_weight:g} | {profile.rerank_weight:g} | {f1:.3f} | "
-                     f"{threshold:.1f} | {0.5 * width:.1f}{mark} |")
+        mark = (
+            " **chosen**"
+            if (profile.lexical, profile.lexical_weight, profile.rerank_weight)
+            == (chosen.lexical, chosen.lexical_weight, chosen.rerank_weight)
+            else ""
+        )
+        lines.append(
+            f"| {profile.lexical} | {profile.lexical_weight:g} | {profile.rerank_weight:g} | {f1:.3f} | "
+            f"{threshold:.1f} | {0.5 * width:.1f}{mark} |"
+        )
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
 """Command-line options shared by match-docs and calibrate-docs: a matcher config file
 (default ./docmatch.cfg when it exists, else the built-in defaults) plus per-run overrides."""
+
 import argparse
 import os
 from typing import Dict
@@ -16,28 +17,57 @@ DEFAULT_CONFIG_PATH = "docmatch.cfg"
 
 
 def add_matcher_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=None,
-                        help=f"matcher config ([docmatch] section); default ./{DEFAULT_CONFIG_PATH} if present, "
-                             "else built-in defaults")
+    parser.add_argument(
+        "--config",
+        default=None,
+        help=f"matcher config ([docmatch] section); default ./{DEFAULT_CONFIG_PATH} if present, else built-in defaults",
+    )
     parser.add_argument("--strategy", choices=strategy_names(), default=None, help="pair-selection strategy")
-    parser.add_argument("--fields", nargs="+", choices=FIELDS, default=None,
-                        help="document fields to embed (default: title lead; missing lead = first paragraph)")
-    parser.add_argument("--window-days", default=None,
-                        help="match only documents dated within N days (0 = same day); 'none' = no blocking")
+    parser.add_argument(
+        "--fields",
+        nargs="+",
+        choices=FIELDS,
+        default=None,
+        help="document fields to embed (default: title lead; missing lead = first paragraph)",
+    )
+    parser.add_argument(
+        "--window-days",
+        default=None,
+        help="match only documents dated within N days (0 = same day); 'none' = no blocking",
+    )
     parser.add_argument("--top-k", type=int, default=None, help="candidates per document from the index")
-    parser.add_argument("--index", choices=list(short_names(doc_index_registry)), default=None, help="nearest-neighbour index for large blocks")
-    parser.add_argument("--lexical", choices=LEXICAL_SIGNALS, default=None,
-                        help="lexical signal mixed into the first stage, for every language pair (default: the "
-                             "pair's profile: tfidf within a language, none across languages)")
+    parser.add_argument(
+        "--index",
+        choices=list(short_names(doc_index_registry)),
+        default=None,
+        help="nearest-neighbour index for large blocks",
+    )
+    parser.add_argument(
+        "--lexical",
+        choices=LEXICAL_SIGNALS,
+        default=None,
+        help="lexical signal mixed into the first stage, for every language pair (default: the "
+        "pair's profile: tfidf within a language, none across languages)",
+    )
     parser.add_argument("--lexical-weight", type=float, default=None, help="weight of the lexical signal, 0..1")
-    parser.add_argument("--rerank", choices=rerank_names(), default=None,
-                        help="second stage: re-score the best candidates by sentence evidence (default) or none")
-    parser.add_argument("--rerank-weight", type=float, default=None,
-                        help="weight of the sentence evidence in the final score, 0..1, for every language pair")
-    parser.add_argument("--embedder", default=None,
-                        help="'use' (default) or a sentence-transformers model folder")
-    parser.add_argument("--allow-mixed-languages", action="store_true",
-                        help="accept a collection whose documents declare different languages")
+    parser.add_argument(
+        "--rerank",
+        choices=rerank_names(),
+        default=None,
+        help="second stage: re-score the best candidates by sentence evidence (default) or none",
+    )
+    parser.add_argument(
+        "--rerank-weight",
+        type=float,
+        default=None,
+        help="weight of the sentence evidence in the final score, 0..1, for every language pair",
+    )
+    parser.add_argument("--embedder", default=None, help="'use' (default) or a sentence-transformers model folder")
+    parser.add_argument(
+        "--allow-mixed-languages",
+        action="store_true",
+        help="accept a collection whose documents declare different languages",
+    )
 
 
 PROFILE_OPTIONS = ("lexical", "lexical_weight", "rerank_weight")  # per language pair: set in every profile
@@ -85,8 +115,10 @@ def load_matcher(args):
         path = DEFAULT_CONFIG_PATH
     config = read_config(path, "docmatch", "matcher") if path is not None else default_config()
     if args.embedder and args.embedder != "use":
-        config["docmatch"]["embedder"] = {"@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
-                                          "model_path": args.embedder}
+        config["docmatch"]["embedder"] = {
+            "@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
+            "model_path": args.embedder,
+        }
     v1 = is_v1(config)
     for option, given in (("--rerank", args.rerank), ("--rerank-weight", args.rerank_weight)):
         if v1 and given is not None:
@@ -101,8 +133,9 @@ def load_matcher(args):
             matcher.profiles[name] = Profile.from_config(name, {**profile.to_config(), **values})
     if any(getattr(args, key) is not None for key in PROFILE_OPTIONS):
         if v1:  # one profile for every pair, stored at the top
-            config["docmatch"].update({k: v for k, v in matcher.profiles["same"].to_config().items()
-                                       if k in ("lexical", "lexical_weight")})
+            config["docmatch"].update(
+                {k: v for k, v in matcher.profiles["same"].to_config().items() if k in ("lexical", "lexical_weight")}
+            )
         else:
             config["docmatch"]["profiles"] = {name: p.to_config() for name, p in matcher.profiles.items()}
     return matcher, config, path

@@ -5,6 +5,7 @@ over the sentences of a, of each one's best cosine with a sentence of b, average
 same from b's side (x100, like the first stage). It is computed on candidate pairs only, from
 the title and the first `max_sentences` sentences of each document, each document encoded
 once while it is needed (a bounded cache), so memory does not grow with the collections."""
+
 from collections import OrderedDict
 from typing import Dict, List, Sequence
 
@@ -51,7 +52,7 @@ class SentenceEvidence:
             else:
                 missing.append(i)
         for start in range(0, len(missing), ENCODE_DOCS):
-            chunk = missing[start:start + ENCODE_DOCS]
+            chunk = missing[start : start + ENCODE_DOCS]
             by_lang: Dict[str, List[int]] = {}
             for i in chunk:
                 by_lang.setdefault(docs[i].lang, []).append(i)
@@ -62,13 +63,14 @@ class SentenceEvidence:
                 vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
                 pos = 0
                 for i, sents in zip(members, texts):
-                    cache[i] = vecs[pos:pos + len(sents)].astype(np.float16)
+                    cache[i] = vecs[pos : pos + len(sents)].astype(np.float16)
                     pos += len(sents)
         while len(cache) > self.cache_docs:
             cache.popitem(last=False)
 
-    def score(self, source: Sequence[Document], target: Sequence[Document], src: np.ndarray,
-              tgt: np.ndarray) -> np.ndarray:
+    def score(
+        self, source: Sequence[Document], target: Sequence[Document], src: np.ndarray, tgt: np.ndarray
+    ) -> np.ndarray:
         """Evidence x100 of each candidate pair (src[k], tgt[k]), in candidate order."""
         out = np.zeros(len(src), dtype=np.float32)
         if not len(src):
@@ -78,7 +80,7 @@ class SentenceEvidence:
         tgt_cache: "OrderedDict" = OrderedDict()
         step = max(1, self.cache_docs // 4)
         for start in range(0, len(order), step):
-            rows = order[start:start + step]
+            rows = order[start : start + step]
             self._vectors(source, src[rows].tolist(), src_cache)
             self._vectors(target, tgt[rows].tolist(), tgt_cache)
             for k in rows:

@@ -1,6 +1,7 @@
 """Which text of a document is embedded: chosen fields joined (title + lead by default);
 a missing lead falls back to the first paragraph, and a document with none of the chosen
 fields is represented by its first paragraph."""
+
 from typing import Sequence
 
 FIELDS = ("title", "lead", "first_paragraph", "text")

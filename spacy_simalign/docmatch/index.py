@@ -4,6 +4,7 @@ embeddings), from exact numpy products for small blocks or a faiss index for lar
 (the registered indexes below: flat = exact, hnsw / ivf = approximate, auto = exact up to
 20,000 documents a block, IVF above). Both directions are searched, so the candidates hold
 every source's and every target's best partner, as the strategies need."""
+
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -25,13 +26,13 @@ def _topk_dense(queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarr
     out_sim = np.empty((queries.shape[0], k), dtype=np.float32)
     step = max(1, DENSE_LIMIT // max(1, base.shape[0]))
     for start in range(0, queries.shape[0], step):
-        sims = queries[start:start + step] @ base.T
+        sims = queries[start : start + step] @ base.T
         if k < base.shape[0]:
             part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         else:
             part = np.tile(np.arange(base.shape[0]), (sims.shape[0], 1))
-        out_idx[start:start + step] = part
-        out_sim[start:start + step] = np.take_along_axis(sims, part, axis=1)
+        out_idx[start : start + step] = part
+        out_sim[start : start + step] = np.take_along_axis(sims, part, axis=1)
     return out_idx, out_sim
 
 
@@ -153,8 +154,15 @@ def _windows(query_days: np.ndarray, base_days: np.ndarray, window: Optional[int
             yield queries, bases
 
 
-def search_direction(queries: np.ndarray, base: np.ndarray, query_days: np.ndarray, base_days: np.ndarray,
-                     window: Optional[int], k: int, index) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def search_direction(
+    queries: np.ndarray,
+    base: np.ndarray,
+    query_days: np.ndarray,
+    base_days: np.ndarray,
+    window: Optional[int],
+    k: int,
+    index,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query index, base index, similarity) of each query's top-k within its date window."""
     qs: List[np.ndarray] = []
     bs: List[np.ndarray] = []
@@ -170,9 +178,16 @@ def search_direction(queries: np.ndarray, base: np.ndarray, query_days: np.ndarr
     return np.concatenate(qs), np.concatenate(bs), np.concatenate(ss).astype(np.float32)
 
 
-def candidates(source: np.ndarray, target: np.ndarray, source_days: np.ndarray, target_days: np.ndarray,
-               window: Optional[int] = 0, k: int = 10, kind="flat",
-               threads: int = 0) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def candidates(
+    source: np.ndarray,
+    target: np.ndarray,
+    source_days: np.ndarray,
+    target_days: np.ndarray,
+    window: Optional[int] = 0,
+    k: int = 10,
+    kind="flat",
+    threads: int = 0,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unique (source, target, cosine) candidate pairs: each source's top-k targets and each
     target's top-k sources within the window. `window=None` switches blocking off; `kind`: an
     index object or its short or registered name."""

@@ -6,6 +6,7 @@ Ids are drawn from a seeded shuffle (k0001.., w0001..) and lines are written in 
 neither the id nor the line position reveals the file name (the title). The "lead" is the
 first paragraph; `== Heading` lines of the Wikipedia side are dropped from the text.
 Data: Klexikon (Aumiller and Gertz, 2022), CC BY-SA."""
+
 import json
 import os
 import random
@@ -41,13 +42,16 @@ def write_documents(folder: str, out_dir: str, seed: int = 13) -> int:
     source_id = {t: f"k{i + 1:04d}" for i, t in enumerate(source_order)}
     target_id = {t: f"w{i + 1:04d}" for i, t in enumerate(target_order)}
     os.makedirs(out_dir, exist_ok=True)
-    for name, side, ids, order in (("source", "klexikon", source_id, source_order),
-                                   ("target", "wiki", target_id, target_order)):
+    for name, side, ids, order in (
+        ("source", "klexikon", source_id, source_order),
+        ("target", "wiki", target_id, target_order),
+    ):
         with open(os.path.join(out_dir, f"{name}.jsonl"), "w", encoding="utf-8") as handle:
             for title in order:
                 text, lead = read_article(os.path.join(folder, side, title + ".txt"))
-                handle.write(json.dumps({"id": ids[title], "lang": "de", "text": text, "lead": lead},
-                                        ensure_ascii=False) + "\n")
+                handle.write(
+                    json.dumps({"id": ids[title], "lang": "de", "text": text, "lead": lead}, ensure_ascii=False) + "\n"
+                )
     with open(os.path.join(out_dir, "gold.jsonl"), "w", encoding="utf-8") as handle:
         for title in sorted(titles, key=lambda t: source_id[t]):
             handle.write(json.dumps({"source": source_id[title], "target": target_id[title]}) + "\n")

@@ -1,6 +1,7 @@
 """Lexical signals that can be mixed into the embedding similarity: word TF-IDF cosine
 (fitted on both collections) and the overlap of names and numbers, which carry across
 languages. Scored only on candidate pairs, so they never need an n x m matrix."""
+
 import re
 from typing import List, Sequence
 
@@ -28,14 +29,19 @@ class LexicalScorer:
         if kind == "tfidf":
             from sklearn.feature_extraction.text import TfidfVectorizer
 
-            vec = TfidfVectorizer(tokenizer=words, lowercase=False, token_pattern=None, sublinear_tf=True,
-                                  max_df=0.5 if len(source_texts) + len(target_texts) > 20 else 1.0)
+            vec = TfidfVectorizer(
+                tokenizer=words,
+                lowercase=False,
+                token_pattern=None,
+                sublinear_tf=True,
+                max_df=0.5 if len(source_texts) + len(target_texts) > 20 else 1.0,
+            )
             try:
                 matrix = vec.fit_transform(list(source_texts) + list(target_texts)).tocsr()
             except ValueError:  # no words at all
                 matrix = None
             self.src = matrix[: len(source_texts)] if matrix is not None else None
-            self.tgt = matrix[len(source_texts):] if matrix is not None else None
+            self.tgt = matrix[len(source_texts) :] if matrix is not None else None
         elif kind == "names-numbers":
             self.src_sets: List[set] = [names_numbers(t) for t in source_texts]
             self.tgt_sets: List[set] = [names_numbers(t) for t in target_texts]
@@ -46,8 +52,8 @@ class LexicalScorer:
                 return np.zeros(len(src), dtype=np.float32)
             out = np.empty(len(src), dtype=np.float32)
             for start in range(0, len(src), 100_000):
-                s, t = src[start:start + 100_000], tgt[start:start + 100_000]
-                out[start:start + len(s)] = np.asarray(self.src[s].multiply(self.tgt[t]).sum(axis=1)).ravel()
+                s, t = src[start : start + 100_000], tgt[start : start + 100_000]
+                out[start : start + len(s)] = np.asarray(self.src[s].multiply(self.tgt[t]).sum(axis=1)).ravel()
             return out
         if self.kind == "names-numbers":
             out = np.zeros(len(src), dtype=np.float32)

@@ -10,6 +10,7 @@ full-text TF-IDF helps within a language and only adds noise across languages, a
 sentence evidence alone separates near-duplicate stories across languages. So the signals,
 their weights and the threshold come from a *profile* per language pair: `same` and `cross`
 by default, or one calibrate-docs wrote for the exact pair ("de-fr")."""
+
 import inspect
 import json
 from dataclasses import dataclass, field
@@ -47,27 +48,35 @@ class Profile:
         unknown = set(values) - {"lexical", "lexical_weight", "rerank_weight", "threshold", "thresholds"}
         if unknown:
             raise InputError(f"profile '{name}': unknown setting(s) {', '.join(sorted(unknown))}")
-        profile = cls(**{k: v for k, v in values.items() if k != "thresholds"},
-                      thresholds={check_strategy(k): float(v) for k, v in dict(values.get("thresholds") or {}).items()})
+        profile = cls(
+            **{k: v for k, v in values.items() if k != "thresholds"},
+            thresholds={check_strategy(k): float(v) for k, v in dict(values.get("thresholds") or {}).items()},
+        )
         if profile.lexical not in LEXICAL_SIGNALS:
-            raise InputError(f"profile '{name}': unknown lexical signal '{profile.lexical}' "
-                             f"(choose from: {', '.join(LEXICAL_SIGNALS)})")
+            raise InputError(
+                f"profile '{name}': unknown lexical signal '{profile.lexical}' "
+                f"(choose from: {', '.join(LEXICAL_SIGNALS)})"
+            )
         for key in ("lexical_weight", "rerank_weight"):
             if not 0.0 <= float(getattr(profile, key)) <= 1.0:
                 raise InputError(f"profile '{name}': {key} must be in [0, 1], got {getattr(profile, key)}")
         return profile
 
     def to_config(self) -> Dict:
-        out = {"lexical": self.lexical, "lexical_weight": float(self.lexical_weight),
-               "rerank_weight": float(self.rerank_weight), "threshold": float(self.threshold)}
+        out = {
+            "lexical": self.lexical,
+            "lexical_weight": float(self.lexical_weight),
+            "rerank_weight": float(self.rerank_weight),
+            "threshold": float(self.threshold),
+        }
         if self.thresholds:
             out["thresholds"] = dict(self.thresholds)
         return out
 
 
 DEFAULT_PROFILES = {  # how they were chosen: docs/document-matching.md
-    "same": Profile("tfidf", 0.5, 0.0, 15.0),   # on Klexikon (de-de): the sentence evidence adds nothing there
-    "cross": Profile(),                          # the field defaults; on the de-fr sets of tests/data (in-sample)
+    "same": Profile("tfidf", 0.5, 0.0, 15.0),  # on Klexikon (de-de): the sentence evidence adds nothing there
+    "cross": Profile(),  # the field defaults; on the de-fr sets of tests/data (in-sample)
 }
 
 
@@ -104,8 +113,9 @@ class CandidatePairs:
     similarity: np.ndarray
 
 
-def mix(profile: Profile, cosine: np.ndarray, lexical: Optional[np.ndarray], evidence: Optional[np.ndarray]
-        ) -> np.ndarray:
+def mix(
+    profile: Profile, cosine: np.ndarray, lexical: Optional[np.ndarray], evidence: Optional[np.ndarray]
+) -> np.ndarray:
     """The final similarity x100 of candidate pairs under a profile: the embedding cosine mixed
     with the lexical signal (first stage), then with the sentence evidence (second stage); a
     signal that is None or weighted 0 is left out."""
@@ -131,10 +141,12 @@ def as_documents(items: Iterable) -> List[Document]:
 
 
 def pair_key(source: Sequence[Document], target: Sequence[Document]) -> str:
-    """"de-fr": the collections' languages (the most frequent one of a mixed collection)."""
+    """ "de-fr": the collections' languages (the most frequent one of a mixed collection)."""
+
     def lang(docs):
         langs = [d.lang for d in docs]
         return max(set(langs), key=langs.count) if langs else "?"
+
     return f"{lang(source)}-{lang(target)}"
 
 
@@ -199,17 +211,20 @@ class DocMatcher:
         src, tgt = key.split("-")
         return self.profiles["same" if src == tgt else "cross"]
 
-    def threshold_for(self, source: Sequence[Document], target: Sequence[Document], strategy: Optional[str] = None,
-                      auto: bool = False) -> float:
+    def threshold_for(
+        self, source: Sequence[Document], target: Sequence[Document], strategy: Optional[str] = None, auto: bool = False
+    ) -> float:
         """The profile's threshold, or with `auto` the calibrated one for the strategy."""
         profile = self.profile(source, target)
         strategy = strategy or self.strategy
         if not auto:
             return profile.threshold
         if strategy not in profile.thresholds:
-            raise InputError(f"no calibrated threshold for strategy '{strategy}' and languages "
-                             f"{pair_key(source, target)}: run calibrate-docs first (it writes the thresholds "
-                             "into the matcher config)")
+            raise InputError(
+                f"no calibrated threshold for strategy '{strategy}' and languages "
+                f"{pair_key(source, target)}: run calibrate-docs first (it writes the thresholds "
+                "into the matcher config)"
+            )
         return profile.thresholds[strategy]
 
     # -- scoring ---------------------------------------------------------------------------
@@ -222,8 +237,9 @@ class DocMatcher:
             out[given] = np.stack([docs[i].embedding for i in given])
         for lang in dict.fromkeys(d.lang for d in docs if d.embedding is None):
             rows = [i for i, d in enumerate(docs) if d.lang == lang and d.embedding is None]
-            vecs = np.asarray(self.embedder.encode([field_text(docs[i], self.fields) for i in rows], lang),
-                              dtype=np.float32)
+            vecs = np.asarray(
+                self.embedder.encode([field_text(docs[i], self.fields) for i in rows], lang), dtype=np.float32
+            )
             if out is None:
                 out = np.zeros((len(docs), vecs.shape[1]), dtype=np.float32)
             out[rows] = vecs
@@ -239,30 +255,42 @@ class DocMatcher:
     def first_stage(self, source: Sequence[Document], target: Sequence[Document]):
         """(source index, target index, embedding cosine x100) of each candidate pair."""
         emb_s, emb_t = self.embed(source), self.embed(target)
-        src, tgt, cos = candidates(emb_s, emb_t, day_numbers([d.date for d in source]),
-                                   day_numbers([d.date for d in target]), self.window_days, self.top_k,
-                                   self.index_search,
-                                   self.threads)
+        src, tgt, cos = candidates(
+            emb_s,
+            emb_t,
+            day_numbers([d.date for d in source]),
+            day_numbers([d.date for d in target]),
+            self.window_days,
+            self.top_k,
+            self.index_search,
+            self.threads,
+        )
         return src, tgt, (100.0 * cos).astype(np.float32)
 
-    def lexical_scores(self, kind: str, source: Sequence[Document], target: Sequence[Document], src: np.ndarray,
-                       tgt: np.ndarray) -> np.ndarray:
+    def lexical_scores(
+        self, kind: str, source: Sequence[Document], target: Sequence[Document], src: np.ndarray, tgt: np.ndarray
+    ) -> np.ndarray:
         """The lexical signal x100 of each candidate pair."""
         if kind == "none" or not len(src):
             return np.zeros(len(src), dtype=np.float32)
-        scorer = LexicalScorer(kind, [field_text(d, [self.lexical_field]) for d in source],
-                               [field_text(d, [self.lexical_field]) for d in target])
+        scorer = LexicalScorer(
+            kind,
+            [field_text(d, [self.lexical_field]) for d in source],
+            [field_text(d, [self.lexical_field]) for d in target],
+        )
         return (100.0 * scorer.pairs(src, tgt)).astype(np.float32)
 
-    def evidence(self, source: Sequence[Document], target: Sequence[Document], src: np.ndarray,
-                 tgt: np.ndarray) -> Optional[np.ndarray]:
+    def evidence(
+        self, source: Sequence[Document], target: Sequence[Document], src: np.ndarray, tgt: np.ndarray
+    ) -> Optional[np.ndarray]:
         """Sentence evidence x100 of each candidate pair (None when the second stage is off)."""
         if self.reranker is None:
             return None
         return self.reranker(self.embedder, self.max_sentences).score(source, target, src, tgt)
 
-    def candidates(self, source: Sequence[Document], target: Sequence[Document],
-                   profile: Optional[Profile] = None) -> CandidatePairs:
+    def candidates(
+        self, source: Sequence[Document], target: Sequence[Document], profile: Optional[Profile] = None
+    ) -> CandidatePairs:
         """Scored candidates: first stage (cosine, mixed with the profile's lexical signal), then
         the sentence evidence with the profile's weight."""
         source, target = self._check(source, "source"), self._check(target, "target")
@@ -274,8 +302,13 @@ class DocMatcher:
         evidence = self.evidence(source, target, src, tgt) if profile.rerank_weight > 0 else None
         return CandidatePairs(src, tgt, mix(profile, cos, lexical, evidence))
 
-    def match(self, source_docs: Sequence, target_docs: Sequence, strategy: Optional[str] = None,
-              threshold: Optional[float] = None) -> List[Match]:
+    def match(
+        self,
+        source_docs: Sequence,
+        target_docs: Sequence,
+        strategy: Optional[str] = None,
+        threshold: Optional[float] = None,
+    ) -> List[Match]:
         """Matched (source id, target id, similarity) pairs, sorted by source then score."""
         source, target = as_documents(source_docs), as_documents(target_docs)  # candidates() checks them
         cands = self.candidates(source, target)
@@ -297,15 +330,36 @@ def default_config():
 
 
 @registry.misc("spacy-simalign.DocMatcher.v2")
-def make_doc_matcher_v2(embedder=None, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = DEFAULT_STRATEGY,
-                        window_days: Optional[int] = 1, top_k: int = 10, index: str = "auto",
-                        lexical_field: str = "text", rerank: str = "sentences", max_sentences: int = 20, allow_mixed_languages: bool = False, threads: int = 0,
-                        profiles: Optional[Dict[str, Dict]] = None) -> DocMatcher:
+def make_doc_matcher_v2(
+    embedder=None,
+    fields: Sequence[str] = DEFAULT_FIELDS,
+    strategy: str = DEFAULT_STRATEGY,
+    window_days: Optional[int] = 1,
+    top_k: int = 10,
+    index: str = "auto",
+    lexical_field: str = "text",
+    rerank: str = "sentences",
+    max_sentences: int = 20,
+    allow_mixed_languages: bool = False,
+    threads: int = 0,
+    profiles: Optional[Dict[str, Dict]] = None,
+) -> DocMatcher:
     """Two-stage document matching with a profile of signals per language pair (see the module docstring)."""
     parsed = {name: Profile.from_config(name, dict(values)) for name, values in (profiles or {}).items()}
-    return DocMatcher(embedder, parsed, fields=fields, strategy=strategy, window_days=window_days, top_k=top_k,
-                      index=index, lexical_field=lexical_field, rerank=rerank, max_sentences=max_sentences,
-                      allow_mixed_languages=allow_mixed_languages, threads=threads)
+    return DocMatcher(
+        embedder,
+        parsed,
+        fields=fields,
+        strategy=strategy,
+        window_days=window_days,
+        top_k=top_k,
+        index=index,
+        lexical_field=lexical_field,
+        rerank=rerank,
+        max_sentences=max_sentences,
+        allow_mixed_languages=allow_mixed_languages,
+        threads=threads,
+    )
 
 
 def matcher_defaults() -> Dict:
@@ -316,25 +370,55 @@ def matcher_defaults() -> Dict:
 
 
 @registry.misc("spacy-simalign.DocMatcher.v1")
-def make_doc_matcher(embedder, fields: Sequence[str] = DEFAULT_FIELDS, strategy: str = "intersection",
-                     threshold: float = 20.0, window_days: Optional[int] = 0, top_k: int = 10,
-                     index: str = "auto", lexical: str = "tfidf", lexical_weight: float = 0.5,
-                     lexical_field: str = "text", allow_mixed_languages: bool = False, threads: int = 0,
-                     thresholds: Optional[Dict[str, float]] = None) -> DocMatcher:
+def make_doc_matcher(
+    embedder,
+    fields: Sequence[str] = DEFAULT_FIELDS,
+    strategy: str = "intersection",
+    threshold: float = 20.0,
+    window_days: Optional[int] = 0,
+    top_k: int = 10,
+    index: str = "auto",
+    lexical: str = "tfidf",
+    lexical_weight: float = 0.5,
+    lexical_field: str = "text",
+    allow_mixed_languages: bool = False,
+    threads: int = 0,
+    thresholds: Optional[Dict[str, float]] = None,
+) -> DocMatcher:
     """The first version, kept for configs that name it: one set of signals for every language
     pair (no profiles) and no second stage."""
-    profile = Profile.from_config("v1", {"lexical": lexical, "lexical_weight": lexical_weight, "rerank_weight": 0.0,
-                                         "threshold": threshold, "thresholds": dict(thresholds or {})})
-    return DocMatcher(embedder, {"same": profile, "cross": profile}, fields=fields, strategy=strategy,
-                      window_days=window_days, top_k=top_k, index=index, lexical_field=lexical_field, rerank="none",
-                      allow_mixed_languages=allow_mixed_languages, threads=threads)
+    profile = Profile.from_config(
+        "v1",
+        {
+            "lexical": lexical,
+            "lexical_weight": lexical_weight,
+            "rerank_weight": 0.0,
+            "threshold": threshold,
+            "thresholds": dict(thresholds or {}),
+        },
+    )
+    return DocMatcher(
+        embedder,
+        {"same": profile, "cross": profile},
+        fields=fields,
+        strategy=strategy,
+        window_days=window_days,
+        top_k=top_k,
+        index=index,
+        lexical_field=lexical_field,
+        rerank="none",
+        allow_mixed_languages=allow_mixed_languages,
+        threads=threads,
+    )
 
 
 def _default_config_str() -> str:
     """The [docmatch] config of the defaults: the v2 matcher filled from its signature, with
     multilingual USE and the default profiles."""
-    short = ('[docmatch]\n@misc = "spacy-simalign.DocMatcher.v2"\n\n[docmatch.embedder]\n'
-             '@simalign_similarity = "spacy-simalign.USESimilarity.v1"\n\n' + _profiles_section(DEFAULT_PROFILES))
+    short = (
+        '[docmatch]\n@misc = "spacy-simalign.DocMatcher.v2"\n\n[docmatch.embedder]\n'
+        '@simalign_similarity = "spacy-simalign.USESimilarity.v1"\n\n' + _profiles_section(DEFAULT_PROFILES)
+    )
     return registry.fill(Config().from_str(short)).to_str()
 
 

@@ -11,6 +11,7 @@ Each is registered (registry.simalign_doc_strategies, short names as above): a s
 called with (source, target, score, threshold) arrays of the candidates and returns the mask of
 those it keeps; one whose choice does not depend on the threshold also has `pick` (the mask
 before the threshold), which lets calibration sweep thresholds in one pass."""
+
 from typing import Callable, List, Tuple
 
 import numpy as np
@@ -146,8 +147,9 @@ def make_assignment() -> Callable:
     return assignment_mask
 
 
-def select(strategy: str, src: np.ndarray, tgt: np.ndarray, scores: np.ndarray,
-           threshold: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def select(
+    strategy: str, src: np.ndarray, tgt: np.ndarray, scores: np.ndarray, threshold: float
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The (source, target, score) candidates kept by `strategy` at `threshold` (x100 scale)."""
     keep = get_strategy(strategy)(src, tgt, scores, threshold)
     return src[keep], tgt[keep], scores[keep]

@@ -3,6 +3,7 @@ processes, or on a Dask cluster. All of them cut the input into the same fixed b
 and yield each batch's output lines in input order, with a bounded number of batches in
 flight, so memory stays flat in the number of pairs and the output is the same bytes
 whichever engine ran it."""
+
 from itertools import islice
 from typing import Iterable, Iterator, List, Optional, Tuple
 

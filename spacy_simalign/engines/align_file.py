@@ -5,6 +5,7 @@ complete. What `align` runs; usable from Python too.
 
 A run stopped by Ctrl+C or SIGTERM (a job scheduler's stop, `kill`) keeps its partial
 output and says on stderr how to resume; `--resume` on a finished run has nothing to do."""
+
 import json
 import os
 import signal
@@ -54,9 +55,17 @@ def sigterm_as_exception():
         signal.signal(signal.SIGTERM, previous)
 
 
-def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "local", n_process: int = 1,
-               scheduler: Optional[str] = None, resume: bool = False, lang: Optional[str] = None,
-               progress: Optional[bool] = None) -> AlignSummary:
+def align_file(
+    input_path: str,
+    output_path: str,
+    job: AlignJob,
+    engine: str = "local",
+    n_process: int = 1,
+    scheduler: Optional[str] = None,
+    resume: bool = False,
+    lang: Optional[str] = None,
+    progress: Optional[bool] = None,
+) -> AlignSummary:
     """Align every pair of `input_path` into `output_path` (see the module docstring); on a
     failure after some batches, the partial output is kept and a note on stderr says how to resume."""
     t0 = time.monotonic()
@@ -64,8 +73,7 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
     total = validate_pairs(input_path, lang, warn=lambda message: print(message, file=sys.stderr))
     output = PartialOutput(output_path, dict(job.settings(), lang=lang))
     if resume and not os.path.exists(output.partial):
-        done = complete_output(output_path, (r.id for r in read_pairs(input_path, default_lang=lang,
-                                                                      unique_ids=False)))
+        done = complete_output(output_path, (r.id for r in read_pairs(input_path, default_lang=lang, unique_ids=False)))
         if done is not None:
             return AlignSummary(total, 0, time.monotonic() - t0, complete=True)
     # ids were checked unique by validate_pairs(): later reads need not hold them all again
@@ -76,7 +84,7 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
         with sigterm_as_exception(), make_engine(engine, n_process, scheduler) as runner:
             stream = batches(read_pairs(input_path, default_lang=lang, unique_ids=False), job.batch_size, first=done)
             for start, lines in runner.map(job, stream):
-                new = lines[max(0, done - start):]
+                new = lines[max(0, done - start) :]
                 output.write(new)
                 done += len(new)
                 beads += sum(len(json.loads(line)["alignments"]) for line in new)
@@ -84,8 +92,11 @@ def align_file(input_path: str, output_path: str, job: AlignJob, engine: str = "
         output.finish()
     except BaseException:
         if output.abort():
-            print(f"note: {output.done} of {total} pairs are saved in {output.partial}; "
-                  "run again with --resume to continue", file=sys.stderr)
+            print(
+                f"note: {output.done} of {total} pairs are saved in {output.partial}; "
+                "run again with --resume to continue",
+                file=sys.stderr,
+            )
         raise
     finally:
         bar.close()

@@ -7,6 +7,7 @@ batches in flight and writes the results in input order.
 When the cluster has had no worker for NO_WORKER_TIMEOUT_S seconds (all of them died, or none
 ever joined the scheduler), the run stops with a one-line error instead of waiting forever;
 the batches done so far stay in OUTPUT.partial for --resume."""
+
 import dataclasses
 import logging
 import time
@@ -35,8 +36,13 @@ class DaskEngine:
                 raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
         else:
             n_workers = n_workers if n_workers > 1 else 2
-            self.cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+            self.cluster = LocalCluster(
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
             self.client = Client(self.cluster)
         info = self.client.scheduler_info()
         self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
@@ -70,9 +76,11 @@ class DaskEngine:
             elif alone_since is None:
                 alone_since = time.monotonic()
             elif time.monotonic() - alone_since >= self.NO_WORKER_TIMEOUT_S:
-                raise InputError(f"the Dask scheduler at {self.client.scheduler.address} has had no worker for "
-                                 f"{self.NO_WORKER_TIMEOUT_S:g} s: start workers (dask worker ADDRESS), then run "
-                                 "again with --resume")
+                raise InputError(
+                    f"the Dask scheduler at {self.client.scheduler.address} has had no worker for "
+                    f"{self.NO_WORKER_TIMEOUT_S:g} s: start workers (dask worker ADDRESS), then run "
+                    "again with --resume"
+                )
 
     def run_on_workers(self, function):
         """`function()` on every worker: {worker address: result} (tests read worker_stats)."""

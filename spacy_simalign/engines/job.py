@@ -1,6 +1,7 @@
 """What an align run does to every batch (the job every engine ships to its workers), and the
 settings of it that change the output (recorded for --resume). No spaCy here: building the
 command line stays light."""
+
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 

@@ -1,5 +1,6 @@
 """`--n-process N`: a pool of N local processes (spawned, so no thread or BLAS state is
 inherited), each with its own pipeline built once by the initializer and kept for the run."""
+
 import dataclasses
 import multiprocessing
 import os
@@ -25,10 +26,12 @@ class ProcessEngine:
     def map(self, job: AlignJob, stream: Iterable[Tuple[int, list]]) -> Iterator[Tuple[int, List[str]]]:
         if not job.threads:
             job = dataclasses.replace(job, threads=default_threads(self.workers))
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=prepare_process, initargs=(job,))
-        yield from ordered_results(lambda batch: self._pool.submit(align_batch, job, *batch), stream,
-                                   window=2 * self.workers)
+        self._pool = ProcessPoolExecutor(
+            self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=prepare_process, initargs=(job,)
+        )
+        yield from ordered_results(
+            lambda batch: self._pool.submit(align_batch, job, *batch), stream, window=2 * self.workers
+        )
 
     def close(self) -> None:
         if self._pool is not None:

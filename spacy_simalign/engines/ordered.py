@@ -1,14 +1,19 @@
 """Ordered, bounded mapping over futures: submit batches while fewer than `window` are
 in flight, hand results back in submission order. Memory then holds at most `window`
 batches, however long the input, and the output order is the input order."""
+
 from collections import deque
 from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
 
-def ordered_results(submit: Callable[..., object], items: Iterable, window: int,
-                    result: Callable[[object], T] = lambda future: future.result()) -> Iterator[T]:
+def ordered_results(
+    submit: Callable[..., object],
+    items: Iterable,
+    window: int,
+    result: Callable[[object], T] = lambda future: future.result(),
+) -> Iterator[T]:
     """`submit(item)` returns a future; yields `result(future)` in the order of `items`."""
     pending = deque()
     for item in items:

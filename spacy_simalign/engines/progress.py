@@ -1,5 +1,6 @@
 """The progress bar of long corpus runs (tqdm, which spaCy installs): items done, items/s and
 ETA on stderr; shown only to a person watching a terminal, so logs and CI stay clean."""
+
 import os
 import sys
 from typing import Optional, TextIO
@@ -12,13 +13,22 @@ def interactive(stream: TextIO) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def progress_bar(total: int, initial: int = 0, unit: str = "pairs", enabled: Optional[bool] = None,
-                 stream: Optional[TextIO] = None):
+def progress_bar(
+    total: int, initial: int = 0, unit: str = "pairs", enabled: Optional[bool] = None, stream: Optional[TextIO] = None
+):
     """A tqdm bar; `initial` items are already done (skipped by --resume: the rate counts only
     this run's); enabled=None decides from the stream (see `interactive`)."""
     from tqdm import tqdm
 
     stream = stream or sys.stderr
     show = interactive(stream) if enabled is None else enabled
-    return tqdm(total=total, initial=initial, unit=f" {unit}", file=stream, disable=not show, dynamic_ncols=True,
-                mininterval=0.5, smoothing=0.1)
+    return tqdm(
+        total=total,
+        initial=initial,
+        unit=f" {unit}",
+        file=stream,
+        disable=not show,
+        dynamic_ncols=True,
+        mininterval=0.5,
+        smoothing=0.1,
+    )

@@ -4,6 +4,7 @@ settings that shape the output. `--resume` keeps the complete lines that match t
 input's ids in order, cuts a torn or corrupt tail, and carries on; at the end the
 partial file is renamed to OUTPUT, so OUTPUT itself is never half-written. `--resume` on a
 finished run (no partial file, OUTPUT holding every input id in order) has nothing to do."""
+
 import fcntl
 import json
 import os
@@ -24,7 +25,7 @@ def fsync_directory(path: str) -> None:
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def complete_output(path: str, expected_ids: Iterable[str]) -> Optional[int]:
@@ -72,7 +73,7 @@ class PartialOutput:
         self.path, self.partial, self.meta = self.files(path)
         self.settings = settings
         self.fd: Optional[int] = None
-        self.done = 0          # lines in the partial file (kept from before + written now)
+        self.done = 0  # lines in the partial file (kept from before + written now)
         self.created = False
 
     # -- opening ---------------------------------------------------------------------
@@ -112,13 +113,19 @@ class PartialOutput:
             with open(self.meta, encoding="utf-8") as handle:
                 stored = json.load(handle).get("settings")
         except (OSError, ValueError, AttributeError):
-            raise InputError("cannot resume: its settings file is missing or unreadable "
-                             "(run again without --resume to start over)", self.meta) from None
+            raise InputError(
+                "cannot resume: its settings file is missing or unreadable (run again without --resume to start over)",
+                self.meta,
+            ) from None
         if stored != self.settings:
-            diff = ", ".join(f"{k}={stored.get(k)!r} (now {v!r})" for k, v in self.settings.items()
-                             if stored.get(k) != v)
-            raise InputError(f"cannot resume with other settings: the partial output was written with {diff}; "
-                             "use the same options or run without --resume", self.partial)
+            diff = ", ".join(
+                f"{k}={stored.get(k)!r} (now {v!r})" for k, v in self.settings.items() if stored.get(k) != v
+            )
+            raise InputError(
+                f"cannot resume with other settings: the partial output was written with {diff}; "
+                "use the same options or run without --resume",
+                self.partial,
+            )
 
     def _keep_valid_prefix(self, expected_ids: Iterable[str]) -> int:
         """Count the complete lines that belong to this input, in order; truncate the rest
@@ -131,9 +138,11 @@ class PartialOutput:
                     break
                 expected = next(ids, None)
                 if obj["id"] != expected:
-                    raise InputError(f"line {count + 1} has id {obj['id']!r} where the input has {expected!r}: "
-                                     "this partial output is not from this input (run without --resume to start over)",
-                                     self.partial)
+                    raise InputError(
+                        f"line {count + 1} has id {obj['id']!r} where the input has {expected!r}: "
+                        "this partial output is not from this input (run without --resume to start over)",
+                        self.partial,
+                    )
                 offset += len(raw)
                 count += 1
         os.ftruncate(self.fd, offset)

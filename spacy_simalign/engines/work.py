@@ -7,6 +7,7 @@ the bytes of a plain run. The batch goes through `nlp.pipe` as one batch per lan
 the sentence-aligner component encodes the batch's sentences together from an empty cache
 (aligner_protocol); batch boundaries are a function of the input position alone
 (engines.batches), and the encoder's vectors do not depend on the thread count."""
+
 import threading
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -46,8 +47,9 @@ def _limit_threads(threads: int):
 def output_record(record: PairRecord, doc) -> Dict[str, Any]:
     """The alignment JSONL object of one aligned Doc pair (FORMATS.md): sentences are
     included for the sides given as raw text."""
-    sentences = {name: side_of(doc, name).sentences for name in ("complex", "simple")
-                 if not record.is_presegmented(name)}
+    sentences = {
+        name: side_of(doc, name).sentences for name in ("complex", "simple") if not record.is_presegmented(name)
+    }
     return alignment_record(record.id, doc._.beads, sentences.get("complex"), sentences.get("simple"))
 
 

@@ -1,6 +1,7 @@
 """Cross-validation by document, as the CRF experiments run it (project/cv_crf.py,
 eval_crf_domains.py, eval_crf_adaptation.py, bench_peers.py): the seeded folds, and gold pairs
 read with the corpus each comes from, so that every script draws the same folds."""
+
 import random
 from typing import List, Tuple
 

@@ -2,6 +2,7 @@
 `evaluate` runs): every prediction is checked like any other alignment file (one id once,
 indices naming sentences of the gold's sides), so a bad prediction is a located error,
 never a silently wrong score."""
+
 from typing import Any, Dict
 
 from ..errors import InputError
@@ -19,8 +20,12 @@ def _side(record: PairRecord, name: str, predicted: AlignmentLine, gold_path: st
         return record.side(name)
     sents = predicted.sentences(name)
     if sents is None:
-        raise InputError(f"side '{name}' of '{record.id}' is raw text in the gold file and the prediction has no "
-                         f"'{name}_sentences' to read its indices back", gold_path, record.line)
+        raise InputError(
+            f"side '{name}' of '{record.id}' is raw text in the gold file and the prediction has no "
+            f"'{name}_sentences' to read its indices back",
+            gold_path,
+            record.line,
+        )
     return Side(sents, [list(range(len(sents)))], record.side_lang(name))
 
 
@@ -39,8 +44,12 @@ def evaluate_files(gold_path: str, pred_path: str) -> Dict[str, Any]:
         c, s = (_side(record, name, line, gold_path) for name in SIDES)
         sizes = (len(c), len(s))
         for b, name, bad, size in out_of_range(record.gold, sizes):
-            raise InputError(f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has "
-                             f"{size} sentences as split for the prediction", gold_path, record.line)
+            raise InputError(
+                f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has "
+                f"{size} sentences as split for the prediction",
+                gold_path,
+                record.line,
+            )
         beads = line.check_sizes(sizes).beads if line is not None else []
         scorer.add(record.gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
     scores = scorer.scores()

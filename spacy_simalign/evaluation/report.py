@@ -1,6 +1,7 @@
 """The tables the evaluation and benchmark scripts of project/ print, also written to a file (their
 `--output FILE` option): a spaCy project command needs an output file to record, and weasel runs a
 script without a shell, so without `> FILE`."""
+
 import argparse
 import contextlib
 import os
@@ -65,5 +66,9 @@ def run_main(main, argv=None) -> int:
 
 def add_output_option(parser: argparse.ArgumentParser) -> None:
     """The `--output FILE` option that run_main reads."""
-    parser.add_argument("--output", default=None, metavar="FILE",
-                        help="also write what is printed to FILE (kept only when the run succeeds)")
+    parser.add_argument(
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="also write what is printed to FILE (kept only when the run succeeds)",
+    )

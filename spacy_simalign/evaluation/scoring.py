@@ -2,6 +2,7 @@
 (the DEplain protocol: a bead counts if its joined texts equal a gold bead's) and
 paragraph-pair P/R/F1 (a paragraph pair is gold if any of its sentences are linked).
 Counts are pooled over documents (micro average)."""
+
 from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Set, Tuple
@@ -46,13 +47,16 @@ def links_of(beads: Iterable[Bead]) -> Set[Tuple[int, int]]:
 
 def bead_texts(beads: Iterable[Bead], complex_sents: Sequence[str], simple_sents: Sequence[str]) -> Counter:
     """Multiset of (joined complex text, joined simple text) of the beads, whitespace-normalised."""
+
     def join(sents, idx):
         return " ".join(" ".join(sents[i].split()) for i in sorted(idx))
+
     return Counter((join(complex_sents, b.complex), join(simple_sents, b.simple)) for b in beads)
 
 
-def paragraph_pairs(links: Iterable[Tuple[int, int]], complex_para_of: Sequence[int],
-                    simple_para_of: Sequence[int]) -> Set[Tuple[int, int]]:
+def paragraph_pairs(
+    links: Iterable[Tuple[int, int]], complex_para_of: Sequence[int], simple_para_of: Sequence[int]
+) -> Set[Tuple[int, int]]:
     return {(complex_para_of[c], simple_para_of[s]) for c, s in links}
 
 
@@ -65,9 +69,16 @@ class AlignmentScorer:
         self.paragraph = PRF()
         self.docs = 0
 
-    def add(self, gold: List[Bead], pred: List[Bead], complex_sents: Sequence[str], simple_sents: Sequence[str],
-            complex_para_of: Sequence[int] = None, simple_para_of: Sequence[int] = None,
-            pred_paragraph_pairs: Set[Tuple[int, int]] = None) -> None:
+    def add(
+        self,
+        gold: List[Bead],
+        pred: List[Bead],
+        complex_sents: Sequence[str],
+        simple_sents: Sequence[str],
+        complex_para_of: Sequence[int] = None,
+        simple_para_of: Sequence[int] = None,
+        pred_paragraph_pairs: Set[Tuple[int, int]] = None,
+    ) -> None:
         self.docs += 1
         g, p = links_of(gold), links_of(pred)
         self.link.add(len(g & p), len(p), len(g))
@@ -75,7 +86,11 @@ class AlignmentScorer:
         self.bead_text.add(sum((gt & pt).values()), sum(pt.values()), sum(gt.values()))
         if complex_para_of is not None and simple_para_of is not None:
             gp = paragraph_pairs(g, complex_para_of, simple_para_of)
-            pp = pred_paragraph_pairs if pred_paragraph_pairs is not None else paragraph_pairs(p, complex_para_of, simple_para_of)
+            pp = (
+                pred_paragraph_pairs
+                if pred_paragraph_pairs is not None
+                else paragraph_pairs(p, complex_para_of, simple_para_of)
+            )
             self.paragraph.add(len(gp & pp), len(pp), len(gp))
 
     def scores(self) -> Dict[str, Dict[str, float]]:

@@ -6,6 +6,7 @@ A boundary is the offset where a sentence starts, other than the start of the
 text; boundaries at paragraph breaks can be left out (`within_paragraphs`), as
 blank lines give them away.
 """
+
 import csv
 import json
 from pathlib import Path
@@ -79,8 +80,9 @@ def boundaries(paragraphs: Iterable[Sequence[Tuple[int, int]]], within_paragraph
     return out
 
 
-def score_document(paragraphs: Sequence[Sequence[str]], lang: str, within_paragraphs: bool = False,
-                   **options) -> BoundaryCounts:
+def score_document(
+    paragraphs: Sequence[Sequence[str]], lang: str, within_paragraphs: bool = False, **options
+) -> BoundaryCounts:
     """Boundary counts of the segmenter on one document given as gold paragraphs of sentences."""
     text, gold = join_gold(paragraphs)
     predicted = segment(text, lang, **options)
@@ -89,8 +91,9 @@ def score_document(paragraphs: Sequence[Sequence[str]], lang: str, within_paragr
     return BoundaryCounts(len(pred_set), len(gold_set), len(pred_set & gold_set))
 
 
-def score_documents(documents: Iterable[Sequence[Sequence[str]]], lang: str, within_paragraphs: bool = False,
-                    **options) -> BoundaryCounts:
+def score_documents(
+    documents: Iterable[Sequence[Sequence[str]]], lang: str, within_paragraphs: bool = False, **options
+) -> BoundaryCounts:
     """Boundary counts summed over documents (micro-average)."""
     total = BoundaryCounts()
     for paragraphs in documents:
@@ -136,7 +139,9 @@ def klexikon_documents(folder: Path) -> List[Document]:
     paragraphs, "== Heading" lines dropped) as documents."""
     out = []
     for path in sorted(Path(folder).glob("*.txt")):
-        paragraphs = [[line.strip() for line in block.splitlines() if line.strip() and not line.startswith("==")]
-                      for block in path.read_text(encoding="utf-8").split("\n\n")]
+        paragraphs = [
+            [line.strip() for line in block.splitlines() if line.strip() and not line.startswith("==")]
+            for block in path.read_text(encoding="utf-8").split("\n\n")
+        ]
         out.append([p for p in paragraphs if p])
     return out

@@ -3,6 +3,7 @@ each side (share of its sentences in some bead), the Pearson correlation of alig
 lengths in characters, and the Kendall tau of aligned sentence positions (monotonicity); per
 corpus the correlation of each with the document similarity, and a histogram of document
 similarities (Figure 2 of the paper)."""
+
 import math
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional, Sequence
@@ -30,8 +31,10 @@ class PairStats:
     doc_similarity: Optional[float] = None
 
     def to_json(self) -> Dict:
-        return {k: (None if isinstance(v, float) and math.isnan(v) else (round(v, 4) if isinstance(v, float) else v))
-                for k, v in asdict(self).items()}
+        return {
+            k: (None if isinstance(v, float) and math.isnan(v) else (round(v, 4) if isinstance(v, float) else v))
+            for k, v in asdict(self).items()
+        }
 
 
 def _pearson(x: Sequence[float], y: Sequence[float]) -> float:
@@ -55,8 +58,13 @@ def _kendall(x: Sequence[float], y: Sequence[float]) -> float:
     return float(kendalltau(x, y).statistic)
 
 
-def pair_stats(pair_id: str, source: Sequence[str], target: Sequence[str], beads: Sequence[Bead],
-               doc_similarity: Optional[float] = None) -> PairStats:
+def pair_stats(
+    pair_id: str,
+    source: Sequence[str],
+    target: Sequence[str],
+    beads: Sequence[Bead],
+    doc_similarity: Optional[float] = None,
+) -> PairStats:
     """AlignRatio per side, length Pearson (joined text of each bead side), position Kendall
     (first sentence of each bead side)."""
     aligned_s = {i for b in beads for i in b.complex}
@@ -65,10 +73,17 @@ def pair_stats(pair_id: str, source: Sequence[str], target: Sequence[str], beads
     len_t = [sum(len(target[j]) for j in b.simple) for b in beads]
     pos_s = [min(b.complex) for b in beads if b.complex and b.simple]
     pos_t = [min(b.simple) for b in beads if b.complex and b.simple]
-    return PairStats(pair_id, len(source), len(target), len(beads),
-                     len(aligned_s) / len(source) if len(source) else float("nan"),
-                     len(aligned_t) / len(target) if len(target) else float("nan"),
-                     _pearson(len_s, len_t), _kendall(pos_s, pos_t), doc_similarity)
+    return PairStats(
+        pair_id,
+        len(source),
+        len(target),
+        len(beads),
+        len(aligned_s) / len(source) if len(source) else float("nan"),
+        len(aligned_t) / len(target) if len(target) else float("nan"),
+        _pearson(len_s, len_t),
+        _kendall(pos_s, pos_t),
+        doc_similarity,
+    )
 
 
 def corpus_correlations(stats: Sequence[PairStats]) -> Dict[str, Dict[str, float]]:
@@ -79,8 +94,11 @@ def corpus_correlations(stats: Sequence[PairStats]) -> Dict[str, Dict[str, float
         values = np.array([getattr(s, name) for s in stats], float)
         sims = np.array([np.nan if s.doc_similarity is None else s.doc_similarity for s in stats], float)
         ok = ~np.isnan(values) & ~np.isnan(sims)
-        out[name] = {"pearson": _pearson(values[ok], sims[ok]), "n": int(ok.sum()),
-                     "mean": float(np.nanmean(values)) if np.any(~np.isnan(values)) else float("nan")}
+        out[name] = {
+            "pearson": _pearson(values[ok], sims[ok]),
+            "n": int(ok.sum()),
+            "mean": float(np.nanmean(values)) if np.any(~np.isnan(values)) else float("nan"),
+        }
     return out
 
 
@@ -94,8 +112,11 @@ def read_aligned(path: str, similarity_field: str = "doc_score") -> List[PairSta
         sim = line.raw.get(similarity_field)
         if sim is not None and (isinstance(sim, bool) or not isinstance(sim, (int, float))):
             raise InputError(f"'{similarity_field}' must be a number", path, line.line)
-        out.append(pair_stats(line.id, line.complex_sentences, line.simple_sentences, line.beads,
-                              None if sim is None else float(sim)))
+        out.append(
+            pair_stats(
+                line.id, line.complex_sentences, line.simple_sentences, line.beads, None if sim is None else float(sim)
+            )
+        )
     if not out:
         raise InputError("no aligned pairs", path)
     return out
@@ -129,8 +150,9 @@ def similarity_figure(stats: Sequence[PairStats], field: str = "doc_score", bins
     return fig
 
 
-def similarity_histogram(stats: Sequence[PairStats], path: str, bins: int = 40, title: str = "",
-                         field: str = "doc_score") -> int:
+def similarity_histogram(
+    stats: Sequence[PairStats], path: str, bins: int = 40, title: str = "", field: str = "doc_score"
+) -> int:
     """Histogram of document similarities (x100) as a PNG; returns the number of pairs drawn."""
     import matplotlib.pyplot as plt
 
@@ -147,9 +169,11 @@ def similarity_histogram(stats: Sequence[PairStats], path: str, bins: int = 40, 
 
 def format_summary(stats: Sequence[PairStats]) -> str:
     corr = corpus_correlations(stats)
-    lines = [f"{len(stats)} pairs",
-             "| statistic          |   mean | Pearson r with doc similarity | pairs |",
-             "|--------------------|--------|-------------------------------|-------|"]
+    lines = [
+        f"{len(stats)} pairs",
+        "| statistic          |   mean | Pearson r with doc similarity | pairs |",
+        "|--------------------|--------|-------------------------------|-------|",
+    ]
     for name, row in corr.items():
         r = "n/a" if math.isnan(row["pearson"]) else f"{row['pearson']:.3f}"
         mean = "n/a" if math.isnan(row["mean"]) else f"{row['mean']:.3f}"

@@ -1,6 +1,7 @@
 """Link, bead-text and strict bead P/R/F1 of CRF predictions pooled over documents, with the error
 analysis of the CRF experiments (project/eval_crf_domains.py, eval_crf_adaptation.py): recall per
 gold bead shape, and which wrong links touch an added or a deleted sentence."""
+
 from typing import Dict, Sequence
 
 from ..structures import Bead, TrainingPair
@@ -50,10 +51,14 @@ class Tally:
     def figures(self) -> Dict:
         s = self.scorer.scores()
         out = {"docs": s["docs"], "link": s["link"], "bead_text": s["bead_text"], "strict": self.strict.to_dict()}
-        out["shapes"] = {k: {"beads": self.shape_beads[k][1],
-                             "link_recall": self.shape_links[k][0] / max(self.shape_links[k][1], 1),
-                             "exact_recall": self.shape_beads[k][0] / max(self.shape_beads[k][1], 1)}
-                         for k in SHAPES}
+        out["shapes"] = {
+            k: {
+                "beads": self.shape_beads[k][1],
+                "link_recall": self.shape_links[k][0] / max(self.shape_links[k][1], 1),
+                "exact_recall": self.shape_beads[k][0] / max(self.shape_beads[k][1], 1),
+            }
+            for k in SHAPES
+        }
         out["wrong_links"] = self.wrong
         out["wrong_share_added"] = self.wrong_added / max(self.wrong, 1)
         out["wrong_share_deleted"] = self.wrong_deleted / max(self.wrong, 1)

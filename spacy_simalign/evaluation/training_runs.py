@@ -1,6 +1,7 @@
 """Independent CRF training runs over one pool of gold documents, featurized once, run in turn or
 in forked processes with the same results (every run is seeded): what the CRF experiments
 (project/eval_crf_domains.py, eval_crf_adaptation.py) train their folds and domains with."""
+
 from typing import Dict, List, Sequence
 
 from ..aligners.crf.aligner import CRFAligner, train_aligner
@@ -14,9 +15,14 @@ def _run(job):
     (name, test indices, predictions)."""
     name, train_idx, test_idx, seed = job
     st = RUN_STATE
-    aligner = train_aligner([st["pool"][i] for i in train_idx], st["config"], epochs=st["epochs"],
-                            settings=TrainingSettings(seed=seed),
-                            encoder=st["encoder"], inputs=[st["train_inputs"][i] for i in train_idx])
+    aligner = train_aligner(
+        [st["pool"][i] for i in train_idx],
+        st["config"],
+        epochs=st["epochs"],
+        settings=TrainingSettings(seed=seed),
+        encoder=st["encoder"],
+        inputs=[st["train_inputs"][i] for i in train_idx],
+    )
     preds = [aligner.align_input(st["test_inputs"][i]) for i in test_idx]
     return name, test_idx, preds
 
@@ -31,9 +37,14 @@ def prepare_runs(pool: Sequence, config: Dict, epochs: int, n_jobs: int) -> None
 
         torch.set_num_threads(1)
     probe = CRFAligner(config)
-    RUN_STATE.update(pool=pool, config=config, epochs=epochs, encoder=probe.encoder,
-                     train_inputs=featurize_all(probe, pool, with_gold=True),
-                     test_inputs=featurize_all(probe, pool, with_gold=False))
+    RUN_STATE.update(
+        pool=pool,
+        config=config,
+        epochs=epochs,
+        encoder=probe.encoder,
+        train_inputs=featurize_all(probe, pool, with_gold=True),
+        test_inputs=featurize_all(probe, pool, with_gold=False),
+    )
 
 
 def run_training(jobs, n_jobs: int) -> List:

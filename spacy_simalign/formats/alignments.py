@@ -1,6 +1,7 @@
 """Alignment JSONL (FORMATS.md, output of `align`): per pair its beads and, for sides given as
 raw text, the sentences the indices refer to. The writer, and the one reader that evaluate,
 stats, export, render and review use."""
+
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -10,8 +11,13 @@ from .beads import SIDES, beads_to_json, out_of_range, parse_beads, shown
 from .jsonl import UniqueIds, read_jsonl
 
 
-def alignment_record(record_id: str, beads: Sequence[Bead], complex_sentences: Optional[List[str]] = None,
-                     simple_sentences: Optional[List[str]] = None, **extra) -> Dict[str, Any]:
+def alignment_record(
+    record_id: str,
+    beads: Sequence[Bead],
+    complex_sentences: Optional[List[str]] = None,
+    simple_sentences: Optional[List[str]] = None,
+    **extra,
+) -> Dict[str, Any]:
     """One line of alignment JSONL; sentences are included for sides given as raw text."""
     out: Dict[str, Any] = {"id": record_id, "alignments": beads_to_json(beads)}
     if complex_sentences is not None:
@@ -41,8 +47,11 @@ class AlignmentLine:
     def check_sizes(self, sizes: Sequence[int]) -> "AlignmentLine":
         """Every index must name a sentence of a side of `sizes` sentences (-1: unknown)."""
         for b, name, bad, size in out_of_range(self.beads, sizes):
-            raise InputError(f"'alignments[{b}]' {name} index {shown(bad[0])} is out of range "
-                             f"(side has {size} sentences)", self.path, self.line)
+            raise InputError(
+                f"'alignments[{b}]' {name} index {shown(bad[0])} is out of range (side has {size} sentences)",
+                self.path,
+                self.line,
+            )
         return self
 
 
@@ -55,8 +64,13 @@ def _sentences(obj: Dict[str, Any], name: str, path: str, number: int) -> Option
     return value
 
 
-def parse_alignment(obj: Dict[str, Any], path: str = "<input>", number: int = 0,
-                    sizes: Sequence[int] = (-1, -1), need_sentences: bool = False) -> AlignmentLine:
+def parse_alignment(
+    obj: Dict[str, Any],
+    path: str = "<input>",
+    number: int = 0,
+    sizes: Sequence[int] = (-1, -1),
+    need_sentences: bool = False,
+) -> AlignmentLine:
     """Validate one alignment object: a string id, an 'alignments' list of beads (lenient: a
     prediction's bead with an empty side is dropped), optional sentence lists; indices are
     checked against the carried sentences, else against `sizes` where known."""
@@ -86,4 +100,3 @@ def read_alignments(path: str, **options) -> Iterator[AlignmentLine]:
 def load_alignments(path: str, **options) -> Dict[str, AlignmentLine]:
     """All lines of an alignment JSONL file by id (ids must be unique)."""
     return {line.id: line for line in read_alignments(path, **options)}
-

@@ -10,6 +10,7 @@ methods document n:m overlap).
 
 `strict` (gold) refuses a bead with an empty side; lenient (predictions of other tools)
 drops it, since a sentence in no bead already says "deleted" or "added"."""
+
 import math
 from typing import Iterator, List, Sequence, Tuple
 
@@ -21,7 +22,7 @@ SIDES = ("complex", "simple")
 
 def shown(i: int) -> str:
     """An index as a message shows it: a number of thousands of digits in a few characters."""
-    if abs(i) < 10 ** 12:
+    if abs(i) < 10**12:
         return str(i)
     return f"{'-' if i < 0 else ''}{str(abs(i))[:6]}... ({len(str(abs(i)))} digits)"
 
@@ -33,14 +34,17 @@ def _indices(value, side: str, size: int, where: str, path, number) -> Tuple[int
         if i < 0:
             raise InputError(f"{where} {side} index {shown(i)} is negative", path, number)
         if size >= 0 and i >= size:
-            raise InputError(f"{where} {side} index {shown(i)} is out of range (side has {size} sentences)",
-                             path, number)
+            raise InputError(
+                f"{where} {side} index {shown(i)} is out of range (side has {size} sentences)", path, number
+            )
     if len(set(value)) != len(value):
         raise InputError(f"{where} repeats a {side} index", path, number)
     return tuple(sorted(value))
 
 
-def parse_bead(bead, sizes: Sequence[int], where: str, path=None, number=None) -> Tuple[Tuple[int, ...], Tuple[int, ...], float]:
+def parse_bead(
+    bead, sizes: Sequence[int], where: str, path=None, number=None
+) -> Tuple[Tuple[int, ...], Tuple[int, ...], float]:
     """(complex indices, simple indices, score) of one JSON bead, checked (sides may be empty here)."""
     if isinstance(bead, dict):
         parts = [bead.get("complex"), bead.get("simple")]
@@ -50,10 +54,15 @@ def parse_bead(bead, sizes: Sequence[int], where: str, path=None, number=None) -
     elif isinstance(bead, list) and len(bead) == 2:
         parts, score = bead, 1.0
     else:
-        raise InputError(f"{where} must be [[complex indices], [simple indices]] or "
-                         "{\"complex\": [...], \"simple\": [...], \"score\": x}", path, number)
-    complex_idx, simple_idx = (_indices(idx, side, size, where, path, number)
-                               for side, idx, size in zip(SIDES, parts, sizes))
+        raise InputError(
+            f"{where} must be [[complex indices], [simple indices]] or "
+            '{"complex": [...], "simple": [...], "score": x}',
+            path,
+            number,
+        )
+    complex_idx, simple_idx = (
+        _indices(idx, side, size, where, path, number) for side, idx, size in zip(SIDES, parts, sizes)
+    )
     return complex_idx, simple_idx, float(score)
 
 
@@ -68,8 +77,11 @@ def parse_beads(beads, sizes: Sequence[int], key: str, path=None, number=None, s
         if not complex_idx or not simple_idx:
             if strict:
                 empty = "complex" if not complex_idx else "simple"
-                raise InputError(f"{where} has no {empty} sentence (a sentence in no bead is deleted or added: "
-                                 "leave it out)", path, number)
+                raise InputError(
+                    f"{where} has no {empty} sentence (a sentence in no bead is deleted or added: leave it out)",
+                    path,
+                    number,
+                )
             continue
         if (complex_idx, simple_idx) in seen:
             raise InputError(f"{where} repeats bead {seen[complex_idx, simple_idx]}", path, number)

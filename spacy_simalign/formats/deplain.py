@@ -9,6 +9,7 @@ whose text is the sentences joined by single spaces: we split it back at sentenc
 A row with both sides non-empty is a gold bead, whatever its `alignment` label says (the
 labels are noisy: some rows labelled `addition` or `deletion` align two identical
 sentences, see `read_plan`)."""
+
 import csv
 import glob
 import os
@@ -22,7 +23,9 @@ REQUIRED_COLUMNS = ("original", "simplification", "original_id", "simplification
 GOLD_LABELS = ("identical", "identical (removed)", "aligned", "deletion", "addition")
 _ID = re.compile(r"^(?P<pair>[^-|]+)-(?P<level>[01])-(?:(?P<para>\d+)-(?P<sent>-1|\d+)|x-x)$")
 _SPACE = re.compile(r"\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:Dr|Prof|ca|bzw|z\.B|usw|etc|Nr|St|v|Chr|Jh|Mio|Mrd|vgl|ggf|inkl|evtl|e|e\. V)|\d)\.$")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Dr|Prof|ca|bzw|z\.B|usw|etc|Nr|St|v|Chr|Jh|Mio|Mrd|vgl|ggf|inkl|evtl|e|e\. V)|\d)\.$"
+)
 _UPPER_START = re.compile(r"^[„“\"«»(\[A-ZÄÖÜ0-9]")
 
 
@@ -35,7 +38,7 @@ def cut_strength(before: str, after: str) -> float:
         if before.endswith(".") and _ABBREVIATION.search(before[-10:]):
             return 0.5 if upper else 0.0
         return 4.0 if upper else 1.5
-    if before.endswith(("“", "”", "\"", "»", ")")) and before.rstrip("“”\"»)").endswith((".", "!", "?")):
+    if before.endswith(("“", "”", '"', "»", ")")) and before.rstrip('“”"»)').endswith((".", "!", "?")):
         return 3.5 if upper else 1.0
     if before.endswith((":", ";")):
         return 2.0 if upper else 1.0
@@ -66,13 +69,20 @@ def parse_ids(field: str, path: str, line: int, column: str) -> List[SentenceId]
     for part in field.strip().split("|"):
         match = _ID.match(part.strip())
         if not match:
-            raise InputError(f"bad sentence id '{part}' in column '{column}' "
-                             "(expected pairid-level-paragraph-sentence or pairid-level-x-x)", path, line)
+            raise InputError(
+                f"bad sentence id '{part}' in column '{column}' "
+                "(expected pairid-level-paragraph-sentence or pairid-level-x-x)",
+                path,
+                line,
+            )
         if match.group("para") is None:
             out.append(SentenceId(match.group("pair"), int(match.group("level")), None, None))
         else:
-            out.append(SentenceId(match.group("pair"), int(match.group("level")),
-                                  int(match.group("para")), int(match.group("sent"))))
+            out.append(
+                SentenceId(
+                    match.group("pair"), int(match.group("level")), int(match.group("para")), int(match.group("sent"))
+                )
+            )
     if any(i.empty for i in out):
         if len(out) > 1:
             raise InputError(f"empty side 'x-x' joined with other ids in column '{column}'", path, line)
@@ -95,7 +105,7 @@ def split_joined(text: str, parts: int, known: Sequence[Optional[str]] = ()) -> 
         return list(known)
     # Peel known sentences from both ends.
     if known[0] is not None and text.startswith(known[0] + " "):
-        rest = split_joined(text[len(known[0]) + 1:], parts - 1, known[1:])
+        rest = split_joined(text[len(known[0]) + 1 :], parts - 1, known[1:])
         if rest is not None:
             return [known[0]] + rest
     if known[-1] is not None and text.endswith(" " + known[-1]):
@@ -119,7 +129,7 @@ def _best_cuts(text: str, cuts: List[Tuple[int, int]], need: int) -> List[Tuple[
     from itertools import combinations
     from math import comb
 
-    strength = {c: cut_strength(text[:c[0]], text[c[1]:]) for c in cuts}
+    strength = {c: cut_strength(text[: c[0]], text[c[1] :]) for c in cuts}
     candidates = sorted(cuts, key=lambda c: -strength[c])
     # Keep the cuts that can matter: all cuts as strong as the need-th strongest one.
     floor = strength[candidates[need - 1]]
@@ -152,8 +162,9 @@ def _read_rows(path: str) -> List[Tuple[int, Dict[str, str]]]:
             for row in reader:
                 line = reader.line_num
                 if None in row or any(v is None for v in row.values()):
-                    raise InputError(f"row has {len(row) - (None in row)} fields, header has {len(reader.fieldnames)}",
-                                     path, line)
+                    raise InputError(
+                        f"row has {len(row) - (None in row)} fields, header has {len(reader.fieldnames)}", path, line
+                    )
                 rows.append((line, row))
         except UnicodeDecodeError as err:
             raise InputError(f"not UTF-8 (byte {err.start})", path) from None
@@ -177,13 +188,15 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
     pending = []  # (line, side, keys, joined text)
     for line, row in rows:
         keys_per_side = []
-        for side, (id_col, text_col, level) in enumerate((("original_id", "original", 1),
-                                                         ("simplification_id", "simplification", 0))):
+        for side, (id_col, text_col, level) in enumerate(
+            (("original_id", "original", 1), ("simplification_id", "simplification", 0))
+        ):
             ids = parse_ids(row[id_col], path, line, id_col)
             for i in ids:
                 if i.level != level:
-                    raise InputError(f"id '{row[id_col]}' has level {i.level}, expected {level} in column "
-                                     f"'{id_col}'", path, line)
+                    raise InputError(
+                        f"id '{row[id_col]}' has level {i.level}, expected {level} in column '{id_col}'", path, line
+                    )
                 if i.pair != pair_id:
                     raise InputError(f"id '{row[id_col]}' belongs to pair {i.pair}, not {pair_id}", path, line)
             text = " ".join(row[text_col].split())
@@ -214,8 +227,11 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
                 last_para = k[0]
             paragraphs[-1].append(texts[side][k])
         sides.append((paragraphs, index))
-    beads = {(tuple(sorted(sides[0][1][c] for c in cs)), tuple(sorted(sides[1][1][s] for s in ss)))
-             for _, cs, ss in cells if cs and ss}
+    beads = {
+        (tuple(sorted(sides[0][1][c] for c in cs)), tuple(sorted(sides[1][1][s] for s in ss)))
+        for _, cs, ss in cells
+        if cs and ss
+    }
     gold = [[list(c), list(s)] for c, s in sorted(beads)]
     first = rows[0][1]
     out = {"id": f"{id_prefix}{pair_id}", "lang": lang}
@@ -234,8 +250,12 @@ def plan_files(inputs: Sequence[str]) -> List[str]:
     files: List[str] = []
     for item in inputs:
         if os.path.isdir(item):
-            files.extend(sorted(glob.glob(os.path.join(item, "*.csv")),
-                                key=lambda p: (len(os.path.basename(p)), os.path.basename(p))))
+            files.extend(
+                sorted(
+                    glob.glob(os.path.join(item, "*.csv")),
+                    key=lambda p: (len(os.path.basename(p)), os.path.basename(p)),
+                )
+            )
         elif os.path.exists(item):
             files.append(item)
         else:

@@ -1,6 +1,7 @@
 """Documents JSONL (FORMATS.md, input of `match-docs`): reading with validation that names
 file and line, the `Document` record the matcher works on (id, lang, text, optional title,
 lead, date), and the writer."""
+
 import datetime as dt
 import re
 from collections import Counter
@@ -69,8 +70,16 @@ def parse_document(obj: Dict[str, Any], path: str = "<input>", number: int = 0) 
         raise InputError(f"unknown language '{obj['lang']}' (supported: {', '.join(SUPPORTED_LANGS)})", path, number)
     if not obj["text"].strip():
         raise InputError(f"document '{obj['id']}' has no text", path, number)
-    return Document(obj["id"], obj["lang"], obj["text"], obj.get("title") or None, obj.get("lead") or None,
-                    parse_date(obj.get("date"), path, number), obj, number)
+    return Document(
+        obj["id"],
+        obj["lang"],
+        obj["text"],
+        obj.get("title") or None,
+        obj.get("lead") or None,
+        parse_date(obj.get("date"), path, number),
+        obj,
+        number,
+    )
 
 
 def check_collection(docs: Sequence[Document], path: str = "<input>", allow_mixed: bool = False) -> List[Document]:
@@ -84,8 +93,11 @@ def check_collection(docs: Sequence[Document], path: str = "<input>", allow_mixe
         minority = min(langs, key=lambda lang: langs[lang])
         first = next(doc for doc in docs if doc.lang == minority)
         summary = ", ".join(f"{lang} ({n})" for lang, n in langs.most_common())
-        raise InputError(f"mixed languages in one collection: {summary}; pass --allow-mixed-languages "
-                         "to match them anyway", path, first.line or None)
+        raise InputError(
+            f"mixed languages in one collection: {summary}; pass --allow-mixed-languages to match them anyway",
+            path,
+            first.line or None,
+        )
     return list(docs)
 
 
@@ -97,8 +109,15 @@ def read_documents(path: str, allow_mixed: bool = False) -> List[Document]:
     return check_collection(docs, path, allow_mixed)
 
 
-def document_object(doc_id: str, lang: str, text: str, title: Optional[str] = None, lead: Optional[str] = None,
-                    date: Optional[str] = None, **extra) -> Dict[str, Any]:
+def document_object(
+    doc_id: str,
+    lang: str,
+    text: str,
+    title: Optional[str] = None,
+    lead: Optional[str] = None,
+    date: Optional[str] = None,
+    **extra,
+) -> Dict[str, Any]:
     """One line of documents JSONL (optional fields only when given)."""
     obj: Dict[str, Any] = {"id": doc_id, "lang": lang}
     for key, value in (("title", title), ("lead", lead), ("date", date)):

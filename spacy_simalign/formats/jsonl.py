@@ -1,6 +1,7 @@
 """JSON Lines plumbing every format shares: decoded lines with their numbers, one JSON
 object per line with a located error, and atomic output files (a failed run leaves no
 half-written file and an existing one untouched)."""
+
 import json
 import os
 import sys
@@ -92,8 +93,9 @@ def check_unicode(obj: Any, path: str, number: int) -> None:
     try:
         json.dumps(obj, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as err:
-        raise InputError(f"text is not valid Unicode (lone surrogate \\u{ord(err.object[err.start]):04x})",
-                         path, number) from None
+        raise InputError(
+            f"text is not valid Unicode (lone surrogate \\u{ord(err.object[err.start]):04x})", path, number
+        ) from None
 
 
 @contextmanager

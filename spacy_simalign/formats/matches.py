@@ -1,6 +1,7 @@
 """Matches JSONL (FORMATS.md, output of `match-docs`): one matched document pair per line,
 {"source": id, "target": id, "score": x}. Gold document pairs for calibration are the same
 lines without the score."""
+
 import math
 from dataclasses import dataclass
 from typing import Any, Collection, Dict, Iterable, Iterator, Optional, Set, Tuple
@@ -26,8 +27,12 @@ def match_object(source: str, target: str, score: Optional[float] = None) -> Dic
     return obj
 
 
-def read_matches(path: str, source_ids: Optional[Collection[str]] = None,
-                 target_ids: Optional[Collection[str]] = None, what: str = "match") -> Iterator[MatchLine]:
+def read_matches(
+    path: str,
+    source_ids: Optional[Collection[str]] = None,
+    target_ids: Optional[Collection[str]] = None,
+    what: str = "match",
+) -> Iterator[MatchLine]:
     """Stream checked lines: string ids (known ones, where the collections are given) and a
     finite numeric score when present."""
     for number, obj in read_jsonl(path):
@@ -37,8 +42,9 @@ def read_matches(path: str, source_ids: Optional[Collection[str]] = None,
             if known is not None and obj[key] not in known:
                 raise InputError(f"{key} id '{obj[key]}' is not in the {key} documents", path, number)
         score = obj.get("score")
-        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))
-                                  or not math.isfinite(score)):
+        if score is not None and (
+            isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)
+        ):
             raise InputError(f"{what} 'score' must be a number", path, number)
         yield MatchLine(obj["source"], obj["target"], None if score is None else float(score), number)
 

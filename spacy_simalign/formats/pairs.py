@@ -1,6 +1,7 @@
 """Pair JSONL (FORMATS.md, version 1): two versions of one document per line. Reading with
 validation that names file and line, the record the rest of the package works on, and the
 writer."""
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
@@ -79,11 +80,16 @@ def _check_side(obj: Dict, name: str, path: str, number: int) -> int:
                 raise InputError(f"'{name}.paragraphs[{k}]' has no sentences", path, number)
             for j, sent in enumerate(para):
                 if not isinstance(sent, str):
-                    raise InputError(f"'{name}.paragraphs[{k}][{j}]' must be a string, got {type(sent).__name__}",
-                                     path, number)
+                    raise InputError(
+                        f"'{name}.paragraphs[{k}][{j}]' must be a string, got {type(sent).__name__}", path, number
+                    )
                 if is_blank(sent):
-                    raise InputError(f"'{name}.paragraphs[{k}][{j}]' is an empty sentence"
-                                     + (" (only invisible characters)" if sent.strip() else ""), path, number)
+                    raise InputError(
+                        f"'{name}.paragraphs[{k}][{j}]' is an empty sentence"
+                        + (" (only invisible characters)" if sent.strip() else ""),
+                        path,
+                        number,
+                    )
             count += len(para)
         return count
     if "text" in side:
@@ -98,8 +104,9 @@ def check_lang(value, key: str, path: str = "<input>", number: int = 0) -> str:
     if not isinstance(value, str):
         raise InputError(f"'{key}' must be a string, got {type(value).__name__}", path, number)
     if value not in SUPPORTED_LANGS:
-        raise InputError(f"unknown language '{value}' in '{key}' (supported: {', '.join(SUPPORTED_LANGS)})",
-                         path, number)
+        raise InputError(
+            f"unknown language '{value}' in '{key}' (supported: {', '.join(SUPPORTED_LANGS)})", path, number
+        )
     return value
 
 
@@ -164,8 +171,10 @@ def lang_warning(first: Optional[PairRecord], count: int, default_lang: Optional
     if first is None:
         return None
     more = f" (and {count - 1} more lines)" if count > 1 else ""
-    return (f"warning: {path}:{first.line}: 'lang' is '{first.lang}' but --lang is '{default_lang}'{more}: "
-            "--lang applies only to lines without 'lang'; these keep their own")
+    return (
+        f"warning: {path}:{first.line}: 'lang' is '{first.lang}' but --lang is '{default_lang}'{more}: "
+        "--lang applies only to lines without 'lang'; these keep their own"
+    )
 
 
 def _next_content_line(path: str, after: int) -> int:
@@ -182,10 +191,17 @@ def read_training_pairs(path: str, default_lang: str = "de") -> List[TrainingPai
     return [record.training_pair(path) for record in read_pairs(path, default_lang=default_lang)]
 
 
-def pair_object(pair_id: str, complex: Union[str, Sequence[Sequence[str]]], simple: Union[str, Sequence[Sequence[str]]],
-                lang: str, lang_simple: Optional[str] = None, gold: Optional[Sequence[Bead]] = None,
-                **extra) -> Dict[str, Any]:
+def pair_object(
+    pair_id: str,
+    complex: Union[str, Sequence[Sequence[str]]],
+    simple: Union[str, Sequence[Sequence[str]]],
+    lang: str,
+    lang_simple: Optional[str] = None,
+    gold: Optional[Sequence[Bead]] = None,
+    **extra,
+) -> Dict[str, Any]:
     """One line of pair JSONL: a side is raw text or a list of paragraphs (lists of sentences)."""
+
     def side(value):
         return {"text": value} if isinstance(value, str) else {"paragraphs": [list(p) for p in value]}
 

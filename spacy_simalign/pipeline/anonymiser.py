@@ -7,6 +7,7 @@ Patterns for de/nl/fr/en work on `spacy.blank(lang)`; entities that earlier comp
 put in `doc.ents` (a trained NER, an EntityRuler) are used in addition. Found spans go in
 the span group `doc.spans["anonymised"]` (plain data: it survives DocBin and to_disk);
 `doc._.anonymised` is the text with the replacements."""
+
 import re
 from typing import Iterable, List, Sequence, Tuple
 
@@ -34,16 +35,18 @@ DEFAULT_CONFIG = Config().from_str(DEFAULT_CONFIG_STR)
 # --- patterns -----------------------------------------------------------------------------
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'’-]*"
 _PARTICLES = r"(?:van|de|der|den|ter|ten|te|het|von|vom|zu|zur|du|des|le|la|da|di|del|mc|o')"
-_NAME = (rf"(?:(?:[A-Z]\.\s?){{1,3}}\s*|{_CAP}\s+)?(?:{_PARTICLES}\s+){{0,3}}{_CAP}"
-         rf"(?:-{_CAP})?")
+_NAME = (
+    rf"(?:(?:[A-Z]\.\s?){{1,3}}\s*|{_CAP}\s+)?(?:{_PARTICLES}\s+){{0,3}}{_CAP}"
+    rf"(?:-{_CAP})?"
+)
 _INITIALS_NAME = rf"\b(?!(?:I|V|X)\.)(?:[A-Z]\.\s?){{1,3}}\s?(?:{_PARTICLES}\s+){{0,3}}{_CAP}"
 
 NAME_TRIGGERS = {
     "nl": r"(?i:de\s+heer|mevrouw|meneer|mevr\.|mw\.|dhr\.|dr\.|drs\.|mr\.|ir\.|ing\.|prof\.|wethouder|burgemeester|"
-          r"gemeentesecretaris|stadsdeelvoorzitter|psycholoog|pedagoog|sportpedagoog|trainer|"
-          r"hockeytrainer|projectleider|contactpersoon|collega)",
+    r"gemeentesecretaris|stadsdeelvoorzitter|psycholoog|pedagoog|sportpedagoog|trainer|"
+    r"hockeytrainer|projectleider|contactpersoon|collega)",
     "de": r"(?:Herrn?|Frau|Dr\.|Prof\.|(?:Ober)?[Bb]ürgermeister(?:in)?|Stadtr(?:at|ätin)|Senator(?:in)?|"
-          r"Ansprechpartner(?:in)?:?|Kolleg(?:e|in))",
+    r"Ansprechpartner(?:in)?:?|Kolleg(?:e|in))",
     "fr": r"(?:M\.|Mme|Mlle|Monsieur|Madame|Mademoiselle|Dr|Docteur|[Mm]aire|[Aa]djointe?|[Pp]réfète?)",
     "en": r"(?:Mr\.?|Mrs\.?|Ms\.?|Miss|Dr\.?|Prof\.?|Mayor|Councillor|Councilor|Sir|Dame|[Cc]olleague)",
 }
@@ -54,31 +57,39 @@ ORG_PREFIXES = {
     "en": r"(?:Foundation|Association|Trust|Agency)",
 }
 ORG_SUFFIXES = {"en": r"(?:Foundation|Association|Trust|Society|Partners|Group|Company|Consultancy)"}
-_LEGAL_FORMS = (r"(?:B\.V\.|BV|N\.V\.|NV|V\.O\.F\.|GmbH|gGmbH|AG|e\.\s?V\.|KG|S\.A\.|SA|SARL|SAS|"
-                r"Ltd\.?|Inc\.?|LLC|plc|Corp\.?)")
+_LEGAL_FORMS = (
+    r"(?:B\.V\.|BV|N\.V\.|NV|V\.O\.F\.|GmbH|gGmbH|AG|e\.\s?V\.|KG|S\.A\.|SA|SARL|SAS|"
+    r"Ltd\.?|Inc\.?|LLC|plc|Corp\.?)"
+)
 _STREET_SUFFIX = {
     "nl": r"(?:straat|laan|weg|plein|gracht|kade|dijk|singel|pad|dreef|hof|park|markt|steeg|plantsoen|boulevard|"
-          r"baan|burgwal|wal|kwartier|veld|haven|eiland)",
+    r"baan|burgwal|wal|kwartier|veld|haven|eiland)",
     "de": r"(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|chaussee|steig|pfad|markt|graben)",
 }
 _HOUSE_NO = r"\d{1,4}(?:\s?[a-zA-Z](?!\w))?(?:\s?[-–/]\s?\d{1,4}(?:[a-zA-Z](?!\w))?)?"
 ADDRESS = {
     "nl": rf"(?:(?:{_CAP}|van|de|der|den|het|'t)\s+){{0,3}}{_CAP}{_STREET_SUFFIX['nl']}\s+{_HOUSE_NO}"
-          rf"(?:,?\s+\d{{4}}\s?[A-Z]{{2}}(?:\s+{_CAP})?)?",
+    rf"(?:,?\s+\d{{4}}\s?[A-Z]{{2}}(?:\s+{_CAP})?)?",
     "de": rf"(?:(?:{_CAP}|am|an|der|den)\s+){{0,2}}{_CAP}{_STREET_SUFFIX['de']}\s+{_HOUSE_NO}(?:,?\s+\d{{5}}\s+{_CAP})?"
-          rf"|(?:{_CAP}[\s-]){{1,3}}(?:Straße|Strasse|Weg|Platz|Allee|Gasse|Ring|Damm)\s+{_HOUSE_NO}"
-          rf"(?:,?\s+\d{{5}}\s+{_CAP})?",
+    rf"|(?:{_CAP}[\s-]){{1,3}}(?:Straße|Strasse|Weg|Platz|Allee|Gasse|Ring|Damm)\s+{_HOUSE_NO}"
+    rf"(?:,?\s+\d{{5}}\s+{_CAP})?",
     "fr": r"\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|boulevard|bd|place|chemin|impasse|allée|quai|route|"
-          r"cours|passage|square)\s+(?:(?:de|du|des|la|le|l'|d')\s*)*" + _CAP
-          + r"(?:[\s-]+(?:(?:de|du|des|la|le|l'|d')\s*)*" + _CAP + r")*(?:,?\s+\d{5}\s+" + _CAP + r")?",
+    r"cours|passage|square)\s+(?:(?:de|du|des|la|le|l'|d')\s*)*"
+    + _CAP
+    + r"(?:[\s-]+(?:(?:de|du|des|la|le|l'|d')\s*)*"
+    + _CAP
+    + r")*(?:,?\s+\d{5}\s+"
+    + _CAP
+    + r")?",
     "en": r"\b\d{1,5}[A-Za-z]?\s+(?:" + _CAP + r"\s+){1,3}(?:Street|St\.|Road|Rd\.?|Avenue|Ave\.?|Lane|Ln\.?|Drive|"
-          r"Boulevard|Blvd\.?|Way|Square|Place|Court|Crescent|Terrace|Close|Gardens)(?!\w)",
+    r"Boulevard|Blvd\.?|Way|Square|Place|Court|Crescent|Terrace|Close|Gardens)(?!\w)",
 }
 _PHONE_SEP = r"[\s./-]?"
 PHONE = [
     # international: +31 20 555 5202, 0049 30 1234567, +33 (0)1 23 45 67 89
-    re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}" + _PHONE_SEP + r"(?:\(0\)\s?)?\d{1,4}(?:" + _PHONE_SEP
-               + r"\d{2,5}){1,4}(?!\w)"),
+    re.compile(
+        r"(?<![\w+])(?:\+|00)\d{1,3}" + _PHONE_SEP + r"(?:\(0\)\s?)?\d{1,4}(?:" + _PHONE_SEP + r"\d{2,5}){1,4}(?!\w)"
+    ),
     # national, trunk prefix 0: 020-55 55 202, 06-12345678, 030 1234567, 01 23 45 67 89, (020) 555 5202
     re.compile(r"(?<![\w+])(?:\(0\d{1,4}\)|0\d{1,4})(?:" + _PHONE_SEP + r"\d{2,8}){1,4}(?!\w)"),
     # North American: (555) 123-4567, 555-123-4567
@@ -119,8 +130,9 @@ def pattern_spans(text: str, lang: str) -> List[Tuple[int, int, str]]:
             continue  # 'M. Girard' in French: a title, found above with the full name
         out.append((m.start(), m.end(), "NAME"))
     if lang in ORG_PREFIXES:
-        for m in re.finditer(rf"\b{ORG_PREFIXES[lang]}\s+(?:{_PARTICLES}\s+)?{_CAP}(?:\s+(?:{_PARTICLES}\s+)?{_CAP})*",
-                             text):
+        for m in re.finditer(
+            rf"\b{ORG_PREFIXES[lang]}\s+(?:{_PARTICLES}\s+)?{_CAP}(?:\s+(?:{_PARTICLES}\s+)?{_CAP})*", text
+        ):
             out.append((m.start(), m.end(), "ORGANIZATION"))
     if lang in ORG_SUFFIXES:
         for m in re.finditer(rf"(?:{_CAP}\s+){{1,3}}{ORG_SUFFIXES[lang]}\b", text):
@@ -164,9 +176,16 @@ def _normalise(text: str) -> str:
 class Anonymiser:
     """Finds what to anonymise in a Doc and records it as the span group `span_key`."""
 
-    def __init__(self, nlp: Language, name: str = "simalign_anonymiser", allow_list: Iterable[str] = (),
-                 use_ner: bool = True, patterns: bool = True, sensitive_patterns: Iterable[str] = (),
-                 span_key: str = SPAN_KEY):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "simalign_anonymiser",
+        allow_list: Iterable[str] = (),
+        use_ner: bool = True,
+        patterns: bool = True,
+        sensitive_patterns: Iterable[str] = (),
+        span_key: str = SPAN_KEY,
+    ):
         self.name, self.lang = name, nlp.lang
         self.allow_list = [_normalise(a) for a in allow_list]
         self.use_ner, self.patterns, self.span_key = use_ner, patterns, span_key
@@ -203,8 +222,11 @@ class Anonymiser:
 
     def __call__(self, doc: Doc) -> Doc:
         sents = list(doc.sents) if doc.has_annotation("SENT_START") else [doc[:]]
-        sensitive = [Span(doc, s.start, s.end, label="SENSITIVE") for s in sents
-                     if len(s) and is_sensitive(s.text, self.lang, self.sensitive_patterns)]
+        sensitive = [
+            Span(doc, s.start, s.end, label="SENSITIVE")
+            for s in sents
+            if len(s) and is_sensitive(s.text, self.lang, self.sensitive_patterns)
+        ]
         covered = {i for s in sensitive for i in range(s.start, s.end)}
         spans = [s for s in self._candidate_spans(doc) if not covered.intersection(range(s.start, s.end))]
         kept = sorted(filter_spans(spans) + sensitive, key=lambda s: s.start)
@@ -253,6 +275,13 @@ def install_extensions() -> None:
 
 
 @Language.factory("simalign_anonymiser", default_config=DEFAULT_CONFIG["anonymiser"])
-def make_anonymiser(nlp: Language, name: str, allow_list: List[str], use_ner: bool, patterns: bool,
-                    sensitive_patterns: List[str], span_key: str) -> Anonymiser:
+def make_anonymiser(
+    nlp: Language,
+    name: str,
+    allow_list: List[str],
+    use_ner: bool,
+    patterns: bool,
+    sensitive_patterns: List[str],
+    span_key: str,
+) -> Anonymiser:
     return Anonymiser(nlp, name, allow_list, use_ner, patterns, sensitive_patterns, span_key)

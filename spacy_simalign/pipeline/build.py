@@ -2,6 +2,7 @@
 blank pipeline for the language with our segmenter and the sentence aligner with a given
 [aligner] config, or a trained pipeline folder (`--model`). Built once per process and
 language (caches)."""
+
 import os
 from typing import Optional
 

@@ -3,6 +3,7 @@
 across collections, so it is done by DocMatcher.match(source_docs, target_docs), which takes
 these Docs and reuses their embeddings. Title, lead, date and id can be given through
 `doc._.doc_title`, `doc._.doc_lead`, `doc._.doc_date` (YYYY-MM-DD) and `doc._.doc_id`."""
+
 from typing import List, Sequence
 
 import numpy as np
@@ -44,7 +45,9 @@ def document_from_doc(doc: Doc) -> Document:
     if not doc.text.strip():
         raise InputError(f"document '{doc_id}' has no text")
     if doc.lang_ not in SUPPORTED_LANGS:
-        raise InputError(f"document '{doc_id}': unknown language '{doc.lang_}' (supported: {', '.join(SUPPORTED_LANGS)})")
+        raise InputError(
+            f"document '{doc_id}': unknown language '{doc.lang_}' (supported: {', '.join(SUPPORTED_LANGS)})"
+        )
     date = parse_date(doc._.doc_date, f"<doc {doc_id}>")
     out = Document(doc_id, doc.lang_, doc.text, doc._.doc_title, doc._.doc_lead, date)
     if doc._.doc_embedding is not None:
@@ -61,8 +64,10 @@ class DocEmbedder:
         self.lang = nlp.lang
 
     def _vectors(self, docs: List[Doc]) -> np.ndarray:
-        texts = [field_text(Document(doc._.doc_id or "", doc.lang_, doc.text, doc._.doc_title, doc._.doc_lead),
-                            self.fields) for doc in docs]
+        texts = [
+            field_text(Document(doc._.doc_id or "", doc.lang_, doc.text, doc._.doc_title, doc._.doc_lead), self.fields)
+            for doc in docs
+        ]
         vecs = np.asarray(self.embedder.encode(texts, self.lang), dtype=np.float32)
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 

@@ -9,6 +9,7 @@ and `to_disk`, and a pair works with `nlp.pipe` and spaCy `Example`s (the gold
 alignment lives in the reference Doc's extensions). Rich views (the two sides as
 Spans, beads, each sentence's aligned sentences) are getters on top.
 """
+
 import bisect
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -101,8 +102,15 @@ def _side_text(value: SideInput) -> Tuple[str, Optional[List[List[Tuple[int, int
     return "".join(parts), offsets
 
 
-def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = None, lang_simple: str = None,
-              id: str = None, gold: Iterable = None) -> Doc:
+def make_pair(
+    nlp: Language,
+    complex: SideInput,
+    simple: SideInput,
+    lang: str = None,
+    lang_simple: str = None,
+    id: str = None,
+    gold: Iterable = None,
+) -> Doc:
     """Build a Doc pair. A side is raw text (paragraphs separated by blank lines; the
     segmenter splits it), a list of paragraphs, each a list of sentences, or a flat list of
     sentences (one paragraph); given sentences keep their boundaries exactly. Each side is
@@ -116,8 +124,14 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
     words: List[str] = []
     spaces: List[bool] = []
     starts: List[Optional[bool]] = []
-    info: Dict = {"id": id, "langs": [lang, lang_simple], "presegmented": [], "split": 0, "n_tokens": [0, 0],
-                  "offsets": [None, None]}
+    info: Dict = {
+        "id": id,
+        "langs": [lang, lang_simple],
+        "presegmented": [],
+        "split": 0,
+        "n_tokens": [0, 0],
+        "offsets": [None, None],
+    }
     paragraph_tokens: Dict[str, List[Tuple[int, int]]] = {}
     for name, value, code in (("complex", complex, lang), ("simple", simple, lang_simple)):
         text, offsets = _side_text(value)
@@ -168,8 +182,10 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
         if not all(isinstance(g, Bead) for g in gold):  # JSON beads: the one bead rule (formats.beads)
             from ..formats.beads import parse_beads
 
-            sizes = [sum(len(p) for p in _paragraph_list(value)) if not isinstance(value, str) else -1
-                     for value in (complex, simple)]
+            sizes = [
+                sum(len(p) for p in _paragraph_list(value)) if not isinstance(value, str) else -1
+                for value in (complex, simple)
+            ]
             gold = parse_beads(gold, sizes, "gold", strict=True)
         set_beads(doc, gold)
     return doc
@@ -178,7 +194,9 @@ def make_pair(nlp: Language, complex: SideInput, simple: SideInput, lang: str = 
 def _info(doc: Doc) -> Dict:
     info = doc._.pair_info
     if info is None:
-        raise ValueError("this Doc is not a Doc pair: build it with spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)")
+        raise ValueError(
+            "this Doc is not a Doc pair: build it with spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)"
+        )
     return info
 
 
@@ -193,8 +211,10 @@ def sides(doc: Doc) -> List[SideView]:
     info = doc._.pair_info if Doc.has_extension("pair_info") else None
     if info is None:
         return [SideView("complex", doc[:], doc.lang_, False)]
-    return [SideView(name, side_span(doc, name), info["langs"][k], info["presegmented"][k])
-            for k, name in enumerate(SIDE_NAMES)]
+    return [
+        SideView(name, side_span(doc, name), info["langs"][k], info["presegmented"][k])
+        for k, name in enumerate(SIDE_NAMES)
+    ]
 
 
 def apply_segmentation(doc: Doc, name: str, paragraphs: Sequence[Sequence[Tuple[int, int]]]) -> None:
@@ -221,7 +241,8 @@ def apply_segmentation(doc: Doc, name: str, paragraphs: Sequence[Sequence[Tuple[
 
     if doc._.pair_info is not None:  # the exact sentences side_of reads (a plain Doc has only its Spans)
         doc._.pair_info.setdefault("offsets", [None, None])[SIDE_NAMES.index(name)] = [
-            [[int(s), int(e)] for s, e in para] for para in paragraphs if para]
+            [[int(s), int(e)] for s, e in para] for para in paragraphs if para
+        ]
     for para in paragraphs:
         if not para:
             continue
@@ -247,12 +268,12 @@ def side_sents(doc: Doc, name: str) -> List[Span]:
         return []
     out = []
     for sent in span.sents:
-        sent = doc[max(sent.start, span.start):min(sent.end, span.end)]
+        sent = doc[max(sent.start, span.start) : min(sent.end, span.end)]
         if sent.text.strip():
             while len(sent) and sent[-1].is_space:
-                sent = doc[sent.start:sent.end - 1]
+                sent = doc[sent.start : sent.end - 1]
             while len(sent) and sent[0].is_space:
-                sent = doc[sent.start + 1:sent.end]
+                sent = doc[sent.start + 1 : sent.end]
             out.append(sent)
     return out
 
@@ -340,5 +361,6 @@ def aligned_sents(span: Span) -> List[Tuple[Span, float]]:
 
 def pair_from_record(nlp: Language, record) -> Doc:
     """A Doc pair from a validated formats.PairRecord (gold, if any, stays out of the Doc)."""
-    return make_pair(nlp, record.side_input("complex"), record.side_input("simple"), record.lang,
-                     record.lang_simple, id=record.id)
+    return make_pair(
+        nlp, record.side_input("complex"), record.side_input("simple"), record.lang, record.lang_simple, id=record.id
+    )

@@ -2,6 +2,7 @@
 paragraph aligner (Jiang et al. Alg. 1-4, MASSAlign, TF-IDF, or any registered one) and
 writes the links to `doc._.paragraph_alignment_data` (read back as
 `doc._.paragraph_alignment`); the sentence aligner then aligns inside linked paragraphs."""
+
 from typing import Iterable
 
 from spacy.language import Language
@@ -12,9 +13,14 @@ from .. import registry as _registries  # noqa: F401  (creates the registries th
 from ..aligners.methods import DEFAULT_PARAGRAPH_METHOD, component_config
 from . import pair
 
-DEFAULT_CONFIG_STR = component_config("paragraph_aligner", """
+DEFAULT_CONFIG_STR = component_config(
+    "paragraph_aligner",
+    """
 [paragraph_aligner]
-""", DEFAULT_PARAGRAPH_METHOD, paragraph=True).to_str()  # the aligner: the default named method's
+""",
+    DEFAULT_PARAGRAPH_METHOD,
+    paragraph=True,
+).to_str()  # the aligner: the default named method's
 
 
 class ParagraphAlignerComponent:
@@ -22,8 +28,10 @@ class ParagraphAlignerComponent:
 
     def __init__(self, nlp: Language, name: str, aligner):
         if not hasattr(aligner, "align_paragraphs"):
-            raise ValueError(f"[{name}] the aligner is not a paragraph aligner (no align_paragraphs method): "
-                             "use a paragraph aligner such as spacy-simalign.JiangParagraphs.v1")
+            raise ValueError(
+                f"[{name}] the aligner is not a paragraph aligner (no align_paragraphs method): "
+                "use a paragraph aligner such as spacy-simalign.JiangParagraphs.v1"
+            )
         self.name, self.aligner = name, aligner
         pair.install_extensions()
 
@@ -39,9 +47,12 @@ class ParagraphAlignerComponent:
             yield self(doc)
 
 
-@Language.factory("simalign_paragraph_aligner",
-                  default_config=Config().from_str(DEFAULT_CONFIG_STR)["paragraph_aligner"],
-                  assigns=["doc._.paragraph_alignment_data"], requires=["token.is_sent_start"])
+@Language.factory(
+    "simalign_paragraph_aligner",
+    default_config=Config().from_str(DEFAULT_CONFIG_STR)["paragraph_aligner"],
+    assigns=["doc._.paragraph_alignment_data"],
+    requires=["token.is_sent_start"],
+)
 def make_paragraph_aligner(nlp: Language, name: str, aligner) -> ParagraphAlignerComponent:
     """Paragraph alignment of Doc pairs (default: Jiang et al. Alg. 1+2 with word TF-IDF)."""
     return ParagraphAlignerComponent(nlp, name, aligner)

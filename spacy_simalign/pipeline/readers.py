@@ -2,6 +2,7 @@
 `spacy train` and evaluation. It reads pair JSONL (../shared/FORMATS.md) or a DocBin of
 Doc pairs saved with store_user_data=True; each Example's reference Doc carries the gold
 beads, its predicted Doc the same two sides without them."""
+
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Union
 
@@ -19,14 +20,26 @@ def gold_doc(nlp: Language, record: PairRecord, path: str = "<input>") -> Doc:
     """The reference Doc pair of a validated record; it needs gold and pre-segmented sides
     (gold indices refer to the given sentences)."""
     if record.gold is None:
-        raise InputError(f"pair '{record.id}' has no 'gold': a training or evaluation corpus needs gold beads",
-                         path, record.line)
+        raise InputError(
+            f"pair '{record.id}' has no 'gold': a training or evaluation corpus needs gold beads", path, record.line
+        )
     for name in pair.SIDE_NAMES:
         if not record.is_presegmented(name):
-            raise InputError(f"side '{name}' of '{record.id}' is raw text: gold needs pre-segmented sides "
-                             "('paragraphs', lists of sentences)", path, record.line)
-    return pair.make_pair(nlp, record.side_input("complex"), record.side_input("simple"), record.lang,
-                          record.lang_simple, id=record.id, gold=record.gold)
+            raise InputError(
+                f"side '{name}' of '{record.id}' is raw text: gold needs pre-segmented sides "
+                "('paragraphs', lists of sentences)",
+                path,
+                record.line,
+            )
+    return pair.make_pair(
+        nlp,
+        record.side_input("complex"),
+        record.side_input("simple"),
+        record.lang,
+        record.lang_simple,
+        id=record.id,
+        gold=record.gold,
+    )
 
 
 def gold_docs_from_jsonl(nlp: Language, path: Union[str, Path], limit: int = 0) -> Iterator[Doc]:
@@ -45,8 +58,9 @@ def gold_docs_from_docbin(nlp: Language, path: Union[str, Path], limit: int = 0)
         raise InputError(f"not a DocBin of Doc pairs ({err})", str(path)) from None
     for count, doc in enumerate(docbin.get_docs(nlp.vocab), start=1):
         if doc._.pair_info is None:
-            raise InputError(f"Doc {count} is not a Doc pair (no pair_info): write it with "
-                             "DocBin(store_user_data=True)", str(path))
+            raise InputError(
+                f"Doc {count} is not a Doc pair (no pair_info): write it with DocBin(store_user_data=True)", str(path)
+            )
         yield doc
         if limit and count >= limit:
             return

@@ -1,6 +1,7 @@
 """The alignment scorer of `spacy train` and `nlp.evaluate`, registered as
 `spacy-simalign.alignment_scorer.v1`: link, bead-text and paragraph-pair P/R/F1 of the
 predicted Doc pairs against the reference ones (scoring.AlignmentScorer)."""
+
 from typing import Callable, Dict, Iterable
 
 from spacy.training import Example
@@ -16,11 +17,15 @@ def score_examples(examples: Iterable[Example], **kwargs) -> Dict[str, float]:
     scorer = AlignmentScorer()
     for eg in examples:
         c, s = pair.side_of(eg.predicted, "complex"), pair.side_of(eg.predicted, "simple")
-        scorer.add(eg.reference._.beads, eg.predicted._.beads, c.sentences, s.sentences, c.paragraph_of(),
-                   s.paragraph_of())
+        scorer.add(
+            eg.reference._.beads, eg.predicted._.beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of()
+        )
     out = scorer.scores()
-    return {f"align_{metric}_{k}": v for metric in ("link", "bead_text", "paragraph")
-            for k, v in out.get(metric, {}).items()}
+    return {
+        f"align_{metric}_{k}": v
+        for metric in ("link", "bead_text", "paragraph")
+        for k, v in out.get(metric, {}).items()
+    }
 
 
 @registry.scorers("spacy-simalign.alignment_scorer.v1")

@@ -7,6 +7,7 @@ their boundaries exactly. A plain Doc counts as one side in nlp's language.
 Put it first in the pipeline: spaCy forbids changing sentence starts once a
 parser has run.
 """
+
 from typing import Iterable, List, Optional
 
 from spacy.language import Language
@@ -35,8 +36,14 @@ class Segmenter:
         DEplain's gold does; None means "for German only".
     """
 
-    def __init__(self, nlp: Language, name: str = "simalign_segmenter", extra_abbreviations: Iterable[str] = (),
-                 extra_final_abbreviations: Iterable[str] = (), colon_boundaries: Optional[bool] = None):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "simalign_segmenter",
+        extra_abbreviations: Iterable[str] = (),
+        extra_final_abbreviations: Iterable[str] = (),
+        colon_boundaries: Optional[bool] = None,
+    ):
         self.name = name
         self.extra_abbreviations: List[str] = list(extra_abbreviations)
         self.extra_final_abbreviations: List[str] = list(extra_final_abbreviations)
@@ -48,10 +55,17 @@ class Segmenter:
             if side.presegmented:
                 continue
             if len(doc) and doc.has_annotation("DEP"):
-                raise ValueError(f"[{self.name}] the Doc is already parsed and spaCy forbids changing its sentences: "
-                                 f"add the segmenter before the parser (nlp.add_pipe('{self.name}', first=True))")
-            paragraphs = segment(side.span.text, side.lang, extra_non_final=self.extra_abbreviations,
-                                 extra_final=self.extra_final_abbreviations, colon_boundaries=self.colon_boundaries)
+                raise ValueError(
+                    f"[{self.name}] the Doc is already parsed and spaCy forbids changing its sentences: "
+                    f"add the segmenter before the parser (nlp.add_pipe('{self.name}', first=True))"
+                )
+            paragraphs = segment(
+                side.span.text,
+                side.lang,
+                extra_non_final=self.extra_abbreviations,
+                extra_final=self.extra_final_abbreviations,
+                colon_boundaries=self.colon_boundaries,
+            )
             pair.apply_segmentation(doc, side.name, paragraphs)
         return doc
 
@@ -61,7 +75,12 @@ class Segmenter:
 
 
 @Language.factory("simalign_segmenter", default_config=DEFAULT_CONFIG, assigns=["token.is_sent_start"])
-def make_segmenter(nlp: Language, name: str, extra_abbreviations: List[str], extra_final_abbreviations: List[str],
-                   colon_boundaries: Optional[bool]) -> Segmenter:
+def make_segmenter(
+    nlp: Language,
+    name: str,
+    extra_abbreviations: List[str],
+    extra_final_abbreviations: List[str],
+    colon_boundaries: Optional[bool],
+) -> Segmenter:
     """Rule-based paragraph and sentence segmenter for de, nl, fr and en."""
     return Segmenter(nlp, name, extra_abbreviations, extra_final_abbreviations, colon_boundaries)

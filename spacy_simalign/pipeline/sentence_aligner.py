@@ -9,6 +9,7 @@ It is a TrainablePipe whose learning happens in the aligner: `spacy train` calls
 project/train_crf.py). spaCy's optimizer is not used ([training.optimizer] is ignored; the
 aligner's config holds the learning rate). `pipe` aligns a batch at once: the aligner primes
 its sentence encoder with every sentence of the batch (aligner_protocol)."""
+
 import warnings
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
@@ -29,11 +30,15 @@ from ..structures import Bead, TrainingPair
 from . import pair
 from .scorer import score_examples
 
-DEFAULT_CONFIG_STR = component_config("sentence_aligner", """
+DEFAULT_CONFIG_STR = component_config(
+    "sentence_aligner",
+    """
 [sentence_aligner]
 use_paragraphs = true
 scorer = {"@scorers":"spacy-simalign.alignment_scorer.v1"}
-""", DEFAULT_SENTENCE_METHOD).to_str()  # the aligner: the default named method's (aligners/methods.py)
+""",
+    DEFAULT_SENTENCE_METHOD,
+).to_str()  # the aligner: the default named method's (aligners/methods.py)
 ALIGNER_FOLDER = "aligner"
 
 
@@ -45,11 +50,20 @@ class SentenceAligner(TrainablePipe):
     The aligner's state (the CRF's weights) is saved with the pipeline (`to_disk`, `spacy
     package`) and, when found there, wins over the config's `weights`."""
 
-    def __init__(self, vocab: Vocab, aligner, name: str = "sentence_aligner", *, use_paragraphs: bool = True,
-                 scorer: Optional[Callable] = score_examples):
+    def __init__(
+        self,
+        vocab: Vocab,
+        aligner,
+        name: str = "sentence_aligner",
+        *,
+        use_paragraphs: bool = True,
+        scorer: Optional[Callable] = score_examples,
+    ):
         if not hasattr(aligner, "align"):
-            raise ValueError(f"[{name}] the aligner is not a sentence aligner (no align method): "
-                             "use a sentence aligner such as spacy-simalign.CRFAligner.v2")
+            raise ValueError(
+                f"[{name}] the aligner is not a sentence aligner (no align method): "
+                "use a sentence aligner such as spacy-simalign.CRFAligner.v2"
+            )
         self.vocab, self.name, self.aligner, self.scorer = vocab, name, aligner, scorer
         self.use_paragraphs = use_paragraphs
         self.cfg = {"use_paragraphs": use_paragraphs}
@@ -63,8 +77,10 @@ class SentenceAligner(TrainablePipe):
     # prediction ------------------------------------------------------------------------
     def _sides(self, doc: Doc):
         if doc._.pair_info is None:
-            raise ValueError(f"[{self.name}] expects a Doc pair: build it with "
-                             "spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)")
+            raise ValueError(
+                f"[{self.name}] expects a Doc pair: build it with "
+                "spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)"
+            )
         warn_if_unsegmented(doc, self.name)
         return pair.side_of(doc, "complex"), pair.side_of(doc, "simple"), self._paragraph_links(doc)
 
@@ -85,16 +101,22 @@ class SentenceAligner(TrainablePipe):
         """The reference Doc's sides (the gold indices refer to them) with their gold beads,
         and the paragraph links the pipeline found on the predicted Doc."""
         complex_side, simple_side, _ = self._sides(eg.reference)
-        return TrainingPair(complex_side, simple_side, list(eg.reference._.beads), self._paragraph_links(eg.predicted),
-                            eg.reference._.pair_id or "")
+        return TrainingPair(
+            complex_side,
+            simple_side,
+            list(eg.reference._.beads),
+            self._paragraph_links(eg.predicted),
+            eg.reference._.pair_id or "",
+        )
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         validate_get_examples(get_examples, "SentenceAligner.initialize")
         if self.is_trainable:
             self.aligner.initialize(lambda: [self._training_pair(eg) for eg in get_examples()])
 
-    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
-               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+    def update(
+        self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None, losses: Optional[Dict[str, float]] = None
+    ) -> Dict[str, float]:
         """One training step of the aligner on the batch's gold pairs (`sgd` is not used)."""
         losses = {} if losses is None else losses
         losses.setdefault(self.name, 0.0)
@@ -155,17 +177,25 @@ def warn_if_unsegmented(doc: Doc, name: str) -> None:
             continue
         if all(token.is_sent_start is None for token in view.span[1:]):
             _warned_unsegmented = True
-            warnings.warn(f"[{name}] the {view.name} side of Doc pair {doc._.pair_id or ''!r} is raw text that no "
-                          "segmenter split, so it is aligned as one sentence: add the segmenter before the aligner, "
-                          'nlp.add_pipe("simalign_segmenter", first=True)', UserWarning, stacklevel=3)
+            warnings.warn(
+                f"[{name}] the {view.name} side of Doc pair {doc._.pair_id or ''!r} is raw text that no "
+                "segmenter split, so it is aligned as one sentence: add the segmenter before the aligner, "
+                'nlp.add_pipe("simalign_segmenter", first=True)',
+                UserWarning,
+                stacklevel=3,
+            )
             return
 
 
-@Language.factory("simalign_sentence_aligner",
-                  default_config=Config().from_str(DEFAULT_CONFIG_STR)["sentence_aligner"],
-                  assigns=["doc._.alignment_data"], requires=["token.is_sent_start"],
-                  default_score_weights={"align_link_f": 0.5, "align_bead_text_f": 0.5})
-def make_sentence_aligner(nlp: Language, name: str, aligner, use_paragraphs: bool,
-                          scorer: Optional[Callable]) -> SentenceAligner:
+@Language.factory(
+    "simalign_sentence_aligner",
+    default_config=Config().from_str(DEFAULT_CONFIG_STR)["sentence_aligner"],
+    assigns=["doc._.alignment_data"],
+    requires=["token.is_sent_start"],
+    default_score_weights={"align_link_f": 0.5, "align_bead_text_f": 0.5},
+)
+def make_sentence_aligner(
+    nlp: Language, name: str, aligner, use_paragraphs: bool, scorer: Optional[Callable]
+) -> SentenceAligner:
     """Sentence alignment of Doc pairs (default: the neural CRF with the shipped weights)."""
     return SentenceAligner(nlp.vocab, aligner, name, use_paragraphs=use_paragraphs, scorer=scorer)

@@ -10,6 +10,7 @@ and a small JSON API behind it. Meant for 127.0.0.1 only, and for the person who
   another site is refused (403), and saves must be JSON (no cross-site form posts);
 - a request body above MAX_BODY bytes is refused unread (413), and a body that is not JSON
   (or nested too deeply to parse) is a 400 with a message, never a server error."""
+
 import hmac
 import json
 import os
@@ -67,11 +68,16 @@ def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str
             return None
         given = request.headers.get(TOKEN_HEADER) or request.args.get("token") or ""
         if not hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8")):
-            return jsonify(error="missing or wrong token: open the URL that the review command printed "
-                                 "(http://127.0.0.1:PORT/?token=...)"), 403
+            return jsonify(
+                error="missing or wrong token: open the URL that the review command printed "
+                "(http://127.0.0.1:PORT/?token=...)"
+            ), 403
         origin = request.headers.get("Origin")
-        if request.method not in ("GET", "HEAD", "OPTIONS") and origin is not None \
-                and origin != f"{request.scheme}://{request.host}":
+        if (
+            request.method not in ("GET", "HEAD", "OPTIONS")
+            and origin is not None
+            and origin != f"{request.scheme}://{request.host}"
+        ):
             return jsonify(error=f"refused: a request from {origin} may not change this file"), 403
         return None
 
@@ -87,8 +93,12 @@ def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str
 
     @app.get("/")
     def page():
-        return render_template("review.html", file_name=os.path.basename(pairs_path), token=token,
-                               alignments_name=os.path.basename(alignments_path) if alignments_path else "")
+        return render_template(
+            "review.html",
+            file_name=os.path.basename(pairs_path),
+            token=token,
+            alignments_name=os.path.basename(alignments_path) if alignments_path else "",
+        )
 
     @app.get("/favicon.ico")
     def favicon():
@@ -118,7 +128,7 @@ def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str
         if isinstance(body, tuple):
             return body
         if not isinstance(body, dict) or "gold" not in body:
-            return jsonify(error="expected {\"gold\": [[[complex], [simple]], ...]}"), 400
+            return jsonify(error='expected {"gold": [[[complex], [simple]], ...]}'), 400
         etag = (request.headers.get("If-Match") or "").strip('"') or body.get("etag")
         if not etag:
             return jsonify(error="missing If-Match: the version of the pair this edit starts from"), 428

@@ -2,6 +2,7 @@
 paragraphs stand side by side, aligned sentences carry their bead's number and a colour
 for its score (linked by lines where JavaScript runs), unaligned ones are marked deleted
 (complex) or added (simple). Works on pair records, Doc pairs or plain Sides and Beads."""
+
 import hashlib
 import html
 import re
@@ -38,10 +39,16 @@ class PairView:
             "id": self.id,
             "source": self.source,
             "raw_sides": list(self.raw_sides),
-            "complex": {"sentences": self.complex.sentences, "paragraphs": self.complex.paragraphs,
-                        "lang": self.complex.lang},
-            "simple": {"sentences": self.simple.sentences, "paragraphs": self.simple.paragraphs,
-                       "lang": self.simple.lang},
+            "complex": {
+                "sentences": self.complex.sentences,
+                "paragraphs": self.complex.paragraphs,
+                "lang": self.complex.lang,
+            },
+            "simple": {
+                "sentences": self.simple.sentences,
+                "paragraphs": self.simple.paragraphs,
+                "lang": self.simple.lang,
+            },
             "beads": [b.to_json() for b in self.beads],
         }
 
@@ -82,8 +89,9 @@ def view_from_record(record: PairRecord, alignment: Optional[AlignmentLine] = No
     return PairView(record.id, sides["complex"], sides["simple"], beads, source, raw)
 
 
-def load_views(pairs_path: str, alignments_path: str = None,
-               alignments: Optional[Dict[str, AlignmentLine]] = None) -> List[PairView]:
+def load_views(
+    pairs_path: str, alignments_path: str = None, alignments: Optional[Dict[str, AlignmentLine]] = None
+) -> List[PairView]:
     """One PairView per line of a pair JSONL file, with the aligner's beads where given
     (`alignments`: what load_alignments(alignments_path) returned, if the caller has it)."""
     if alignments is None:
@@ -129,15 +137,19 @@ def _as_view(item, alignment) -> PairView:
         view = view_from_doc(item)
         if alignment is not None:
             if isinstance(alignment, dict):
-                beads = parse_alignment(dict(alignment, id=alignment.get("id") or view.id or "?"),
-                                        sizes=(len(view.complex), len(view.simple))).beads
+                beads = parse_alignment(
+                    dict(alignment, id=alignment.get("id") or view.id or "?"),
+                    sizes=(len(view.complex), len(view.simple)),
+                ).beads
             else:
                 beads = list(alignment)
                 check_beads(beads, view.complex, view.simple, "alignments")
             view.beads, view.source = beads, "alignments"
         return view
-    raise TypeError(f"render() takes pair records (dicts or PairRecord), Doc pairs or (Side, Side[, beads]) "
-                    f"tuples, not {type(item).__name__}")
+    raise TypeError(
+        f"render() takes pair records (dicts or PairRecord), Doc pairs or (Side, Side[, beads]) "
+        f"tuples, not {type(item).__name__}"
+    )
 
 
 def _is_single(obj) -> bool:
@@ -173,16 +185,22 @@ def _column(view: PairView, name: str, of: Dict[int, List[int]], hues: List[int]
                 first = mine[0]
                 numbers = " ".join(str(b + 1) for b in mine)
                 bead = beads[first]
-                title = "; ".join(f"bead {b + 1}: {len(beads[b].complex)}:{len(beads[b].simple)}, "
-                                  f"score {beads[b].score:.2f}" for b in mine)
-                out.append(f'<div class="sa-sent sa-aligned" data-side="{name}" data-index="{i}" '
-                           f'data-beads="{numbers}" data-score="{bead.score:.4f}" style="--sa-hue: {hues[first]}" '
-                           f'title="{esc(title)}"><span class="sa-badge">{esc(numbers)}</span>'
-                           f'<span class="sa-num">{i}</span>{text}</div>')
+                title = "; ".join(
+                    f"bead {b + 1}: {len(beads[b].complex)}:{len(beads[b].simple)}, score {beads[b].score:.2f}"
+                    for b in mine
+                )
+                out.append(
+                    f'<div class="sa-sent sa-aligned" data-side="{name}" data-index="{i}" '
+                    f'data-beads="{numbers}" data-score="{bead.score:.4f}" style="--sa-hue: {hues[first]}" '
+                    f'title="{esc(title)}"><span class="sa-badge">{esc(numbers)}</span>'
+                    f'<span class="sa-num">{i}</span>{text}</div>'
+                )
             else:
                 kind = "deleted" if name == "complex" else "added"
-                out.append(f'<div class="sa-sent sa-{kind}" data-side="{name}" data-index="{i}" '
-                           f'title="{kind}: in no bead"><span class="sa-num">{i}</span>{text}</div>')
+                out.append(
+                    f'<div class="sa-sent sa-{kind}" data-side="{name}" data-index="{i}" '
+                    f'title="{kind}: in no bead"><span class="sa-num">{i}</span>{text}</div>'
+                )
         out.append("</div>")
     out.append("</div>")
     return out
@@ -200,15 +218,19 @@ def render_view(view: PairView, position: int = 0) -> str:
     hues = [score_hue(b.score) for b in view.beads]
     deleted = len(view.complex) - len(of["complex"])
     added = len(view.simple) - len(of["simple"])
-    stats = (f"{len(view.beads)} beads · {len(view.complex)} complex / {len(view.simple)} simple sentences · "
-             f"{deleted} deleted · {added} added · from {view.source}")
-    out = [f'<section class="sa-pair" id="{_dom_id(view, position)}" data-pair-id="{esc(view.id)}">',
-           f'<header class="sa-head"><h2>{esc(view.id) or "pair " + str(position + 1)}</h2>'
-           f'<span class="sa-stats">{esc(stats)}</span>'
-           '<span class="sa-legend"><span><i class="sa-swatch sa-grad"></i>score 0 → 1</span>'
-           '<span><i class="sa-swatch" style="background:#e4e4e4;border-left:3px solid #666"></i>deleted</span>'
-           '<span><i class="sa-swatch" style="background:#d6e6f5;border-left:3px dashed #2471a3"></i>added</span>'
-           '</span></header><div class="sa-grid">']
+    stats = (
+        f"{len(view.beads)} beads · {len(view.complex)} complex / {len(view.simple)} simple sentences · "
+        f"{deleted} deleted · {added} added · from {view.source}"
+    )
+    out = [
+        f'<section class="sa-pair" id="{_dom_id(view, position)}" data-pair-id="{esc(view.id)}">',
+        f'<header class="sa-head"><h2>{esc(view.id) or "pair " + str(position + 1)}</h2>'
+        f'<span class="sa-stats">{esc(stats)}</span>'
+        '<span class="sa-legend"><span><i class="sa-swatch sa-grad"></i>score 0 → 1</span>'
+        '<span><i class="sa-swatch" style="background:#e4e4e4;border-left:3px solid #666"></i>deleted</span>'
+        '<span><i class="sa-swatch" style="background:#d6e6f5;border-left:3px dashed #2471a3"></i>added</span>'
+        '</span></header><div class="sa-grid">',
+    ]
     out.extend(_column(view, "complex", of["complex"], hues, view.beads))
     out.append('<svg class="sa-links" aria-hidden="true"></svg>')
     out.extend(_column(view, "simple", of["simple"], hues, view.beads))
@@ -217,10 +239,12 @@ def render_view(view: PairView, position: int = 0) -> str:
 
 
 def _page(body: str, title: str) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>body{{margin:1.5em;background:#fafafa}}</style></head>\n"
-            f"<body>\n{body}\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>body{{margin:1.5em;background:#fafafa}}</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )
 
 
 def is_in_jupyter() -> bool:
@@ -264,8 +288,9 @@ def render(pairs_or_docs, alignments=None, page: bool = False, jupyter: Optional
             alignment = by_pos[n]
         views.append(_as_view(item, alignment))
     body = "".join(render_view(v, n) for n, v in enumerate(views))
-    markup = (f'<div class="sa-render"><style>{asset("align.css")}</style>{body}'
-              f'<script>{asset("align.js")}</script></div>')
+    markup = (
+        f'<div class="sa-render"><style>{asset("align.css")}</style>{body}<script>{asset("align.js")}</script></div>'
+    )
     if page:
         title = views[0].id if len(views) == 1 and views[0].id else f"{len(views)} aligned pairs"
         markup = _page(markup, f"spacy-simalign: {title}")

@@ -9,6 +9,7 @@ the lock is taken the path must still name the locked file, since a save replace
 the file must still be the version it read when it is replaced. Without the lock, two
 servers saving different pairs each rewrote the file from their own reading and one of the
 two saves was lost. A pairs file given as a symbolic link is written through to its target."""
+
 import fcntl
 import hashlib
 import json
@@ -86,8 +87,13 @@ class PairStore:
         for raw in self._lines():
             if raw.strip():
                 obj = json.loads(raw)
-                out.append({"id": obj.get("id"), "gold": obj.get("gold") is not None,
-                            "alignment": obj.get("id") in self.alignments})
+                out.append(
+                    {
+                        "id": obj.get("id"),
+                        "gold": obj.get("gold") is not None,
+                        "alignment": obj.get("id") in self.alignments,
+                    }
+                )
         return out
 
     def view(self, pair_id: str) -> Tuple[PairView, str]:
@@ -113,18 +119,24 @@ class PairStore:
             current = gold_etag(obj.get("gold"))
             view = self._view_of(k, obj)
             if etag != current:
-                raise Conflict(f"pair '{pair_id}' was saved from another tab or window after this page loaded it; "
-                               "your edits were not saved", {"etag": current, **view.to_json()})
+                raise Conflict(
+                    f"pair '{pair_id}' was saved from another tab or window after this page loaded it; "
+                    "your edits were not saved",
+                    {"etag": current, **view.to_json()},
+                )
             obj["gold"] = normalise_gold(gold, len(view.complex), len(view.simple))
             saved = self._view_of(k, obj)  # what training reads must accept it (parse_pair)
-            ending = lines[k][len(lines[k].rstrip(b"\r\n")):]
+            ending = lines[k][len(lines[k].rstrip(b"\r\n")) :]
             lines[k] = dump_line(obj).rstrip("\n").encode("utf-8") + ending
             mode = os.stat(target).st_mode & 0o7777
             with atomic_output(target, "wb") as out:
                 out.writelines(lines)
                 if file_version(os.stat(target)) != version:  # written by a program that takes no lock
-                    raise Conflict(f"{os.path.basename(self.path)} was changed by another program while saving; "
-                                   "your edits were not saved: reload the pair", {"etag": current, **view.to_json()})
+                    raise Conflict(
+                        f"{os.path.basename(self.path)} was changed by another program while saving; "
+                        "your edits were not saved: reload the pair",
+                        {"etag": current, **view.to_json()},
+                    )
             os.chmod(target, mode)
         return saved, gold_etag(obj["gold"])
 

@@ -14,6 +14,7 @@ of a sentence). Three kinds matter to the splitter:
 - ORDINAL_CONTEXT / ORDINAL_HEADS (German): words before / after which "3." is an
   ordinal ("am 3.", "der 2. Weltkrieg"), and MONTHS, before which "3." is a day.
 """
+
 from typing import Dict, FrozenSet, Iterable, Set
 
 
@@ -36,8 +37,9 @@ _MONTH_ABBREVIATIONS = {
 }
 
 MONTHS: Dict[str, FrozenSet[str]] = {
-    "de": frozenset("januar jänner februar märz april mai juni juli august september oktober november dezember"
-                    .split()),
+    "de": frozenset(
+        "januar jänner februar märz april mai juni juli august september oktober november dezember".split()
+    ),
     "nl": frozenset("januari februari maart april mei juni juli augustus september oktober november december".split()),
     "fr": frozenset("janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split()),
     "en": frozenset("january february march april may june july august september october november december".split()),
@@ -72,11 +74,10 @@ _NON_FINAL = {
 
 _FINAL = {
     "de": "etc. usw. v.Chr. n.Chr. u.a. u.ä. u.Ä. u.v.m. u.s.w. e.V. Jh. Jhdt. d.J. v.J. Inc. Ltd. Corp. Co. o.ä. o.Ä. "
-          "Mio. Mrd. Tsd. Std. Min. Sek. Str. Fax.",
+    "Mio. Mrd. Tsd. Std. Min. Sek. Str. Fax.",
     "nl": "enz. etc. e.d. e.a. o.a. jl. j.l. a.s. Inc. Ltd. N.V. B.V.",
     "fr": "etc. Inc. Ltd. S.A. av.J.-C. apr.J.-C. J.-C.",
-    "en": "etc. a.m. p.m. Inc. Ltd. Co. Corp. Bros. "
-          "Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec.",
+    "en": "etc. a.m. p.m. Inc. Ltd. Co. Corp. Bros. Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec.",
 }
 
 # Words that often start sentences: after a German abbreviation that may end a
@@ -84,7 +85,8 @@ _FINAL = {
 # a boundary only if it is one of these; otherwise it is more likely a (German)
 # noun or a name ("the U.S. Capitol").
 SENTENCE_STARTERS: Dict[str, FrozenSet[str]] = {
-    "de": frozenset("""
+    "de": frozenset(
+        """
         Der Die Das Den Dem Des Ein Eine Einen Einem Einer Eines Kein Keine
         Ich Du Er Sie Es Wir Ihr Man Mein Meine Sein Seine Ihre Unser Unsere Dieser Diese Dieses Jeder Jede
         Dies Das Dann Da Dort Hier Heute Jetzt Nun So Auch Aber Doch Denn Und Oder Sondern Trotzdem Deshalb
@@ -93,53 +95,66 @@ SENTENCE_STARTERS: Dict[str, FrozenSet[str]] = {
         Obwohl Während Nachdem Bevor Seit Ob Im Am Zum Zur Vom Beim Ins In An Auf Aus Bei Mit Nach Von Vor Für
         Um Über Unter Zwischen Gegen Durch Ohne Bis Nicht Nur Noch Schon Erst Bereits Sogar Vielleicht
         Natürlich Zum Insgesamt Zunächst Schließlich Später Früher Inzwischen Mittlerweile Gleichzeitig
-    """.split()),
-    "nl": frozenset("""
+    """.split()
+    ),
+    "nl": frozenset(
+        """
         De Het Een Dit Dat Deze Die Er Hier Daar Toen Nu Ook Maar En Of Want Dus Daarom Bovendien Zo
         Ik Je Jij U Hij Zij Ze Wij We Jullie Men Wie Wat Waar Wanneer Waarom Hoe Als Omdat In Op Met Voor
         Na Bij Van Aan Door Om Tijdens Sinds Niet Alle Veel Sommige
-    """.split()),
-    "fr": frozenset("""
+    """.split()
+    ),
+    "fr": frozenset(
+        """
         Le La Les L Un Une Des Ce Cette Ces Cet Il Elle Ils Elles On Je Tu Nous Vous Ils C Ceci Cela Ça
         Mais Et Ou Donc Or Car Puis Alors Ensuite Enfin Ainsi Aussi Pourtant Cependant En Au Aux Dans Pour
         Par Sur Avec Sans Depuis Pendant Après Avant Si Quand Comme Qui Que Quoi Où Pourquoi Comment Tous
         Toutes Plusieurs Certains Aujourd
-    """.split()),
-    "en": frozenset("""
+    """.split()
+    ),
+    "en": frozenset(
+        """
         The A An This That These Those There Here It He She They We I You Its His Her Their Our My
         But And Or So Then Yet Still However Also Thus Therefore Moreover Meanwhile Now Today In On At
         For With By From To After Before When While If As Since Because Although Though What Who Where
         Why How Which All Many Some Most No Not Such Each Every One Two
-    """.split()),
+    """.split()
+    ),
 }
 
 # German words after which "3." is an ordinal, not the end of a sentence.
 ORDINAL_CONTEXT: Dict[str, FrozenSet[str]] = {
-    "de": frozenset("""
+    "de": frozenset(
+        """
         am im zum vom beim der die das den dem des ein eine einen einem einer eines
         sein seine seinen seinem seiner ihr ihre ihren ihrem ihrer unser unsere unseren unserem
         mein meine meinen meinem dein deine jeder jede jeden jedem jedes dieser diese diesen diesem dieses
         ab bis seit vom zur ins zum jährlich erst
-    """.split()),
+    """.split()
+    ),
 }
 
 # German nouns that follow an ordinal ("im 19. Jahrhundert", "zum 100. Geburtstag").
 ORDINAL_HEADS: Dict[str, FrozenSet[str]] = {
-    "de": frozenset("""
+    "de": frozenset(
+        """
         Jahrhundert Jahrhunderts Jahrhunderten Jahrtausend Jahrtausends Geburtstag Geburtstags Todestag
         Jahrestag Jubiläum Weltkrieg Weltkriegs Weltkrieges Bundesliga Liga Klasse Stock Stockwerk Etage
         Platz Stelle Bezirk Satz Sitzung Ausgabe Jahrgang Legislaturperiode Rang Mal Auflage
         Kapitel Band Sinfonie Symphonie Lebensjahr Semester Schuljahr Tag Woche
         Runde Spieltag Staffel Folge Generation Grades Grad Ordnung Hälfte Quartal Halbjahr Advent
-    """.split()),
+    """.split()
+    ),
 }
 
 # Verbs that introduce direct speech: a colon after them does not end a sentence.
 SPEECH_VERBS: Dict[str, FrozenSet[str]] = {
-    "de": frozenset("""
+    "de": frozenset(
+        """
         sagt sagte sagten sagst sagen sprach sprachen spricht sprichst fragt fragte fragten fragst
         antwortet antwortete antworteten ruft rief riefen
-    """.split()),
+    """.split()
+    ),
 }
 
 ROMAN_NUMERAL = r"(?:X{0,3})(?:IX|IV|V?I{0,3})"

@@ -9,6 +9,7 @@ ordinal ("3. Oktober", "am 1. Mai", "der 2. Weltkrieg") or a list number.
 Offsets exclude surrounding whitespace; a piece of text that shows nothing (only white space
 and invisible characters such as a zero-width space) is no sentence.
 """
+
 import bisect
 import re
 import unicodedata
@@ -74,8 +75,7 @@ def is_blank(text: str) -> bool:
     space and joiners, byte order mark, word joiner, direction marks, soft hyphen) and the
     Hangul and braille blank fillers. Such a sentence is empty: an error when given, skipped
     when the segmenter would cut it from raw text."""
-    return all(c.isspace() or c in INVISIBLE_LETTERS or unicodedata.category(c) in INVISIBLE_CATEGORIES
-               for c in text)
+    return all(c.isspace() or c in INVISIBLE_LETTERS or unicodedata.category(c) in INVISIBLE_CATEGORIES for c in text)
 
 
 def _strip(text: str, start: int, end: int) -> Optional[Offsets]:
@@ -195,7 +195,7 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
             if int(word) < 1000 and _ordinal_context(text, word_start, after, lex):
                 return False
         return True
-    if len(word) == 1 and word.islower() and re.search(r"\d\s*$", text[max(0, word_start - 12):word_start]):
+    if len(word) == 1 and word.islower() and re.search(r"\d\s*$", text[max(0, word_start - 12) : word_start]):
         return _sentence_start(after, lex)  # a unit after a number: "eine Höhe von 336 m."
     if (len(word) == 1 and word.isalpha()) or HYPHENATED_INITIALS.match(word):  # "J. R. R.", "J.-P.", "z. B."
         return False
@@ -208,8 +208,13 @@ def _period_is_boundary(text: str, punct_start: int, after: str, sentence_start:
     return True
 
 
-def sentence_ends(text: str, lang: str, extra_non_final: Iterable[str] = (), extra_final: Iterable[str] = (),
-                  colon_boundaries: Optional[bool] = None) -> List[int]:
+def sentence_ends(
+    text: str,
+    lang: str,
+    extra_non_final: Iterable[str] = (),
+    extra_final: Iterable[str] = (),
+    colon_boundaries: Optional[bool] = None,
+) -> List[int]:
     """Character offsets just after the final punctuation (and closing quotes) of each
     sentence in one paragraph of `text`, in order; the end of the text is not included.
     `colon_boundaries` (default: for German only) also ends sentences at colons that
@@ -227,7 +232,7 @@ def sentence_ends(text: str, lang: str, extra_non_final: Iterable[str] = (), ext
         after = _word_after(text, end)
         if not after or after[0].islower() or after[0] in ",;:":
             continue
-        punct = text[start:match.end()].rstrip(CLOSERS)
+        punct = text[start : match.end()].rstrip(CLOSERS)
         if "?" in punct or "!" in punct:
             boundary = True
         elif punct.count(".") > 1 or "…" in punct:
@@ -254,7 +259,7 @@ def _colon_ends(text: str, ends: List[int], lex: Lexicon) -> List[int]:
         left_start = ends[k - 1] if k else 0
         right_end = ends[k] if k < len(ends) else len(text)
         left = text[left_start:colon].split()
-        right = text[match.end():right_end].split()
+        right = text[match.end() : right_end].split()
         if any(w.strip(",.").lower() in lex.speech_verbs for w in left):  # "Da sagte Noomi: ..."
             continue
         if len(left) >= COLON_MIN_WORDS and len(right) >= COLON_MIN_WORDS and _sentence_start(right[0], lex):
@@ -267,7 +272,7 @@ def split_sentences(text: str, lang: str, **options) -> List[Offsets]:
     out, pos = [], 0
     for end in sentence_ends(text, lang, **options) + [len(text)]:
         span = _strip(text, pos, end)
-        if span and not is_blank(text[span[0]:span[1]]):
+        if span and not is_blank(text[span[0] : span[1]]):
             out.append(span)
         pos = end
     return out

@@ -2,6 +2,7 @@
 `rules.segment`, each sentence the exact slice of the text between its offsets. The Doc pair
 keeps the same offsets (pair.apply_segmentation), so the aligners, the output files and the
 corpus tools all see the same sentences for the same text."""
+
 import re
 from typing import List, Sequence
 

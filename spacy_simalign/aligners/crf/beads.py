@@ -14,6 +14,7 @@ The decoded beads are the monotone chain of non-overlapping candidates with the 
 The scorer is fitted on CRF outputs for documents that CRF did not train on (crf/train.py).
 Everything is vectorised over the candidates; there is no encoder call and nothing
 language-specific. What was tried beside it is in docs/crf-experiments.md."""
+
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -22,10 +23,29 @@ from ...structures import Bead, Link
 from .combine import DirectionOutput
 
 BEAD_FEATURE_NAMES = (
-    "bias", "one_one", "split", "merge", "many_many", "log_n_complex", "log_n_simple",
-    "in_s2c_mean", "in_s2c_min", "in_c2s_mean", "in_c2s_min", "comb_s_mean", "comb_s_min", "comb_c_mean",
-    "comb_c_min", "leak_simple", "leak_complex", "null_s2c_mean", "null_c2s_mean",
-    "len_dev", "len_dev_abs", "cross_lingual", "in_viterbi",
+    "bias",
+    "one_one",
+    "split",
+    "merge",
+    "many_many",
+    "log_n_complex",
+    "log_n_simple",
+    "in_s2c_mean",
+    "in_s2c_min",
+    "in_c2s_mean",
+    "in_c2s_min",
+    "comb_s_mean",
+    "comb_s_min",
+    "comb_c_mean",
+    "comb_c_min",
+    "leak_simple",
+    "leak_complex",
+    "null_s2c_mean",
+    "null_c2s_mean",
+    "len_dev",
+    "len_dev_abs",
+    "cross_lingual",
+    "in_viterbi",
 )
 N_BEAD_FEATURES = len(BEAD_FEATURE_NAMES)
 # defaults of CRFAligner's bead_candidate_floor, bead_max_split, bead_max_merge, bead_max_block
@@ -63,14 +83,18 @@ class _Sparse:
     def sum_over_simple(self, c: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
         """Sum of the values (c, s) for s in s0..s1."""
         base = c * (self.ns + 1)
-        return self.cum_cs[np.searchsorted(self.key_cs, base + s1, "right")] - \
-            self.cum_cs[np.searchsorted(self.key_cs, base + s0, "left")]
+        return (
+            self.cum_cs[np.searchsorted(self.key_cs, base + s1, "right")]
+            - self.cum_cs[np.searchsorted(self.key_cs, base + s0, "left")]
+        )
 
     def sum_over_complex(self, s: np.ndarray, c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
         """Sum of the values (c, s) for c in c0..c1."""
         base = s * (self.nc + 1)
-        return self.cum_sc[np.searchsorted(self.key_sc, base + c1, "right")] - \
-            self.cum_sc[np.searchsorted(self.key_sc, base + c0, "left")]
+        return (
+            self.cum_sc[np.searchsorted(self.key_sc, base + c1, "right")]
+            - self.cum_sc[np.searchsorted(self.key_sc, base + c0, "left")]
+        )
 
 
 def _prefix(x: np.ndarray) -> np.ndarray:
@@ -97,10 +121,19 @@ class BeadContext:
     """What the bead features of one decoded pair need, computed once per pair, with the
     bounds of its candidates (`floor`, `max_split`, `max_merge`, `max_block`: see above)."""
 
-    def __init__(self, s2c: DirectionOutput, c2s: DirectionOutput, combo: Dict[Link, float],
-                 complex_len: np.ndarray, simple_len: np.ndarray, cross_lingual: bool,
-                 floor: float = CANDIDATE_FLOOR, max_split: int = MAX_SPLIT, max_merge: int = MAX_MERGE,
-                 max_block: int = MAX_BLOCK):
+    def __init__(
+        self,
+        s2c: DirectionOutput,
+        c2s: DirectionOutput,
+        combo: Dict[Link, float],
+        complex_len: np.ndarray,
+        simple_len: np.ndarray,
+        cross_lingual: bool,
+        floor: float = CANDIDATE_FLOOR,
+        max_split: int = MAX_SPLIT,
+        max_merge: int = MAX_MERGE,
+        max_block: int = MAX_BLOCK,
+    ):
         nc, ns = len(complex_len), len(simple_len)
         self.nc, self.ns = nc, ns
         self.max_split, self.max_merge, self.max_block = max_split, max_merge, max_block
@@ -119,8 +152,7 @@ class BeadContext:
 
     def link_mean(self, c0: int, c1: int, s0: int, s1: int) -> float:
         """Mean combination probability of a block's links (the bead's reported score)."""
-        return float(np.mean([self.combo_links.get((c, s), 0.0) for c in range(c0, c1 + 1)
-                              for s in range(s0, s1 + 1)]))
+        return float(np.mean([self.combo_links.get((c, s), 0.0) for c in range(c0, c1 + 1) for s in range(s0, s1 + 1)]))
 
     def features(self, cands: np.ndarray) -> np.ndarray:
         """[N, N_BEAD_FEATURES] features of candidate blocks [N, 4] = (c0, c1, s0, s1), inclusive."""
@@ -151,10 +183,12 @@ class BeadContext:
         out[:, 13], out[:, 14] = _mean_min(own_c, comb_c, n)
         out[:, 15] = np.maximum(  # s2c mass of the simple sentences just outside the run
             np.where(s0 > 0, self.p1.sum_over_complex(np.maximum(s0 - 1, 0), c0, c1), 0.0),
-            np.where(s1 + 1 < self.ns, self.p1.sum_over_complex(np.minimum(s1 + 1, self.ns - 1), c0, c1), 0.0))
+            np.where(s1 + 1 < self.ns, self.p1.sum_over_complex(np.minimum(s1 + 1, self.ns - 1), c0, c1), 0.0),
+        )
         out[:, 16] = np.maximum(  # c2s mass of the complex sentences just outside
             np.where(c0 > 0, self.p2.sum_over_simple(np.maximum(c0 - 1, 0), s0, s1), 0.0),
-            np.where(c1 + 1 < self.nc, self.p2.sum_over_simple(np.minimum(c1 + 1, self.nc - 1), s0, s1), 0.0))
+            np.where(c1 + 1 < self.nc, self.p2.sum_over_simple(np.minimum(c1 + 1, self.nc - 1), s0, s1), 0.0),
+        )
         out[:, 17] = (self.null1[s1 + 1] - self.null1[s0]) / ns
         out[:, 18] = (self.null2[c1 + 1] - self.null2[c0]) / nc
         dev = np.log((self.lc[c1 + 1] - self.lc[c0]) / (self.ls[s1 + 1] - self.ls[s0])) - self.len_ref
@@ -177,8 +211,8 @@ def _runs(a: np.ndarray, b: np.ndarray, max_len: int) -> np.ndarray:
     linked to a, b_last - b_first < max_len."""
     outs = []
     for k in range(len(a)):
-        same = a[k:] == a[:len(a) - k]
-        ok = same & (b[k:] - b[:len(b) - k] < max_len)
+        same = a[k:] == a[: len(a) - k]
+        ok = same & (b[k:] - b[: len(b) - k] < max_len)
         if not ok.any():
             break
         idx = np.flatnonzero(ok)
@@ -280,8 +314,9 @@ def bead_examples(ctx: BeadContext, gold: Sequence[Bead], base: Sequence[Bead]) 
     return ctx.features(cands), y
 
 
-def fit_bead_scorer(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: int = 0, c: float = BEAD_C,
-                    max_iter: int = BEAD_MAX_ITER) -> Optional[List[float]]:
+def fit_bead_scorer(
+    xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], seed: int = 0, c: float = BEAD_C, max_iter: int = BEAD_MAX_ITER
+) -> Optional[List[float]]:
     """Logistic regression weights (no intercept: feature 0 is the bias) from bead examples;
     None when the examples hold one class only (no bead stage then)."""
     from sklearn.linear_model import LogisticRegression

@@ -4,6 +4,7 @@ best matches of its neighbours). The CRF then costs O(n K^2) instead of O(n m^2)
 
 The similarity matrices are computed in row chunks (twice when there are several) and never
 held whole, so memory grows linearly with the number of sentences."""
+
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Set
 
@@ -13,11 +14,11 @@ import torch
 
 @dataclass
 class CandidateLabels:
-    cand: np.ndarray        # [n, K] int64 target indices, ascending, -1 padded
-    row_max: np.ndarray     # [n] best embedding cosine of each source sentence
+    cand: np.ndarray  # [n, K] int64 target indices, ascending, -1 padded
+    row_max: np.ndarray  # [n] best embedding cosine of each source sentence
     row_second: np.ndarray  # [n] second best
-    col_max: np.ndarray     # [m] best embedding cosine of each target sentence
-    cos: np.ndarray         # [n, K] float32 embedding cosine of each candidate, 0 where padded
+    col_max: np.ndarray  # [m] best embedding cosine of each target sentence
+    cos: np.ndarray  # [n, K] float32 embedding cosine of each candidate, 0 where padded
 
 
 def matmul_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -50,10 +51,17 @@ def _unique_rows(picks: np.ndarray, m: int) -> np.ndarray:
     return rows
 
 
-def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray,
-                   lexical: Optional[Callable[[int, int], np.ndarray]] = None,
-                   top_k: int = 6, top_k_lexical: int = 4, band: int = 3, neighbours: int = 2, chunk: int = 512,
-                   force: Optional[Dict[int, Set[int]]] = None) -> CandidateLabels:
+def candidate_sets(
+    e_src: np.ndarray,
+    e_tgt: np.ndarray,
+    lexical: Optional[Callable[[int, int], np.ndarray]] = None,
+    top_k: int = 6,
+    top_k_lexical: int = 4,
+    band: int = 3,
+    neighbours: int = 2,
+    chunk: int = 512,
+    force: Optional[Dict[int, Set[int]]] = None,
+) -> CandidateLabels:
     """CandidateLabels of each source row. `lexical(start, stop)`, if given, returns the word
     TF-IDF cosines of source rows start..stop with every target sentence."""
     n, m = len(e_src), len(e_tgt)
@@ -93,7 +101,7 @@ def candidate_sets(e_src: np.ndarray, e_tgt: np.ndarray,
         extra = np.full((n, max(len(v) for v in force.values())), -1, dtype=np.int64)
         for i, targets in force.items():
             if 0 <= i < n:
-                extra[i, :len(targets)] = sorted(targets)
+                extra[i, : len(targets)] = sorted(targets)
         picks.append(extra)
     cand = _unique_rows(np.concatenate(picks, axis=1), m)
     cos = np.zeros(cand.shape, dtype=np.float32)

@@ -3,6 +3,7 @@ complex->simple links give merges (n:1); union, intersection, or a learned logis
 combination of both directions' Viterbi choices and marginals (with the split fill). Beads are
 the connected components of the kept links; a bead's score is the mean probability of its links.
 These link-level beads are what the bead-level second stage (beads.py) starts from."""
+
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -28,10 +29,12 @@ class DirectionOutput:
     null: Optional[np.ndarray] = None
 
 
-def direction_output(best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_is_complex: bool,
-                     floor: float = LINK_FLOOR) -> DirectionOutput:
+def direction_output(
+    best: np.ndarray, marg: np.ndarray, cand: np.ndarray, src_is_complex: bool, floor: float = LINK_FLOOR
+) -> DirectionOutput:
     """Links and link probabilities (above `floor`) of one direction from its decoded arrays:
     best target per source sentence (-1 = none), marginals [n, K+1], candidates [n, K]."""
+
     def orient(i, j):
         return (i, j) if src_is_complex else (j, i)
 
@@ -72,8 +75,9 @@ def link_probs(s2c: DirectionOutput, c2s: DirectionOutput, weights: np.ndarray) 
     return dict(zip(pool, prob.tolist()))
 
 
-def kept_links(probs: Dict[Link, float], s2c: DirectionOutput, threshold: float,
-               split_fill: Optional[float]) -> Dict[Link, float]:
+def kept_links(
+    probs: Dict[Link, float], s2c: DirectionOutput, threshold: float, split_fill: Optional[float]
+) -> Dict[Link, float]:
     """The links of the learned combination's probabilities `probs` at or above `threshold`,
     with the split fill."""
     return fill_splits({k: p for k, p in probs.items() if p >= threshold}, s2c, split_fill)
@@ -101,8 +105,14 @@ def fill_splits(kept: Dict[Link, float], s2c: DirectionOutput, split_fill: Optio
     return out
 
 
-def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
-            weights: np.ndarray = None, threshold: float = 0.5, split_fill: Optional[float] = None) -> List[Bead]:
+def combine(
+    s2c: DirectionOutput,
+    c2s: DirectionOutput,
+    method: str = "union",
+    weights: np.ndarray = None,
+    threshold: float = 0.5,
+    split_fill: Optional[float] = None,
+) -> List[Bead]:
     """Beads from the two directions (`split_fill`: see fill_splits, learned combination only)."""
     v1, v2 = set(s2c.links), set(c2s.links)
     if method == "intersection":
@@ -118,9 +128,13 @@ def combine(s2c: DirectionOutput, c2s: DirectionOutput, method: str = "union",
     return link_beads(scores)
 
 
-def fit_combination(examples: List[Tuple[DirectionOutput, DirectionOutput, set]], seed: int = 0,
-                    c: float = COMBINATION_C, max_iter: int = COMBINATION_MAX_ITER,
-                    fallback: Sequence[float] = COMBINATION_FALLBACK) -> np.ndarray:
+def fit_combination(
+    examples: List[Tuple[DirectionOutput, DirectionOutput, set]],
+    seed: int = 0,
+    c: float = COMBINATION_C,
+    max_iter: int = COMBINATION_MAX_ITER,
+    fallback: Sequence[float] = COMBINATION_FALLBACK,
+) -> np.ndarray:
     """Logistic regression weights for the learned combination, from (s2c, c2s, gold links)
     examples; `fallback` when the gold holds one class only."""
     from sklearn.linear_model import LogisticRegression

@@ -1,6 +1,7 @@
 """The paper's own emission: a cross-encoder over "[CLS] complex [SEP] simple", fine-tuned
 through the CRF loss from a Hugging Face checkpoint folder on disk (no download). Slower
 than the feature emission; chosen with config emission = "cross-encoder"."""
+
 import os
 from pathlib import Path
 from typing import Union
@@ -29,8 +30,9 @@ class CrossEncoderEmission(nn.Module):
         hf_logging.set_verbosity_error()  # a fresh classification head is expected, not worth a warning
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-            self.encoder = AutoModelForSequenceClassification.from_pretrained(str(folder), num_labels=1,
-                                                                              local_files_only=True)
+            self.encoder = AutoModelForSequenceClassification.from_pretrained(
+                str(folder), num_labels=1, local_files_only=True
+            )
         finally:
             hf_logging.set_verbosity(verbosity)
         self.batch_size, self.max_length = batch_size, max_length
@@ -47,8 +49,14 @@ class CrossEncoderEmission(nn.Module):
             seconds.append(s)
         logits = []
         for b in range(0, len(firsts), self.batch_size):
-            enc = self.tokenizer(firsts[b:b + self.batch_size], seconds[b:b + self.batch_size], truncation=True,
-                                 max_length=self.max_length, padding=True, return_tensors="pt")
+            enc = self.tokenizer(
+                firsts[b : b + self.batch_size],
+                seconds[b : b + self.batch_size],
+                truncation=True,
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             logits.append(self.encoder(**enc).logits[:, 0])
         pair = torch.full((n, k), NEG)
         if logits:

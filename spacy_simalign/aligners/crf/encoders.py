@@ -2,6 +2,7 @@
 backend its saved spec stands for. Saved weights and `amsterdam --similarity` name a backend by
 the short spec the backend records (`SimilarityBackend.spec`); configs name the registered
 function itself. This is the one table from the one to the other."""
+
 import os
 
 # spec -> registered similarity backend (built with its defaults, which the spec stands for)

@@ -5,6 +5,7 @@ languages), length ratio, relative position, paragraph agreement and exact ident
 
 Each sentence is encoded once; lexical similarities are computed on candidate pairs only,
 so the cost beyond the encoder grows linearly with the number of sentences."""
+
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -16,18 +17,41 @@ from .candidates import candidate_sets, matmul_t
 from .tfidf import PairProducts, _tfidf_cells, cosines
 
 FEATURE_NAMES = (
-    "cos", "cos_gap_row", "cos_gap_col", "cos_rank", "c3g", "c3g_gap_row", "word", "word_gap_row",
-    "log_len_ratio", "pos_diff", "para_cos", "para_link", "identical", "direction", "cross_lingual",
-    "share_src", "share_tgt",
+    "cos",
+    "cos_gap_row",
+    "cos_gap_col",
+    "cos_rank",
+    "c3g",
+    "c3g_gap_row",
+    "word",
+    "word_gap_row",
+    "log_len_ratio",
+    "pos_diff",
+    "para_cos",
+    "para_link",
+    "identical",
+    "direction",
+    "cross_lingual",
+    "share_src",
+    "share_tgt",
 )
 NULL_FEATURE_NAMES = (
-    "best_cos", "second_gap", "best_c3g", "best_word", "log_len", "direction", "cross_lingual", "bias",
+    "best_cos",
+    "second_gap",
+    "best_c3g",
+    "best_word",
+    "log_len",
+    "direction",
+    "cross_lingual",
+    "bias",
 )
 N_FEATURES = len(FEATURE_NAMES)
 FEATURE_INDEX = {name: k for k, name in enumerate(FEATURE_NAMES)}
 N_NULL_FEATURES = len(NULL_FEATURE_NAMES)
-LEXICAL_FEATURES = [FEATURE_NAMES.index(n) for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical",
-                                            "share_src", "share_tgt")]
+LEXICAL_FEATURES = [
+    FEATURE_NAMES.index(n)
+    for n in ("c3g", "c3g_gap_row", "word", "word_gap_row", "identical", "share_src", "share_tgt")
+]
 NULL_LEXICAL = [NULL_FEATURE_NAMES.index(n) for n in ("best_c3g", "best_word")]
 
 
@@ -36,9 +60,9 @@ class DirectionInput:
     """One direction of a pair: each source sentence i chooses among the target sentences
     `cand[i]` (-1 = padding) or none. Slot 0 of a label row is "unaligned"."""
 
-    cand: torch.Tensor            # [n, K] long, target indices, -1 where padded
-    feats: torch.Tensor           # [n, K, N_FEATURES]
-    null_feats: torch.Tensor      # [n, N_NULL_FEATURES]
+    cand: torch.Tensor  # [n, K] long, target indices, -1 where padded
+    feats: torch.Tensor  # [n, K, N_FEATURES]
+    null_feats: torch.Tensor  # [n, N_NULL_FEATURES]
     n_target: int
     src_texts: List[str] = field(default_factory=list, repr=False)
     tgt_texts: List[str] = field(default_factory=list, repr=False)
@@ -61,8 +85,9 @@ class DirectionInput:
         feats[..., FEATURE_NAMES.index("cross_lingual")] = 1.0
         null[:, NULL_LEXICAL] = 0.0
         null[:, NULL_FEATURE_NAMES.index("cross_lingual")] = 1.0
-        return DirectionInput(self.cand, feats, null, self.n_target, self.src_texts, self.tgt_texts,
-                              self.src_is_complex, self.gold)
+        return DirectionInput(
+            self.cand, feats, null, self.n_target, self.src_texts, self.tgt_texts, self.src_is_complex, self.gold
+        )
 
 
 @dataclass
@@ -82,8 +107,10 @@ class PairInput:
 
     def sentence_lengths(self) -> Tuple[np.ndarray, np.ndarray]:
         """Characters of each (complex, simple) sentence."""
-        return (np.array([len(t) for t in self.s2c.tgt_texts], dtype=np.float64),
-                np.array([len(t) for t in self.s2c.src_texts], dtype=np.float64))
+        return (
+            np.array([len(t) for t in self.s2c.tgt_texts], dtype=np.float64),
+            np.array([len(t) for t in self.s2c.src_texts], dtype=np.float64),
+        )
 
 
 def _paragraph_embeddings(emb: np.ndarray, paragraph: np.ndarray, count: int) -> np.ndarray:
@@ -127,8 +154,11 @@ class _SideData:
     @classmethod
     def of(cls, side: Side, emb: np.ndarray, ids: Dict[str, int]) -> "_SideData":
         paragraph = np.asarray(side.paragraph_of(), dtype=np.int64)
-        text_id = np.fromiter((ids.setdefault(" ".join(t.split()).lower(), len(ids)) for t in side.sentences),
-                              dtype=np.int64, count=len(side))
+        text_id = np.fromiter(
+            (ids.setdefault(" ".join(t.split()).lower(), len(ids)) for t in side.sentences),
+            dtype=np.int64,
+            count=len(side),
+        )
         length = np.fromiter((len(t) + 1 for t in side.sentences), dtype=np.float32, count=len(side))
         return cls(side, emb, paragraph, len(side.paragraphs) or 1, text_id, length)
 
@@ -139,8 +169,9 @@ class _SideData:
 class PairFeaturizer:
     """Turns a (complex, simple) pair of Sides into the CRF's inputs for both directions."""
 
-    def __init__(self, encoder, top_k: int = 6, top_k_lexical: int = 4, band: int = 3, neighbours: int = 2,
-                 chunk: int = 512):
+    def __init__(
+        self, encoder, top_k: int = 6, top_k_lexical: int = 4, band: int = 3, neighbours: int = 2, chunk: int = 512
+    ):
         self.encoder = encoder
         self.top_k, self.top_k_lexical, self.band, self.chunk = top_k, top_k_lexical, band, chunk
         self.neighbours = neighbours
@@ -150,10 +181,14 @@ class PairFeaturizer:
             return np.zeros((0, getattr(self.encoder, "dim", 512)), dtype=np.float32)
         return np.asarray(self.encoder.encode(side.sentences, side.lang), dtype=np.float32)
 
-    def __call__(self, complex_side: Side, simple_side: Side,
-                 paragraph_links: Optional[Sequence[Tuple[Sequence[int], Sequence[int]]]] = None,
-                 gold_links: Optional[Set[Tuple[int, int]]] = None,
-                 embeddings: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> PairInput:
+    def __call__(
+        self,
+        complex_side: Side,
+        simple_side: Side,
+        paragraph_links: Optional[Sequence[Tuple[Sequence[int], Sequence[int]]]] = None,
+        gold_links: Optional[Set[Tuple[int, int]]] = None,
+        embeddings: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+    ) -> PairInput:
         """Both directions' inputs (numpy throughout: no torch thread pool to wake for small products)."""
         ec, es = embeddings if embeddings is not None else (self.embed(complex_side), self.embed(simple_side))
         return self._pair(ec, es, complex_side, simple_side, paragraph_links, gold_links)
@@ -167,9 +202,11 @@ class PairFeaturizer:
         lexical = None
         if not cross and texts:  # word and 3-gram TF-IDF products, and word incidence
             word_cells = _tfidf_cells(texts, "word")
-            lexical = _Lexical(PairProducts(word_cells, nc, len(texts)),
-                               PairProducts(_tfidf_cells(texts, "char"), nc, len(texts)),
-                               PairProducts(word_cells, nc, len(texts), binary=True))
+            lexical = _Lexical(
+                PairProducts(word_cells, nc, len(texts)),
+                PairProducts(_tfidf_cells(texts, "char"), nc, len(texts)),
+                PairProducts(word_cells, nc, len(texts), binary=True),
+            )
         # paragraph agreement: own cheap paragraph similarity, or the links given by the caller
         pc = _paragraph_embeddings(ec, cdata.paragraph, cdata.n_paragraphs)
         ps = _paragraph_embeddings(es, sdata.paragraph, sdata.n_paragraphs)
@@ -197,22 +234,43 @@ class PairFeaturizer:
             c2s.gold = gold_mask(c2s.cand, list(gold_links))
         return PairInput(s2c, c2s, nc, ns)
 
-    def _direction(self, src: _SideData, tgt: _SideData, para_sim, linked, src_is_complex: bool, cross: bool,
-                   lexical: Optional["_Lexical"], force=None) -> DirectionInput:
+    def _direction(
+        self,
+        src: _SideData,
+        tgt: _SideData,
+        para_sim,
+        linked,
+        src_is_complex: bool,
+        cross: bool,
+        lexical: Optional["_Lexical"],
+        force=None,
+    ) -> DirectionInput:
         n, m = len(src), len(tgt)
         direction = float(src_is_complex)
         texts = (list(src.side.sentences), list(tgt.side.sentences))
         if n == 0 or m == 0:
             zeros = np.zeros(n, dtype=np.float32)
             null = self._null(src, zeros, zeros, zeros, zeros, direction, cross)
-            return DirectionInput(torch.full((n, 0), -1, dtype=torch.long), torch.zeros(n, 0, N_FEATURES), null,
-                                  m, *texts, src_is_complex)
+            return DirectionInput(
+                torch.full((n, 0), -1, dtype=torch.long), torch.zeros(n, 0, N_FEATURES), null, m, *texts, src_is_complex
+            )
         word_rows = None
         if lexical is not None and lexical.word.has_rows:
+
             def word_rows(start, stop):
                 return lexical.word.matrix(start, stop, src_is_complex)
-        cands = candidate_sets(src.emb, tgt.emb, word_rows, top_k=self.top_k, top_k_lexical=self.top_k_lexical,
-                               band=self.band, neighbours=self.neighbours, chunk=self.chunk, force=force)
+
+        cands = candidate_sets(
+            src.emb,
+            tgt.emb,
+            word_rows,
+            top_k=self.top_k,
+            top_k_lexical=self.top_k_lexical,
+            band=self.band,
+            neighbours=self.neighbours,
+            chunk=self.chunk,
+            force=force,
+        )
         cand, row_max, row_second, col_max = cands.cand, cands.row_max, cands.row_second, cands.col_max
         rows, ks = np.nonzero(cand >= 0)
         cols = cand[rows, ks]

@@ -1,6 +1,7 @@
 """Identical sentences win their own 1:1 bead. A simple sentence whose text equals a complex
 sentence's (case, spacing and punctuation aside) was kept unchanged by the simplifier; the CRF
 scores near-duplicate neighbours alike and would otherwise pull them into one n:1 bead."""
+
 import unicodedata
 from collections import defaultdict
 from typing import Dict, List, Sequence, Tuple
@@ -38,8 +39,13 @@ def identical_pairs(complex_texts: Sequence[str], simple_texts: Sequence[str]) -
     return sorted(out)
 
 
-def identical_beads_win(beads: List[Bead], complex_texts: Sequence[str], simple_texts: Sequence[str],
-                        mode: str = "unique", min_words: int = MIN_WORDS_UNLINKED) -> List[Bead]:
+def identical_beads_win(
+    beads: List[Bead],
+    complex_texts: Sequence[str],
+    simple_texts: Sequence[str],
+    mode: str = "unique",
+    min_words: int = MIN_WORDS_UNLINKED,
+) -> List[Bead]:
     """`beads` with each identical pair taken out into a 1:1 bead of score 1.0. "linked": only
     pairs already in one bead; "unique": also a pair the model split up, when its text occurs
     once on each side and has at least `min_words` words. The rest of a bead keeps its

@@ -2,6 +2,7 @@
 configs saved with it (flat training keys, `translations = "bead-dp"`, null for the settings the
 weights bring) load and decode as they did. New configs name `spacy-simalign.CRFAligner.v2`
 (aligner.py), whose filled config shows every value that runs."""
+
 from typing import Optional
 
 from ...registry import aligner_registry
@@ -11,24 +12,57 @@ from .translations import TranslationSettings
 
 
 @aligner_registry("spacy-simalign.CRFAligner.v1")
-def make_crf_aligner_v1(weights: Optional[str] = SHIPPED, similarity=None, combination: Optional[str] = None,
-                        threshold: Optional[float] = None, top_k: Optional[int] = None,
-                        top_k_lexical: Optional[int] = None, band: Optional[int] = None,
-                        neighbours: Optional[int] = None, hidden: Optional[int] = None,
-                        emission: Optional[str] = None, cross_encoder_path: Optional[str] = None,
-                        learn_rate: float = 0.01, encoder_learn_rate: float = 3e-5, cross_lingual_rate: float = 0.25,
-                        combination_epochs: int = 10, combination_holdout: float = 0.2, seed: int = 0,
-                        translations: str = "bead-dp", translation_length_ratio: float = 1.25,
-                        identical: Optional[str] = None, split_fill: Optional[float] = None,
-                        bead_threshold: Optional[float] = None, bead_folds: int = 5) -> CRFAligner:
+def make_crf_aligner_v1(
+    weights: Optional[str] = SHIPPED,
+    similarity=None,
+    combination: Optional[str] = None,
+    threshold: Optional[float] = None,
+    top_k: Optional[int] = None,
+    top_k_lexical: Optional[int] = None,
+    band: Optional[int] = None,
+    neighbours: Optional[int] = None,
+    hidden: Optional[int] = None,
+    emission: Optional[str] = None,
+    cross_encoder_path: Optional[str] = None,
+    learn_rate: float = 0.01,
+    encoder_learn_rate: float = 3e-5,
+    cross_lingual_rate: float = 0.25,
+    combination_epochs: int = 10,
+    combination_holdout: float = 0.2,
+    seed: int = 0,
+    translations: str = "bead-dp",
+    translation_length_ratio: float = 1.25,
+    identical: Optional[str] = None,
+    split_fill: Optional[float] = None,
+    bead_threshold: Optional[float] = None,
+    bead_folds: int = 5,
+) -> CRFAligner:
     """The old form: null is the weights' value (a fresh model: v2's default); the training and
     translation settings are flat keys (v2: [aligner.training], [aligner.translations])."""
-    training = TrainingSettings(learn_rate=learn_rate, encoder_learn_rate=encoder_learn_rate,
-                                cross_lingual_rate=cross_lingual_rate, combination_epochs=combination_epochs,
-                                combination_holdout=combination_holdout, bead_folds=bead_folds, seed=seed)
-    return make_crf_aligner(weights, similarity, combination=combination, threshold=threshold, top_k=top_k,
-                            top_k_lexical=top_k_lexical, band=band, neighbours=neighbours, hidden=hidden,
-                            emission=emission, cross_encoder_path=cross_encoder_path, identical=identical,
-                            split_fill=split_fill, bead_threshold=bead_threshold,
-                            translations=TranslationSettings(mode=translations, length_ratio=translation_length_ratio),
-                            training=training)
+    training = TrainingSettings(
+        learn_rate=learn_rate,
+        encoder_learn_rate=encoder_learn_rate,
+        cross_lingual_rate=cross_lingual_rate,
+        combination_epochs=combination_epochs,
+        combination_holdout=combination_holdout,
+        bead_folds=bead_folds,
+        seed=seed,
+    )
+    return make_crf_aligner(
+        weights,
+        similarity,
+        combination=combination,
+        threshold=threshold,
+        top_k=top_k,
+        top_k_lexical=top_k_lexical,
+        band=band,
+        neighbours=neighbours,
+        hidden=hidden,
+        emission=emission,
+        cross_encoder_path=cross_encoder_path,
+        identical=identical,
+        split_fill=split_fill,
+        bead_threshold=bead_threshold,
+        translations=TranslationSettings(mode=translations, length_ratio=translation_length_ratio),
+        training=training,
+    )

@@ -4,6 +4,7 @@ psi(a_i, a_{i-1}) = sim(i, a_i) + T(a_i, a_{i-1}).
 
 Exact forward algorithm (log partition), Viterbi and marginals, vectorised over the label
 slots; only the recursion over positions is a loop. No stray terms in the recursion."""
+
 from typing import Optional, Tuple
 
 import numpy as np
@@ -19,10 +20,16 @@ NEG = -1e4  # score of an impossible label: finite, so that 0 * NEG stays 0 in g
 def jump_features(jump: torch.Tensor) -> torch.Tensor:
     """Features of g1 = a_i - a_{i-1} - 1 (0: next sentence, -1: same sentence, i.e. a split)."""
     jf = jump.float()
-    return torch.stack([
-        (jump == 0).float(), (jump == -1).float(), (jump > 0).float() * torch.log1p(jf.clamp(min=0)),
-        (jump < -1).float() * torch.log1p((-jf - 1).clamp(min=0)), (jump == 1).float(),
-    ], dim=-1)
+    return torch.stack(
+        [
+            (jump == 0).float(),
+            (jump == -1).float(),
+            (jump > 0).float() * torch.log1p(jf.clamp(min=0)),
+            (jump < -1).float() * torch.log1p((-jf - 1).clamp(min=0)),
+            (jump == 1).float(),
+        ],
+        dim=-1,
+    )
 
 
 N_JUMP = 5
@@ -45,8 +52,9 @@ class EmissionNet(nn.Module):
 
     def __init__(self, hidden: int = 32):
         super().__init__()
-        self.pair = nn.Sequential(nn.Linear(N_FEATURES, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                  nn.Linear(hidden, 1))
+        self.pair = nn.Sequential(
+            nn.Linear(N_FEATURES, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+        )
         self.null = nn.Sequential(nn.Linear(N_NULL_FEATURES, 16), nn.Tanh(), nn.Linear(16, 1))
 
     def forward(self, x: DirectionInput) -> torch.Tensor:
@@ -83,7 +91,7 @@ class TransitionNet(nn.Module):
         start = torch.cat([self.start[0:1], self.start[1] + start_jump]) if n else self.start[:0]
         if n < 2:
             return start, torch.zeros(0, k + 1, k + 1)
-        jump = cand[1:, None, :] - cand[:-1, :, None] - 1          # [n-1, prev, cur]
+        jump = cand[1:, None, :] - cand[:-1, :, None] - 1  # [n-1, prev, cur]
         low = int(jump.min())
         values = torch.arange(low, int(jump.max()) + 1)  # score each possible jump once, then look up
         aa = self.jump(jump_features(values)).squeeze(-1)[jump - low]
@@ -102,7 +110,7 @@ class TransitionNet(nn.Module):
             first, last = min(low, -64), max(high, 64)
             values = jump_features(torch.arange(first, last + 1)).numpy()
             self.__dict__["_jump_table"] = cached = (key, first, mlp_np(self.jump, values)[:, 0].astype(np.float64))
-        return cached[2][low - cached[1]:high - cached[1] + 1]
+        return cached[2][low - cached[1] : high - cached[1] + 1]
 
     def forward_np(self, cand: torch.Tensor) -> Tuple[np.ndarray, np.ndarray]:
         """The same (start, trans) in numpy (float64), for inference: each distinct jump is
@@ -126,8 +134,9 @@ class TransitionNet(nn.Module):
         return start, trans
 
 
-def forward_logz(emit: torch.Tensor, start: torch.Tensor, trans: torch.Tensor,
-                 allowed: Optional[torch.Tensor] = None) -> torch.Tensor:
+def forward_logz(
+    emit: torch.Tensor, start: torch.Tensor, trans: torch.Tensor, allowed: Optional[torch.Tensor] = None
+) -> torch.Tensor:
     """log sum over label sequences of exp(score); `allowed` [n, L] restricts the labels."""
     if allowed is not None:
         emit = emit.masked_fill(~allowed, NEG)
@@ -216,9 +225,9 @@ def pad_potentials(potentials):
     start = np.zeros((len(potentials), labels))
     trans = np.zeros((len(potentials), max(n - 1, 0), labels, labels))
     for b, (e, s, t) in enumerate(potentials):
-        emit[b, :e.shape[0], :e.shape[1]] = e
-        start[b, :len(s)] = s
-        trans[b, :t.shape[0], :t.shape[1], :t.shape[2]] = t
+        emit[b, : e.shape[0], : e.shape[1]] = e
+        start[b, : len(s)] = s
+        trans[b, : t.shape[0], : t.shape[1], : t.shape[2]] = t
     return emit, start, trans
 
 

@@ -2,6 +2,7 @@
 counted with numpy instead of a Counter per sentence, and the cosines of candidate pairs:
 read off one dense complex x simple product on small pairs (most documents), gathered from
 sparse rows on large ones so that memory stays linear."""
+
 import re
 from typing import Optional, Sequence, Tuple
 
@@ -113,7 +114,7 @@ class PairProducts:
 
     def side_sums(self, src_is_complex: bool) -> Tuple[np.ndarray, np.ndarray]:
         """Row sums of the source sentences and of the target sentences."""
-        complex_sums, simple_sums = self.row_sums[:self.nc], self.row_sums[self.nc:]
+        complex_sums, simple_sums = self.row_sums[: self.nc], self.row_sums[self.nc :]
         return (complex_sums, simple_sums) if src_is_complex else (simple_sums, complex_sums)
 
     @property
@@ -137,8 +138,8 @@ class PairProducts:
         if self.x is None:
             return None
         if src_is_complex:
-            return (self.x[start:stop] @ self.x[self.nc:].T).toarray()
-        return (self.x[self.nc + start:self.nc + stop] @ self.x[:self.nc].T).toarray()
+            return (self.x[start:stop] @ self.x[self.nc :].T).toarray()
+        return (self.x[self.nc + start : self.nc + stop] @ self.x[: self.nc].T).toarray()
 
 
 def cosines(products: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 """A context manager that sets torch's thread count for a block and restores it: the CRF's
 tensors are small, and one thread is both fastest and independent of the machine's cores."""
+
 from contextlib import contextmanager
 
 import torch

@@ -8,6 +8,7 @@ directions on held-out documents and builds the fresh model. Deterministic for a
 
 The trainer takes the aligner it trains (anything with CRFAligner's model, config, featurize,
 decode, bead_context, build_model and fresh): this module does not import the aligner."""
+
 import random
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -28,19 +29,19 @@ class TrainingSettings:
     """How the CRF learns, the [aligner.training] block of a CRF aligner's config; the same for
     `spacy train` and project/train_crf.py. The defaults are the shipped weights' recipe."""
 
-    epochs: int = 20                      # passes of CRFAligner.fit over the documents (spacy train:
+    epochs: int = 20  # passes of CRFAligner.fit over the documents (spacy train:
     # [training] max_epochs, which configs/crf.cfg takes from here)
     learn_rate: float = 0.01
-    encoder_learn_rate: float = 3e-5      # a cross-encoder checkpoint is fine-tuned gently
-    cross_lingual_rate: float = 0.25      # share of documents shown without lexical features
-    combination_epochs: int = 20          # epochs of the first CRF, the one the combination is fitted on
-    combination_holdout: float = 0.2      # share of documents held out to fit the combination
+    encoder_learn_rate: float = 3e-5  # a cross-encoder checkpoint is fine-tuned gently
+    cross_lingual_rate: float = 0.25  # share of documents shown without lexical features
+    combination_epochs: int = 20  # epochs of the first CRF, the one the combination is fitted on
+    combination_holdout: float = 0.2  # share of documents held out to fit the combination
     combination_c: float = COMBINATION_C  # the combination's logistic regression: inverse regularisation,
     combination_max_iter: int = COMBINATION_MAX_ITER  # its iterations, and the weights when the
     combination_fallback: Sequence[float] = COMBINATION_FALLBACK  # gold holds one class only
-    bead_folds: int = 5                   # held-out folds whose decodes fit the bead decoder (the first is
+    bead_folds: int = 5  # held-out folds whose decodes fit the bead decoder (the first is
     # the combination's hold-out); below 2: no bead decoder
-    bead_c: float = BEAD_C                # the bead scorer's logistic regression
+    bead_c: float = BEAD_C  # the bead scorer's logistic regression
     bead_max_iter: int = BEAD_MAX_ITER
     seed: int = 0
 
@@ -55,11 +56,15 @@ def set_seed(seed: int) -> None:
 
 
 def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
-    return [aligner.featurize(p.complex, p.simple, p.paragraph_links, gold_links=p.links if with_gold else None)
-            for p in pairs]
+    return [
+        aligner.featurize(p.complex, p.simple, p.paragraph_links, gold_links=p.links if with_gold else None)
+        for p in pairs
+    ]
 
 
-def pair_loss(model, pair: PairInput, rng: random.Random, cross_lingual_rate: float) -> Tuple[Optional[torch.Tensor], int]:
+def pair_loss(
+    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float
+) -> Tuple[Optional[torch.Tensor], int]:
     """(NLL of both directions per sentence, sentence count) of one training document, or
     (None, 0) for an empty one; with probability `cross_lingual_rate` the document is shown
     without its lexical features, as a cross-lingual pair would be."""
@@ -90,10 +95,16 @@ class CRFTrainer:
     @staticmethod
     def key(pair: TrainingPair) -> Tuple:
         c, s = pair.complex, pair.simple
-        return (tuple(c.sentences), tuple(map(tuple, c.paragraphs)), c.lang,
-                tuple(s.sentences), tuple(map(tuple, s.paragraphs)), s.lang,
-                None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
-                tuple(sorted(pair.links)))
+        return (
+            tuple(c.sentences),
+            tuple(map(tuple, c.paragraphs)),
+            c.lang,
+            tuple(s.sentences),
+            tuple(map(tuple, s.paragraphs)),
+            s.lang,
+            None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
+            tuple(sorted(pair.links)),
+        )
 
     def features(self, pair: TrainingPair, known: Optional[PairInput] = None) -> PairInput:
         """A training document's features with its gold, memoised (`known`: already computed):
@@ -103,8 +114,11 @@ class CRFTrainer:
         if feats is None:
             if len(self._features) >= 4096:
                 self._features.clear()
-            feats = known if known is not None else self.aligner.featurize(
-                pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
+            feats = (
+                known
+                if known is not None
+                else self.aligner.featurize(pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
+            )
             self._features[key] = feats
         return feats
 
@@ -148,8 +162,13 @@ class CRFTrainer:
                 log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
 
 
-def fit_crf(aligner, inputs: Sequence[PairInput], epochs: int, settings: TrainingSettings = TrainingSettings(),
-            log: Optional[Callable[[str], None]] = None) -> None:
+def fit_crf(
+    aligner,
+    inputs: Sequence[PairInput],
+    epochs: int,
+    settings: TrainingSettings = TrainingSettings(),
+    log: Optional[Callable[[str], None]] = None,
+) -> None:
     """`epochs` of CRFTrainer.fit on already featurized documents with a trainer of its own."""
     CRFTrainer(aligner, settings).fit(inputs, epochs, log)
 
@@ -170,12 +189,20 @@ def heldout_folds(n: int, settings: TrainingSettings) -> Tuple[List[int], List[L
     k = settings.bead_folds - 1
     if k < 1 or len(rest) < k:
         return held + rest, [held]
-    return held + rest, [held] + [rest[round(f * len(rest) / k):round((f + 1) * len(rest) / k)] for f in range(k)]
+    return held + rest, [held] + [rest[round(f * len(rest) / k) : round((f + 1) * len(rest) / k)] for f in range(k)]
 
 
-def heldout_decodes(aligner, config: Dict, inputs: Sequence[PairInput], plain: Callable[[int], PairInput],
-                    held: Sequence[int], order: Sequence[int], settings: TrainingSettings, epochs: int,
-                    log: Optional[Callable[[str], None]] = None) -> List[Tuple[int, PairInput, Tuple]]:
+def heldout_decodes(
+    aligner,
+    config: Dict,
+    inputs: Sequence[PairInput],
+    plain: Callable[[int], PairInput],
+    held: Sequence[int],
+    order: Sequence[int],
+    settings: TrainingSettings,
+    epochs: int,
+    log: Optional[Callable[[str], None]] = None,
+) -> List[Tuple[int, PairInput, Tuple]]:
     """(document, its features without gold, (s2c, c2s) decoded) of the `held` documents by a
     first CRF (a fresh aligner like `aligner`, with `config`) trained for `epochs` on the other
     documents (taken in `order`)."""
@@ -190,8 +217,9 @@ def heldout_decodes(aligner, config: Dict, inputs: Sequence[PairInput], plain: C
     return out
 
 
-def fit_bead_decoder(aligner, decodes, pairs: Sequence[TrainingPair],
-                     settings: TrainingSettings) -> Optional[List[float]]:
+def fit_bead_decoder(
+    aligner, decodes, pairs: Sequence[TrainingPair], settings: TrainingSettings
+) -> Optional[List[float]]:
     """The bead decoder's scorer from held-out decodes (with the aligner's combination weights)."""
     from .beads import bead_examples, fit_bead_scorer
 
@@ -204,9 +232,13 @@ def fit_bead_decoder(aligner, decodes, pairs: Sequence[TrainingPair],
     return fit_bead_scorer(xs, ys, settings.seed, settings.bead_c, settings.bead_max_iter)
 
 
-def prepare_aligner(aligner, pairs: Sequence[TrainingPair], settings: TrainingSettings,
-                    inputs: Optional[Sequence[PairInput]] = None,
-                    log: Optional[Callable[[str], None]] = None) -> Optional[Sequence[PairInput]]:
+def prepare_aligner(
+    aligner,
+    pairs: Sequence[TrainingPair],
+    settings: TrainingSettings,
+    inputs: Optional[Sequence[PairInput]] = None,
+    log: Optional[Callable[[str], None]] = None,
+) -> Optional[Sequence[PairInput]]:
     """Ready a fresh aligner for its training steps: with the learned combination (and at least
     5 documents), fit the combination on the decodes of held-out documents by a first CRF, and
     the bead decoder on those of bead_folds held-out folds (the combination's among them); then
@@ -217,21 +249,28 @@ def prepare_aligner(aligner, pairs: Sequence[TrainingPair], settings: TrainingSe
     if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
+
         def plain(i: int) -> PairInput:  # features without gold, as at inference (each document is held once)
             return aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
 
         first_config = dict(config, combination_weights=None)
         order, folds = heldout_folds(len(pairs), settings)
-        decodes = [heldout_decodes(aligner, first_config, inputs, plain, held, order, settings, first_epochs, log)
-                   for held in folds]
-        weights = fit_combination([dec + (pairs[i].links,) for i, _, dec in decodes[0]], settings.seed,
-                                  settings.combination_c, settings.combination_max_iter, settings.combination_fallback)
+        decodes = [
+            heldout_decodes(aligner, first_config, inputs, plain, held, order, settings, first_epochs, log)
+            for held in folds
+        ]
+        weights = fit_combination(
+            [dec + (pairs[i].links,) for i, _, dec in decodes[0]],
+            settings.seed,
+            settings.combination_c,
+            settings.combination_max_iter,
+            settings.combination_fallback,
+        )
         config["combination_weights"] = [round(float(w), 6) for w in weights]
         if log:
             log(f"combination weights: {np.round(weights, 3).tolist()}")
         if len(folds) > 1:
-            config["bead_weights"] = fit_bead_decoder(aligner, [d for fold in decodes for d in fold], pairs,
-                                                      settings)
+            config["bead_weights"] = fit_bead_decoder(aligner, [d for fold in decodes for d in fold], pairs, settings)
             if log and config["bead_weights"] is not None:
                 log(f"bead decoder weights: {np.round(config['bead_weights'], 3).tolist()}")
     set_seed(settings.seed)

@@ -5,6 +5,7 @@ monotone bead decoder (aligners/bead_dp.py) on the CRF's own sentence encoder, w
 decoder's settings here (their defaults are make_bead_dp's). The CRF learned from
 simplifications, which delete a lot, and leaves a translation's sentences unaligned too often
 (docs/results.md)."""
+
 import inspect
 from dataclasses import dataclass, fields
 
