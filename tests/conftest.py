@@ -126,3 +126,20 @@ def small_pairs(deplain_pairs):
 
     by_id = {r["id"]: r for r in deplain_pairs}
     return [parse_pair(by_id[i]).training_pair() for i in SMALL]
+
+
+XLING = ROOT / "tests" / "data" / "xling"
+
+
+@pytest.fixture(scope="session")
+def xling_aligned(tmp_path_factory):
+    """(matches, aligned) files of the German-French articles of tests/data/xling: match-docs, then
+    align-xling on its matches, as a user runs them (shared by the cross-lingual and stats tests)."""
+    from spacy_simalign.__main__ import main
+
+    folder = tmp_path_factory.mktemp("xling")
+    matches, aligned = folder / "matches.jsonl", folder / "aligned.jsonl"
+    de, fr = str(XLING / "de.jsonl"), str(XLING / "fr.jsonl")
+    assert main(["match-docs", de, fr, str(matches), "--window-days", "3"]) == 0
+    assert main(["align-xling", str(matches), str(aligned), "--source", de, "--target", fr]) == 0
+    return matches, aligned

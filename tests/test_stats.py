@@ -55,26 +55,8 @@ def test_corpus_correlation_with_document_similarity():
     assert math.isnan(corr["position_kendall"]["pearson"])  # constant 1.0
 
 
-def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys):
-    aligned = tmp_path / "a.jsonl"
-    matches = tmp_path / "m.jsonl"
-    assert (
-        main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
-    )
-    assert (
-        main(
-            [
-                "align-xling",
-                str(matches),
-                str(aligned),
-                "--source",
-                str(XLING / "de.jsonl"),
-                "--target",
-                str(XLING / "fr.jsonl"),
-            ]
-        )
-        == 0
-    )
+def test_stats_command_on_an_aligned_german_french_corpus(tmp_path, capsys, xling_aligned):
+    _, aligned = xling_aligned
     png, per_pair = tmp_path / "h.png", tmp_path / "p.jsonl"
     capsys.readouterr()
     assert main(["stats", str(aligned), "--histogram", str(png), "--per-pair", str(per_pair), "--json"]) == 0

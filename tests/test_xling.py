@@ -37,26 +37,8 @@ def _gold_sentence_links():
 
 
 @pytest.fixture(scope="module")
-def matched(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("xling")
-    matches, aligned = folder / "matches.jsonl", folder / "aligned.jsonl"
-    assert (
-        main(["match-docs", str(XLING / "de.jsonl"), str(XLING / "fr.jsonl"), str(matches), "--window-days", "3"]) == 0
-    )
-    assert (
-        main(
-            [
-                "align-xling",
-                str(matches),
-                str(aligned),
-                "--source",
-                str(XLING / "de.jsonl"),
-                "--target",
-                str(XLING / "fr.jsonl"),
-            ]
-        )
-        == 0
-    )
+def matched(xling_aligned):
+    matches, aligned = xling_aligned
     return _lines(matches), _lines(aligned)
 
 
