@@ -241,7 +241,7 @@ def run_case(argv, setup):
 
 def review_cases():
     """(request, HTTP status, message) against a real review server on a free port."""
-    from spacy_simalign.review import ReviewServer
+    from spacy_simalign.review.app import ReviewServer
 
     out = []
     with tempfile.TemporaryDirectory(prefix="hostile-review-") as tmp:

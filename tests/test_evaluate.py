@@ -97,7 +97,7 @@ GOLD_DEFECTS = {
 @pytest.mark.parametrize("reader", ["align", "evaluate", "review"])
 def test_one_bead_rule_for_gold_in_align_evaluate_and_review(tmp_path, capsys, deplain_pairs, reader, defect):
     """The same bad gold bead is refused with the same message whichever command reads it."""
-    from spacy_simalign.review import create_app
+    from spacy_simalign.review.app import create_app
 
     obj = json.loads(json.dumps(deplain_pairs[0]))
     bead, message = GOLD_DEFECTS[defect]

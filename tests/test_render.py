@@ -269,7 +269,7 @@ def test_an_alignment_file_for_some_pairs_renders_them_all(deplain_pairs, tmp_pa
 
 
 def test_review_with_an_alignment_file_for_some_pairs(deplain_pairs, tmp_path):
-    from spacy_simalign.review import create_app
+    from spacy_simalign.review.app import create_app
 
     objs = [json.loads(json.dumps(o)) for o in deplain_pairs[:3]]
     del objs[2]["gold"]

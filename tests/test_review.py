@@ -10,7 +10,8 @@ from conftest import DEPLAIN_PAIRS
 
 from spacy_simalign.formats import jsonl
 from spacy_simalign.formats.pairs import read_pairs
-from spacy_simalign.review import Conflict, PairStore, create_app
+from spacy_simalign.review.app import create_app
+from spacy_simalign.review.store import Conflict, PairStore
 from spacy_simalign.structures import Side
 
 

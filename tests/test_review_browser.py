@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from spacy_simalign.review import ReviewServer
+from spacy_simalign.review.app import ReviewServer
 from spacy_simalign.review.render import render
 
 pytestmark = pytest.mark.browser

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from conftest import DEPLAIN_PAIRS
 
-from spacy_simalign.review import ReviewServer, create_app
+from spacy_simalign.review.app import ReviewServer, create_app
 
 MAX_BODY = 2 * 1024 * 1024  # the limit the README states
 

@@ -32,7 +32,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    from ..review import ReviewServer
+    from ..review.app import ReviewServer
 
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535, got {args.port}")
