@@ -13,7 +13,9 @@ import numpy as np
 
 from ..registry import aligner_registry
 from ..similarity.backends import massalign_model
+from ..similarity.scores import pair_scores
 from ..structures import ParagraphLink, Side
+from .best_match import best_matches
 
 # ---------------------------------------------------------------------------------------
 # The vicinity-driven walk (MASSAlign)
@@ -288,14 +290,14 @@ def vicinity_paragraph_alignment(
 
 def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity, threshold: float) -> List[ParagraphLink]:
     """Each simple paragraph to its most similar complex paragraph (cosine of the joined texts)
-    if at least `threshold`; pairs sharing a paragraph are merged."""
-    sim = paragraph_matrix(complex, simple, similarity)
-    pairs = {}
-    for s in range(sim.shape[1]):
-        if sim.shape[0]:
-            c = int(np.argmax(sim[:, s]))
-            if sim[c, s] >= threshold:
-                pairs[(c, s)] = float(sim[c, s])
+    if at least `threshold`; pairs sharing a paragraph are merged. The similarities are read in
+    blocks (best_match.py): the memory of one block, however many paragraphs."""
+    if similarity is None:
+        similarity = massalign_model(complex, simple)
+    texts = complex.paragraph_texts(), simple.paragraph_texts()
+    scores = pair_scores(similarity, *texts, complex.lang, simple.lang)
+    found = best_matches(scores, range(len(texts[0])), range(len(texts[1])), threshold, False, np.float64)
+    pairs = {(c, s): score for c, s, score in found}
     return group_pairs(pairs, pairs)
 
 
