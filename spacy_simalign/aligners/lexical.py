@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..ranges import COSINE, UNIT, ranges
 from ..registry import aligner_registry
 from ..similarity.backends import MassalignTfidf, massalign_model
 from ..similarity.scores import pair_scores
@@ -311,6 +312,7 @@ def _massalign(complex, simple, similarity=None, paragraph_links=None, **setting
 
 
 @aligner_registry("spacy-simalign.MASSAlign.v1")
+@ranges(acceptable_similarity=COSINE, slack=UNIT, paragraph_similarity=COSINE)
 def make_massalign(
     similarity=None,
     acceptable_similarity: float = 0.2,
@@ -358,6 +360,7 @@ class TfidfAligner(LexicalAligner):
 
 
 @aligner_registry("spacy-simalign.Tfidf.v1")
+@ranges(threshold=COSINE, paragraph_threshold=COSINE)
 def make_tfidf_aligner(
     similarity=None,
     threshold: float = 0.3,

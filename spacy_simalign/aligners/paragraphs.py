@@ -11,6 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..ranges import COSINE, UNIT, ranges
 from ..registry import aligner_registry
 from ..similarity.backends import massalign_model
 from ..similarity.scores import pair_scores
@@ -326,6 +327,7 @@ def default_word_tfidf(similarity):
 
 
 @aligner_registry("spacy-simalign.JiangParagraphs.v1")
+@ranges(tau1=COSINE, tau2=UNIT, tau3=COSINE, tau4=COSINE, tau5=UNIT)
 def make_jiang_paragraphs(
     similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9, tau4: float = 0.5, tau5: float = 0.2
 ) -> ParagraphFunction:
@@ -341,6 +343,7 @@ def make_jiang_paragraphs(
 
 
 @aligner_registry("spacy-simalign.JiangWikiParagraphs.v1")
+@ranges(tau1=COSINE, tau2=COSINE)
 def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.8) -> ParagraphFunction:
     """Jiang et al. (2020) Algorithms 3+4 (Wikipedia); default similarity word TF-IDF. tau1: the
     avg-of-max similarity of the best complex paragraph; tau2: the sentence-pair similarity that
@@ -349,6 +352,7 @@ def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float =
 
 
 @aligner_registry("spacy-simalign.MASSAlignParagraphs.v1")
+@ranges(acceptable_similarity=COSINE, slack=UNIT)
 def make_massalign_paragraphs(
     similarity=None, acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA, slack: float = MASSALIGN_SLACK
 ) -> ParagraphFunction:
@@ -359,6 +363,7 @@ def make_massalign_paragraphs(
 
 
 @aligner_registry("spacy-simalign.TfidfParagraphs.v1")
+@ranges(threshold=COSINE)
 def make_tfidf_paragraphs(similarity=None, threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> ParagraphFunction:
     """Each simple paragraph to its most similar complex paragraph (>= threshold); default word TF-IDF."""
     return ParagraphFunction(tfidf_paragraph_alignment, default_word_tfidf(similarity), threshold=threshold)

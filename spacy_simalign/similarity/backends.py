@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import caches
 from ..limits import capped
+from ..ranges import AT_LEAST_0, AT_LEAST_1, ranges
 from ..registry import similarity_registry
 from ..structures import Side
 from ..tokens import words
@@ -341,12 +342,14 @@ class MassalignSimilarity(SimilarityBackend):
 
 
 @similarity_registry("spacy-simalign.TfidfSimilarity.v1")
+@ranges(ngram=AT_LEAST_1)
 def make_tfidf_similarity(analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False) -> SimilarityBackend:
     """Cosine of TF-IDF vectors of word n-grams (analyzer "word") or character n-grams ("char")."""
     return TfidfSimilarity(analyzer, ngram, sublinear_tf)
 
 
 @similarity_registry("spacy-simalign.CharNgramSimilarity.v1")
+@ranges(n=AT_LEAST_1)
 def make_c3g_similarity(n: int = 3) -> SimilarityBackend:
     """CATS' C3G: cosine of character n-gram TF-IDF vectors."""
     return TfidfSimilarity("char", n)
@@ -364,6 +367,7 @@ def make_massalign_similarity(stop_words: bool = True) -> SimilarityBackend:
 
 
 @similarity_registry("spacy-simalign.USESimilarity.v1")
+@ranges(threads=AT_LEAST_0)
 def make_use_similarity(threads: int = 0) -> SimilarityBackend:
     """Multilingual USE; shared per process (caches): the model weights and the sentence
     cache are loaded once however many components ask."""
