@@ -181,6 +181,39 @@ CASES = [
 ]
 
 
+def config(body: str):
+    """A setup writing bad.cfg, an [aligner] config of `body`."""
+    return lambda f: write(f, "bad.cfg", ("[aligner]\n" + body).encode("utf-8"))
+
+
+# issue 25, helper B: configs out of range, terminal escapes
+CASES_25B = [
+    (
+        "CRF `top_k = -3` in a config",
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config('@simalign_aligners = "spacy-simalign.CRFAligner.v2"\ntop_k = -3\n'),
+    ),
+    (
+        "`threshold = NaN` in a config",
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config('@simalign_aligners = "spacy-simalign.Tfidf.v1"\nthreshold = NaN\n'),
+    ),
+    (
+        "`[aligner.similarity]` naming an aligner",
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config(
+            '@simalign_aligners = "spacy-simalign.Tfidf.v1"\n\n[aligner.similarity]\n'
+            '@simalign_aligners = "spacy-simalign.CATS.v1"\n'
+        ),
+    ),
+    (
+        "a duplicate id holding `ESC]0;...BEL`",
+        ["align", "bad.jsonl", "out.jsonl", "--method", "tfidf"],
+        lambda f: write(f, "bad.jsonl", pair("evil\x1b]0;pwned\x07") * 2),
+    ),
+]
+
+
 def listing(folder: Path):
     return {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
 
@@ -285,7 +318,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     print("| input | command | exit | message (stderr) | left behind |")
     print("|---|---|---|---|---|")
-    for what, argv_, setup in CASES:
+    for what, argv_, setup in CASES + CASES_25B:
         if args.only in what:
             code, message, rest = run_case(argv_, setup)
             message = message.replace("|", "\\|")

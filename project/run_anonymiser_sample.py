@@ -1,5 +1,6 @@
 """What the simalign_anonymiser catches on the hand-annotated samples in
-tests/data/anonymisation/ (one per language), patterns only or with a trained NER where one
+tests/data/anonymisation/ (one per language, and categories.jsonl: e-mail, web addresses,
+international phone numbers, IBANs, health, party membership), patterns only or with a trained NER where one
 is installed; and how many published Amsterdam texts (already anonymised) it would change.
 
     .venv/bin/python -m spacy project run corpus-anonymiser
@@ -16,7 +17,9 @@ from spacy_simalign.corpus.anonymise import (
     TRAINED_PIPELINES,
     anonymise_rows,
     anonymiser_pipeline,
+    category_recall,
     evaluate_sample,
+    format_category_recall,
     format_evaluation,
 )
 from spacy_simalign.corpus.pairs import read_amsterdam_csv
@@ -42,6 +45,11 @@ def main(argv=None) -> int:
             print(format_evaluation(evaluate_sample(anonymiser_pipeline(lang, installed[0]), str(sample))))
         else:
             print(f"[{lang}] no trained pipeline installed ({', '.join(TRAINED_PIPELINES[lang])}): NER not measured")
+
+    pipelines = {lang: anonymiser_pipeline(lang, use_ner=False) for lang in ("de", "nl", "fr", "en")}
+    counts = category_recall(str(ROOT / "tests" / "data" / "anonymisation" / "categories.jsonl"), pipelines)
+    print("\ncontact data and special categories (categories.jsonl), patterns only: recall (caught/lines)\n")
+    print(format_category_recall(counts))
 
     rows = read_amsterdam_csv(str(Path(args.data) / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
     out = anonymise_rows(rows, "nl", anonymiser_pipeline("nl", use_ner=False))

@@ -15,6 +15,7 @@ from typing import List, Optional
 from . import commands
 from .errors import InputError, Terminated
 from .outputs import check_paths
+from .terminal import safe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +45,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             check_paths(args._paths(args))
         return int(args._run(args) or 0)
     except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {safe(str(err), newlines=False)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -133,3 +133,28 @@ def test_anonymise_command(tmp_path, capsys):
     assert back[0].complex == "Bel [NUMBER]." and back[0].simple == "Bel ons."
     assert main(["anonymise", str(tmp_path / "missing.csv"), str(tmp_path / "x.csv"), "--lang", "nl"]) == 2
     assert "missing.csv" in capsys.readouterr().err
+
+
+def test_contact_data_and_special_categories_issue_25():
+    """Issue 25 item 9: e-mail and web addresses are replaced; a health condition or a party
+    membership said of someone blanks the sentence, a party in the news does not."""
+    de = anonymiser_pipeline("de", use_ner=False)
+    assert de("Schreiben Sie an thomas.mueller@example.de oder Herrn Thomas Müller.")._.anonymised == (
+        "Schreiben Sie an [EMAIL] oder Herrn [NAME]."
+    )
+    assert de("Mehr unter https://www.example.de/kontakt.")._.anonymised == "Mehr unter [URL]."
+    assert de("Herr Kaya ist HIV-positiv.")._.anonymised == SENSITIVE_TEXT
+    assert de("Frau Brandt ist seit 2010 Mitglied der SPD.")._.anonymised == SENSITIVE_TEXT
+    assert de("Die SPD hat die Wahl gewonnen.")._.anonymised == "Die SPD hat die Wahl gewonnen."
+
+
+def test_category_sample_recall():
+    """The written category sample (categories.jsonl): the figures docs/corpus-building.md quotes."""
+    from spacy_simalign.corpus.anonymise import category_recall
+
+    pipelines = {lang: anonymiser_pipeline(lang, use_ner=False) for lang in ("de", "nl", "fr", "en")}
+    counts = category_recall(str(SAMPLES / "categories.jsonl"), pipelines)
+    assert set(counts) == {"email", "url", "phone", "iban", "health", "politics", "none"}
+    caught = sum(c for by_lang in counts.values() for c, _ in by_lang.values())
+    assert caught >= 103  # of 108 lines, as measured
+    assert all(counts[c][lang] == [4, 4] for c in ("email", "url", "phone") for lang in ("de", "nl", "fr", "en"))

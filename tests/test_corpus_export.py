@@ -14,7 +14,7 @@ from spacy_simalign.corpus.export import (
     read_rows,
     rows_from_alignment_file,
 )
-from spacy_simalign.corpus.pairs import read_amsterdam_csv
+from spacy_simalign.corpus.pairs import SentencePair, read_amsterdam_csv
 from spacy_simalign.errors import InputError
 
 
@@ -38,7 +38,7 @@ def test_round_trips_on_published_rows(tmp_path, amsterdam_rows):
     assert texts(read_amsterdam_csv(str(tmp_path / "pairs.csv"))) == texts(amsterdam_rows)
     assert texts(read_rows(str(tmp_path / "pairs.jsonl"))) == texts(amsterdam_rows)
     with open(tmp_path / "pairs.tsv", encoding="utf-8", newline="") as handle:
-        tsv = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\"))
+        tsv = list(csv.DictReader(handle, delimiter="\t"))
     assert [(r["Document ID"], r["Complex"], r["Simple"]) for r in tsv] == texts(amsterdam_rows)
 
 
@@ -166,3 +166,24 @@ def test_raw_text_pairs_are_segmented_as_the_aligner_segments_them(tmp_path):
     bare.write_text(json.dumps({"id": record["id"], "alignments": record["alignments"]}) + "\n", encoding="utf-8")
     rows = rows_from_alignment_file(str(pairs), str(bare))
     assert [(r.complex, r.simple) for r in rows] == expected
+
+
+def test_formula_cells_tsv_texts_and_card_language_issue_25(tmp_path, deplain_pairs):
+    """Issue 25 item 10: a cell that starts like a formula gets a leading ' in CSV and TSV (OWASP);
+    TSV gives back the texts of JSONL and CSV (quotes, tabs, newlines); the card's language is the data's."""
+    rows = [
+        SentencePair("d1", '=HYPERLINK("http://x.example","klick")', "+1 ist mehr"),
+        SentencePair("d1", "-Minus und @Leute", 'Er sagt: "Hallo"\tund\nTschüss.'),
+    ]
+    export_corpus(rows, str(tmp_path), ["jsonl", "csv", "tsv"], CardInfo())
+    safe = [("d1", "'" + r.complex, r.simple if not r.simple.startswith("+") else "'" + r.simple) for r in rows]
+    assert texts(read_amsterdam_csv(str(tmp_path / "pairs.csv"))) == safe
+    with open(tmp_path / "pairs.tsv", encoding="utf-8", newline="") as handle:
+        tsv = list(csv.DictReader(handle, delimiter="\t"))
+    assert [(r["Document ID"], r["Complex"], r["Simple"]) for r in tsv] == safe
+    assert texts(read_rows(str(tmp_path / "pairs.jsonl"))) == texts(rows)  # JSONL keeps the text as it is
+
+    pair = dict(deplain_pairs[0], lang="en")
+    pairs, align = write_gold_alignments(tmp_path, [pair])
+    assert main(["export", str(tmp_path / "en"), "--pairs", str(pairs), "--alignments", str(align)]) == 0
+    assert "language:\n- en\n" in (tmp_path / "en" / "README.md").read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ from typing import List, Tuple
 
 import numpy as np
 
+from ..ranges import Range, ranges
 from ..registry import aligner_registry
 from ..structures import Bead, Side
 from .protocol import SentenceAlignerBase
@@ -48,6 +49,7 @@ class IntersectionAligner(SentenceAlignerBase):
 
 
 @aligner_registry("spacy-simalign.XlingIntersection.v1")
+@ranges(threshold=Range(-100, 100))  # a cosine x 100
 def make_intersection_aligner(similarity=None, threshold: float = 40.0) -> IntersectionAligner:
     """20min-XD: 1:1 beads of mutually most similar sentences whose cosine x100 reaches
     `threshold` (40: the best link F1 of this method with USE on DEplain-web dev, flat over

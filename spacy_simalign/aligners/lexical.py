@@ -11,9 +11,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..ranges import COSINE, UNIT, ranges
 from ..registry import aligner_registry
 from ..similarity.backends import MassalignTfidf, massalign_model
+from ..similarity.scores import pair_scores
 from ..structures import Bead, ParagraphLink, Side
+from .best_match import best_matches
 from .paragraphs import (
     MASSALIGN_PARAGRAPH_ALPHA,
     MASSALIGN_SLACK,
@@ -157,29 +160,6 @@ def cats_align(
 # TF-IDF best match (Amsterdam municipal corpus)
 
 
-def best_matches(
-    sim: np.ndarray, rows: Sequence[int], cols: Sequence[int], threshold: float, both_directions: bool
-) -> List[Tuple[int, int, float]]:
-    """(row, column, similarity) of each column's most similar row (the first on ties) that
-    reaches `threshold`, then with `both_directions` each row's most similar column: in that
-    order, a pair found both ways twice."""
-    out: List[Tuple[int, int, float]] = []
-    if not len(rows) or not len(cols):
-        return out
-    for c in cols:
-        values = sim[rows, c]
-        k = int(np.argmax(values))
-        if values[k] >= threshold:
-            out.append((rows[k], c, float(values[k])))
-    if both_directions:
-        for r in rows:
-            values = sim[r, cols]
-            k = int(np.argmax(values))
-            if values[k] >= threshold:
-                out.append((r, cols[k], float(values[k])))
-    return out
-
-
 def tfidf_paragraph_links(
     complex: Side, simple: Side, similarity, threshold: float, both_directions: bool
 ) -> List[ParagraphLink]:
@@ -188,10 +168,11 @@ def tfidf_paragraph_links(
     (the Amsterdam corpus's candidates: a link found both ways is there twice)."""
     if not both_directions:
         return tfidf_paragraph_alignment(complex, simple, similarity, threshold)
-    sim = np.asarray(similarity.matrix(complex.paragraph_texts(), simple.paragraph_texts(), complex.lang, simple.lang))
+    texts = complex.paragraph_texts(), simple.paragraph_texts()
+    scores = pair_scores(similarity, *texts, complex.lang, simple.lang)
     return [
         ParagraphLink((c,), (s,), clip(score))
-        for c, s, score in best_matches(sim, range(sim.shape[0]), range(sim.shape[1]), threshold, True)
+        for c, s, score in best_matches(scores, range(len(texts[0])), range(len(texts[1])), threshold, True)
     ]
 
 
@@ -218,11 +199,11 @@ def tfidf_align(
         return []
     if paragraph_links is None and use_paragraphs:
         paragraph_links = tfidf_paragraph_links(complex, simple, similarity, paragraph_threshold, both_directions)
-    sim = np.asarray(similarity.matrix(complex.sentences, simple.sentences, complex.lang, simple.lang))
+    scores = pair_scores(similarity, complex.sentences, simple.sentences, complex.lang, simple.lang)
     found = [
         match
         for cs, ss in blocks(complex, simple, paragraph_links)
-        for match in best_matches(sim, cs, ss, threshold, both_directions)
+        for match in best_matches(scores, cs, ss, threshold, both_directions)
     ]
     if not group:
         return [Bead((c,), (s,), clip(score)) for c, s, score in found]
@@ -331,6 +312,7 @@ def _massalign(complex, simple, similarity=None, paragraph_links=None, **setting
 
 
 @aligner_registry("spacy-simalign.MASSAlign.v1")
+@ranges(acceptable_similarity=COSINE, slack=UNIT, paragraph_similarity=COSINE)
 def make_massalign(
     similarity=None,
     acceptable_similarity: float = 0.2,
@@ -378,6 +360,7 @@ class TfidfAligner(LexicalAligner):
 
 
 @aligner_registry("spacy-simalign.Tfidf.v1")
+@ranges(threshold=COSINE, paragraph_threshold=COSINE)
 def make_tfidf_aligner(
     similarity=None,
     threshold: float = 0.3,

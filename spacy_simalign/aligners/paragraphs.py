@@ -11,9 +11,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..ranges import COSINE, UNIT, ranges
 from ..registry import aligner_registry
 from ..similarity.backends import massalign_model
+from ..similarity.scores import pair_scores
 from ..structures import ParagraphLink, Side
+from .best_match import best_matches
 
 # ---------------------------------------------------------------------------------------
 # The vicinity-driven walk (MASSAlign)
@@ -288,14 +291,14 @@ def vicinity_paragraph_alignment(
 
 def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity, threshold: float) -> List[ParagraphLink]:
     """Each simple paragraph to its most similar complex paragraph (cosine of the joined texts)
-    if at least `threshold`; pairs sharing a paragraph are merged."""
-    sim = paragraph_matrix(complex, simple, similarity)
-    pairs = {}
-    for s in range(sim.shape[1]):
-        if sim.shape[0]:
-            c = int(np.argmax(sim[:, s]))
-            if sim[c, s] >= threshold:
-                pairs[(c, s)] = float(sim[c, s])
+    if at least `threshold`; pairs sharing a paragraph are merged. The similarities are read in
+    blocks (best_match.py): the memory of one block, however many paragraphs."""
+    if similarity is None:
+        similarity = massalign_model(complex, simple)
+    texts = complex.paragraph_texts(), simple.paragraph_texts()
+    scores = pair_scores(similarity, *texts, complex.lang, simple.lang)
+    found = best_matches(scores, range(len(texts[0])), range(len(texts[1])), threshold, False, np.float64)
+    pairs = {(c, s): score for c, s, score in found}
     return group_pairs(pairs, pairs)
 
 
@@ -324,6 +327,7 @@ def default_word_tfidf(similarity):
 
 
 @aligner_registry("spacy-simalign.JiangParagraphs.v1")
+@ranges(tau1=COSINE, tau2=UNIT, tau3=COSINE, tau4=COSINE, tau5=UNIT)
 def make_jiang_paragraphs(
     similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9, tau4: float = 0.5, tau5: float = 0.2
 ) -> ParagraphFunction:
@@ -339,6 +343,7 @@ def make_jiang_paragraphs(
 
 
 @aligner_registry("spacy-simalign.JiangWikiParagraphs.v1")
+@ranges(tau1=COSINE, tau2=COSINE)
 def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float = 0.8) -> ParagraphFunction:
     """Jiang et al. (2020) Algorithms 3+4 (Wikipedia); default similarity word TF-IDF. tau1: the
     avg-of-max similarity of the best complex paragraph; tau2: the sentence-pair similarity that
@@ -347,6 +352,7 @@ def make_jiang_wiki_paragraphs(similarity=None, tau1: float = 0.1, tau2: float =
 
 
 @aligner_registry("spacy-simalign.MASSAlignParagraphs.v1")
+@ranges(acceptable_similarity=COSINE, slack=UNIT)
 def make_massalign_paragraphs(
     similarity=None, acceptable_similarity: float = MASSALIGN_PARAGRAPH_ALPHA, slack: float = MASSALIGN_SLACK
 ) -> ParagraphFunction:
@@ -357,6 +363,7 @@ def make_massalign_paragraphs(
 
 
 @aligner_registry("spacy-simalign.TfidfParagraphs.v1")
+@ranges(threshold=COSINE)
 def make_tfidf_paragraphs(similarity=None, threshold: float = TFIDF_PARAGRAPH_THRESHOLD) -> ParagraphFunction:
     """Each simple paragraph to its most similar complex paragraph (>= threshold); default word TF-IDF."""
     return ParagraphFunction(tfidf_paragraph_alignment, default_word_tfidf(similarity), threshold=threshold)

@@ -2,7 +2,16 @@
 aligned corpus as JSONL, CSV, TSV and (with the `datasets` extra) a Hugging Face folder,
 with a data card."""
 
-from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, read_rows, rows_from_alignment_file
+from ..corpus.export import (
+    FORMATS,
+    CardInfo,
+    export_corpus,
+    export_files,
+    pair_languages,
+    read_rows,
+    row_languages,
+    rows_from_alignment_file,
+)
 from ..errors import InputError
 from ..outputs import Paths
 
@@ -21,7 +30,9 @@ def add_arguments(parser):
     parser.add_argument("--formats", default="jsonl,csv,tsv", help=f"comma-separated, of {', '.join(FORMATS)}")
     parser.add_argument("--name", default="simplification-corpus")
     parser.add_argument("--license", default="unknown")
-    parser.add_argument("--lang", default="de", help="language(s) for the card, comma-separated")
+    parser.add_argument(
+        "--lang", default=None, help="language(s) for the card, comma-separated (default: those of the data)"
+    )
     parser.add_argument("--aligned-with", default=None, help="how the pairs were aligned (card text)")
 
 
@@ -37,17 +48,21 @@ def paths(args) -> Paths:
 def run(args) -> int:
     if args.rows:
         rows = read_rows(args.rows)
-        source = args.rows
+        source, langs = args.rows, row_languages(rows)
     elif args.pairs and args.alignments:
         rows = rows_from_alignment_file(args.pairs, args.alignments, args.split_simple)
-        source = f"{args.pairs} aligned in {args.alignments}"
+        source, langs = f"{args.pairs} aligned in {args.alignments}", pair_languages(args.pairs)
     else:
         raise InputError("give --rows FILE, or --pairs FILE and --alignments FILE")
+    if args.lang:
+        langs = [x.strip() for x in args.lang.split(",") if x.strip()]
+    if not langs:
+        raise InputError("the rows do not say their language: give it with --lang (e.g. --lang nl)", args.rows)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     info = CardInfo(
         args.name,
         args.license,
-        [x.strip() for x in args.lang.split(",")],
+        langs,
         args.aligned_with or "not stated by the exporter",
         source,
     )

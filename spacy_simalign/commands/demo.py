@@ -8,6 +8,7 @@ from typing import List
 
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, method_config
 from ..formats.pairs import read_pairs
+from ..terminal import safe
 
 NAME = "demo"
 HELP = "Align the bundled example pair (no download) and print the aligned sentences side by side."
@@ -21,8 +22,9 @@ def add_arguments(parser):
 
 
 def side_by_side(left: str, right: str, width: int, middle: str) -> List[str]:
+    """Two texts wrapped in two columns, control characters escaped (terminal.safe)."""
     col = (width - len(middle)) // 2
-    a, b = textwrap.wrap(left, col) or [""], textwrap.wrap(right, col) or [""]
+    a, b = textwrap.wrap(safe(left), col) or [""], textwrap.wrap(safe(right), col) or [""]
     rows = max(len(a), len(b))
     a += [""] * (rows - len(a))
     b += [""] * (rows - len(b))
@@ -60,7 +62,7 @@ def run(args) -> int:
     doc = nlp(pair_from_record(nlp, record))
     c, s = side_of(doc, "complex"), side_of(doc, "simple")
     print(
-        f"{record.id} ({record.lang}): {len(c)} complex, {len(s)} simple sentences, "
+        f"{safe(record.id, newlines=False)} ({record.lang}): {len(c)} complex, {len(s)} simple sentences, "
         f"{len(doc._.beads)} beads, method {args.method}\n"
     )
     print(render_text(c.sentences, s.sentences, doc._.beads, width))

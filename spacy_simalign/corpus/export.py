@@ -46,24 +46,31 @@ def _extra_columns(rows: Sequence[SentencePair]) -> List[str]:
     return cols
 
 
+# a cell a spreadsheet would read as a formula (OWASP, CSV injection): = + - @, tab, carriage return
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A text cell starting like a formula gets a leading ' (OWASP's advice: the spreadsheet
+    shows the text, not a formula's result); numbers and other text are unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def delimited_text(rows: Sequence[SentencePair], delimiter: str = ",") -> str:
-    """CSV (or TSV) text with the Amsterdam columns `Document ID,Complex,Simple` first."""
+    """CSV (or TSV) text with the Amsterdam columns `Document ID,Complex,Simple` first. Both are
+    quoted the same way (a cell with the delimiter, a quote or a newline in double quotes, a quote
+    doubled), so a CSV reader gives back the texts of JSONL, but for the ' before a cell that
+    starts like a formula (spreadsheet_safe)."""
     buffer = io.StringIO()
     extra = _extra_columns(rows)
-    writer = csv.writer(
-        buffer,
-        delimiter=delimiter,
-        lineterminator="\n",
-        quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE,
-        escapechar=None if delimiter == "," else "\\",
-    )
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(list(CSV_COLUMNS) + extra)
     for row in rows:
         obj = row.to_json()
-        values = [row.doc_id, row.complex, row.simple]
-        if delimiter == "\t":
-            values = [str(v).replace("\t", " ").replace("\n", " ") for v in values]
-        writer.writerow(values + ["" if obj.get(c) is None else obj.get(c) for c in extra])
+        values = [row.doc_id, row.complex, row.simple] + ["" if obj.get(c) is None else obj.get(c) for c in extra]
+        writer.writerow([spreadsheet_safe(v) for v in values])
     return buffer.getvalue()
 
 
@@ -215,6 +222,19 @@ def export_corpus(
         handle.write(data_card(rows, info, [os.path.basename(p) for p in written]))
     written.append(card)
     return written
+
+
+def pair_languages(pairs_path: str) -> List[str]:
+    """The languages of a pair file's sides, in order of first use (the data card's)."""
+    langs: Dict[str, None] = {}
+    for record in read_pairs(pairs_path):
+        langs.update(dict.fromkeys((record.lang, record.lang_simple)))
+    return list(langs)
+
+
+def row_languages(rows: Sequence[SentencePair]) -> List[str]:
+    """The languages rows state (a `lang` column or key), in order of first use."""
+    return list(dict.fromkeys(str(r.extra["lang"]) for r in rows if r.extra.get("lang")))
 
 
 def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple: bool = False) -> List[SentencePair]:

@@ -1,7 +1,9 @@
 """`simalign_anonymiser`: the component that finds what to anonymise before a corpus is published,
 as the Amsterdam corpus was: names, organisations (except an allow-list of public bodies), street addresses with a
-house number and phone numbers become [NAME], [ORGANIZATION], [ADDRESS], [NUMBER];
-a sentence flagged as sensitive becomes `xxx xxx xxx`.
+house number, phone numbers, e-mail addresses and web addresses become [NAME], [ORGANIZATION], [ADDRESS],
+[NUMBER], [EMAIL], [URL]; a sentence flagged as sensitive becomes `xxx xxx xxx`: one naming a password,
+a personal ID or a bank account (IBAN), or a special category of personal data (GDPR art. 9) said of
+someone: a health condition ("HIV-positiv") or a party membership ("Mitglied der SPD").
 
 Patterns for de/nl/fr/en work on `spacy.blank(lang)`; entities that earlier components
 put in `doc.ents` (a trained NER, an EntityRuler) are used in addition. Found spans go in
@@ -18,7 +20,14 @@ from thinc.api import Config
 
 SPAN_KEY = "anonymised"
 SENSITIVE_TEXT = "xxx xxx xxx"
-PLACEHOLDERS = {"NAME": "[NAME]", "ORGANIZATION": "[ORGANIZATION]", "ADDRESS": "[ADDRESS]", "NUMBER": "[NUMBER]"}
+PLACEHOLDERS = {
+    "NAME": "[NAME]",
+    "ORGANIZATION": "[ORGANIZATION]",
+    "ADDRESS": "[ADDRESS]",
+    "NUMBER": "[NUMBER]",
+    "EMAIL": "[EMAIL]",
+    "URL": "[URL]",
+}
 NER_LABELS = {"PERSON": "NAME", "PER": "NAME", "ORG": "ORGANIZATION"}
 
 DEFAULT_CONFIG_STR = """
@@ -102,6 +111,48 @@ SENSITIVE = {
     "en": r"(?i:password|passcode|\bPIN\b|social security number|\bSSN\b)",
 }
 IBAN = r"\b[A-Z]{2}\d{2}\s?(?:[A-Z0-9]{4}\s?){3,7}[A-Z0-9]{1,4}\b"
+EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])")
+# with a scheme or www.; trailing punctuation of the sentence is not part of it
+URL = re.compile(r"(?<![\w@])(?:https?://|www\.)[^\s<>\"'«»]+?(?=[.,;:!?)\]'\"»]*(?:\s|$))")
+
+# special categories of personal data (GDPR art. 9) said of someone: the sentence is blanked.
+# health: a condition or diagnosis of a person; politics: membership of a party (a party named
+# in the news is no personal data, "member of" it is)
+_PARTIES = {
+    "de": r"SPD|CDU|CSU|FDP|AfD|Grünen|Grüne|Linken?|Linkspartei|BSW|ÖVP|FPÖ|SPÖ|NPD",
+    "nl": r"PvdA|VVD|CDA|D66|PVV|GroenLinks|SP|ChristenUnie|SGP|BBB|JA21|FvD|Forum voor Democratie|Partij voor de Dieren",
+    "fr": r"PS|LR|RN|LFI|Rassemblement national|Front national|Parti socialiste|Les Républicains|"
+    r"La France insoumise|Renaissance|EELV|PCF|Parti communiste",
+    "en": r"Labour|Conservatives?|Tory|Tories|Liberal Democrats|Lib Dems|SNP|Green Party|Reform UK|UKIP|"
+    r"Democratic Party|Republican Party|Democrats|Republicans",
+}
+_MEMBER = {
+    "de": r"(?i:mitglied|parteimitglied|mitgliedschaft|eingetreten|parteibuch|gehört\s+der)",
+    "nl": r"(?i:lid\s+van|partijlid|lidmaatschap|aangesloten\s+bij|lid\s+geworden)",
+    "fr": r"(?i:membre|adhérente?|militante?|encartée?|adhésion|carte\s+du)",
+    "en": r"(?i:member|membership|joined|card-carrying|belongs\s+to)",
+}
+SENSITIVE_CATEGORIES = {
+    "health": {
+        "de": r"(?i:hiv-positiv|hiv-infiziert|aids-krank|\w*krebs\w*\s+erkrankt|erkrankt\s+an|ist\s+an\s+[\w\s-]{2,40}"
+        r"erkrankt|leidet\s+an|diagnose|diagnostiziert|depressionen?\b|psychisch\s+krank|in\s+psychiatrischer|"
+        r"chemotherapie|dialyse|schwerbehindert|suchtkrank|alkoholkrank|drogenabhängig|schwanger)",
+        "nl": r"(?i:hiv-positief|seropositief|aids\b|lijdt\s+aan|ziek\s+van|diagnose|gediagnosticeerd|depressie|"
+        r"psychisch\s+ziek|psychiatrische|chemotherapie|chemo\b|dialyse|verslaafd|verslaving|zwanger|kanker\s+heeft|"
+        r"heeft\s+kanker|heeft\s+diabetes|heeft\s+aids)",
+        "fr": r"(?i:séropositi(?:f|ve)|vih\b|sida\b|atteinte?\s+d[e'’]|souffre\s+d[e'’]|diagnostiquée?|"
+        r"diagnostic\s+de|dépression|maladie\s+mentale|psychiatrique|chimiothérapie|dialyse|toxicomane|alcoolique|"
+        r"enceinte|cancer\s+d[ue]|a\s+un\s+cancer)",
+        "en": r"(?i:hiv-positive|hiv\s+positive|has\s+aids|suffers\s+from|diagnosed\s+with|diagnosis\s+of|"
+        r"depression|mental\s+illness|psychiatric|chemotherapy|dialysis|addicted|addiction|alcoholic|pregnant|"
+        r"has\s+cancer|has\s+diabetes)",
+    },
+    "politics": {
+        lang: rf"{_MEMBER[lang]}.{{0,60}}(?<!\w)(?:{_PARTIES[lang]})(?!\w)|(?<!\w)(?:{_PARTIES[lang]})(?!\w)"
+        rf"[-\s]?{_MEMBER[lang]}"
+        for lang in _PARTIES
+    },
+}
 
 
 def _digits(text: str) -> int:
@@ -112,6 +163,8 @@ def pattern_spans(text: str, lang: str) -> List[Tuple[int, int, str]]:
     """(start, end, label) character spans found by the language's patterns; no model needed.
     Phone candidates need 9 to 15 digits, so dates, times and short service numbers stay."""
     out: List[Tuple[int, int, str]] = []
+    for label, regex in (("EMAIL", EMAIL), ("URL", URL)):
+        out += [(m.start(), m.end(), label) for m in regex.finditer(text)]
     for regex in PHONE:
         for m in regex.finditer(text):
             if 9 <= _digits(m.group()) <= 15:
@@ -161,12 +214,21 @@ def _trim(text: str, start: int, end: int, label: str) -> Tuple[int, int, str]:
 
 def is_sensitive(text: str, lang: str, extra: Sequence[str] = ()) -> bool:
     """A sentence is sensitive when it names a password, personal ID, bank account (IBAN),
-    confidentiality, or matches one of the `extra` regular expressions."""
+    a special category of personal data (sensitive_category), or matches one of the `extra`
+    regular expressions."""
     if lang in SENSITIVE and re.search(SENSITIVE[lang], text):
         return True
-    if re.search(IBAN, text):
+    if re.search(IBAN, text) or sensitive_category(text, lang):
         return True
     return any(re.search(p, text) for p in extra)
+
+
+def sensitive_category(text: str, lang: str):
+    """The special category of personal data the sentence states ("health", "politics"), or None."""
+    for category, patterns in SENSITIVE_CATEGORIES.items():
+        if lang in patterns and re.search(patterns[lang], text):
+            return category
+    return None
 
 
 def _normalise(text: str) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import caches
 from ..limits import capped
+from ..ranges import AT_LEAST_0, AT_LEAST_1, ranges
 from ..registry import similarity_registry
 from ..structures import Side
 from ..tokens import words
@@ -32,6 +33,13 @@ class SimilarityBackend:
 
     def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
         raise NotImplementedError
+
+    def scores(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de"):
+        """The similarities of a x b, read in blocks (similarity.scores); a backend that can
+        compute a block alone overrides this to bound the memory of a large pair."""
+        from .scores import DenseScores
+
+        return DenseScores(self.matrix(a, b, lang_a, lang_b))
 
     def for_pair(self, complex_side, simple_side) -> "SimilarityBackend":
         """The backend to compare the texts of one document pair with (MASSAlign's model is
@@ -63,16 +71,20 @@ class TfidfSimilarity(SimilarityBackend):
             analyzer="char", ngram_range=(self.ngram, self.ngram), lowercase=True, sublinear_tf=self.sublinear_tf
         )
 
-    def matrix(self, a, b, lang_a="de", lang_b="de"):
+    def scores(self, a, b, lang_a="de", lang_b="de"):
+        """Blocks of the cosines, each a sparse product (memory: the vectors and one block)."""
+        from .scores import SparseCosineScores
+
         if not len(a) or not len(b):
-            return np.zeros((len(a), len(b)), dtype=np.float32)
-        vec = self.vectorizer()
+            return SparseCosineScores(None, None)
         try:
-            x = vec.fit_transform(list(a) + list(b))
+            x = self.vectorizer().fit_transform(list(a) + list(b))
         except ValueError:  # empty vocabulary: only punctuation or stop characters
-            return np.zeros((len(a), len(b)), dtype=np.float32)
-        sims = (x[: len(a)] @ x[len(a) :].T).toarray()
-        return np.clip(sims, 0.0, 1.0).astype(np.float32)
+            return SparseCosineScores(None, None)
+        return SparseCosineScores(x[: len(a)], x[len(a) :])
+
+    def matrix(self, a, b, lang_a="de", lang_b="de"):
+        return self.scores(a, b, lang_a, lang_b).block(range(len(a)), range(len(b)))
 
 
 class JaccardSimilarity(SimilarityBackend):
@@ -330,12 +342,14 @@ class MassalignSimilarity(SimilarityBackend):
 
 
 @similarity_registry("spacy-simalign.TfidfSimilarity.v1")
+@ranges(ngram=AT_LEAST_1)
 def make_tfidf_similarity(analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False) -> SimilarityBackend:
     """Cosine of TF-IDF vectors of word n-grams (analyzer "word") or character n-grams ("char")."""
     return TfidfSimilarity(analyzer, ngram, sublinear_tf)
 
 
 @similarity_registry("spacy-simalign.CharNgramSimilarity.v1")
+@ranges(n=AT_LEAST_1)
 def make_c3g_similarity(n: int = 3) -> SimilarityBackend:
     """CATS' C3G: cosine of character n-gram TF-IDF vectors."""
     return TfidfSimilarity("char", n)
@@ -353,6 +367,7 @@ def make_massalign_similarity(stop_words: bool = True) -> SimilarityBackend:
 
 
 @similarity_registry("spacy-simalign.USESimilarity.v1")
+@ranges(threads=AT_LEAST_0)
 def make_use_similarity(threads: int = 0) -> SimilarityBackend:
     """Multilingual USE; shared per process (caches): the model weights and the sentence
     cache are loaded once however many components ask."""

@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from ... import caches
 from ...errors import InputError
+from ...ranges import AT_LEAST_0, AT_LEAST_1, UNIT, ranges
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
@@ -409,7 +410,20 @@ def sub_config(value, kind):
     return value
 
 
+# the settings' ranges (ranges.py: checked on the config before the aligner is built)
+CRF_RANGES = {
+    **dict.fromkeys(
+        ("threshold", "split_fill", "link_floor", "bead_threshold", "bead_candidate_floor"), UNIT
+    ),  # probabilities
+    **dict.fromkeys(
+        ("top_k", "hidden", "bead_max_split", "bead_max_merge", "bead_max_block", "torch_threads"), AT_LEAST_1
+    ),
+    **dict.fromkeys(("top_k_lexical", "band", "neighbours", "identical_min_words"), AT_LEAST_0),
+}
+
+
 @aligner_registry("spacy-simalign.CRFAligner.v2")
+@ranges(**CRF_RANGES)
 def make_crf_aligner(
     weights: Optional[str] = SHIPPED,
     similarity=None,

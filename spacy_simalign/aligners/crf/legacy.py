@@ -5,13 +5,15 @@ weights bring) load and decode as they did. New configs name `spacy-simalign.CRF
 
 from typing import Optional
 
+from ...ranges import ranges
 from ...registry import aligner_registry
-from .aligner import SHIPPED, CRFAligner, make_crf_aligner
+from .aligner import CRF_RANGES, SHIPPED, CRFAligner, make_crf_aligner
 from .train import TrainingSettings
 from .translations import TranslationSettings
 
 
 @aligner_registry("spacy-simalign.CRFAligner.v1")
+@ranges(**CRF_RANGES)
 def make_crf_aligner_v1(
     weights: Optional[str] = SHIPPED,
     similarity=None,

@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from ...ranges import AT_LEAST_0, AT_LEAST_1, UNIT, Range, ranges
 from ...registry import aligner_registry
 from ...structures import TrainingPair
 from .beads import BEAD_C, BEAD_MAX_ITER
@@ -25,6 +26,19 @@ from .threads import torch_threads
 
 
 @dataclass
+@ranges(
+    epochs=AT_LEAST_1,
+    combination_epochs=AT_LEAST_1,
+    combination_max_iter=AT_LEAST_1,
+    bead_max_iter=AT_LEAST_1,
+    bead_folds=AT_LEAST_0,
+    learn_rate=Range(0),
+    encoder_learn_rate=Range(0),
+    combination_c=Range(0),
+    bead_c=Range(0),
+    cross_lingual_rate=UNIT,
+    combination_holdout=UNIT,
+)
 class TrainingSettings:
     """How the CRF learns, the [aligner.training] block of a CRF aligner's config; the same for
     `spacy train` and project/train_crf.py. The defaults are the shipped weights' recipe."""

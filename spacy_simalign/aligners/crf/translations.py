@@ -10,6 +10,7 @@ import inspect
 from dataclasses import dataclass, fields
 
 from ...errors import InputError
+from ...ranges import BY_NAME, Range, ranges
 from ...registry import aligner_registry
 from ...structures import Side
 from ..bead_dp import BeadDPAligner, make_bead_dp
@@ -19,6 +20,7 @@ _BEAD_DP = {name: p.default for name, p in inspect.signature(make_bead_dp).param
 
 
 @dataclass(frozen=True)
+@ranges(length_ratio=Range(1), **BY_NAME["spacy-simalign.BeadDP.v1"])
 class TranslationSettings:
     """mode: "bead-dp" (translations go to the bead decoder) or "crf" (the CRF aligns them too);
     length_ratio: the most the two sides' character counts may differ by, as a factor; the rest
