@@ -26,12 +26,13 @@ from ...ranges import AT_LEAST_0, AT_LEAST_1, UNIT, ranges
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
-from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
+from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, chosen_beads, decode_beads
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
 from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
+from .joined import JoinedText, rescored
 from .model import CRF
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
 from .translations import TranslationSettings
@@ -45,6 +46,8 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "encoder": "use",  # the sentence encoder a fresh model gets when none is given
     "combination_weights": None,  # the learned combination (combine.py); trained
     "bead_weights": None,  # the bead decoder's scorer (beads.py); None: beads are the link components
+    "bead_text_weights": None,  # its second stage over the joined text (joined.py); None: none
+    "bead_text_floor": None,  # the first-stage probability that stage gates at; trained with it
 }
 # model shape: loaded weights bring their own, a fresh model takes the config's
 SHAPE_SETTINGS = ("hidden", "emission", "cross_encoder_path")
@@ -57,6 +60,8 @@ LATER_SETTINGS = (
     "bead_max_split",
     "bead_max_merge",
     "bead_max_block",
+    "bead_text_floor",
+    "bead_text_weights",
 )
 
 
@@ -248,8 +253,17 @@ class CRFAligner(SentenceAlignerBase):
 
     def bead_stage(self, pair: PairInput, s2c, c2s) -> List[Bead]:
         """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
+        cfg = self.config
         ctx, base = self.bead_context(pair, s2c, c2s)
-        return decode_beads(ctx, self.config["bead_weights"], self.config["bead_threshold"], base)
+        if cfg.get("bead_text_weights") is None:
+            return decode_beads(ctx, cfg["bead_weights"], cfg["bead_threshold"], base)
+        floor = cfg["bead_text_floor"]
+        cands, prob = rescored(ctx, base, self.joined_text(pair), cfg["bead_weights"], cfg["bead_text_weights"], floor)
+        return chosen_beads(ctx, cands, prob, cfg["bead_threshold"], base)
+
+    def joined_text(self, pair: PairInput) -> JoinedText:
+        """The joined-text view of a pair for the bead decoder's second stage (joined.py)."""
+        return JoinedText(self.encoder, pair.s2c.tgt_texts, pair.s2c.src_texts, pair.langs)
 
     def decode(self, pair: PairInput):
         decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
@@ -301,7 +315,8 @@ class CRFAligner(SentenceAlignerBase):
         self._trainer = None
         if self.weights is not None:
             cfg, state = read_weights(self.weights)
-            self.config.update({k: v for k, v in cfg.items() if k in ("combination_weights", "bead_weights")})
+            trained = ("combination_weights", "bead_weights", "bead_text_weights", "bead_text_floor")
+            self.config.update({k: v for k, v in cfg.items() if k in trained})
             self._load_state(state)
             self.ready = True
             return

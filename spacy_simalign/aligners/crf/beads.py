@@ -294,9 +294,19 @@ def decode_beads(ctx: BeadContext, weights: Sequence[float], threshold: float, b
     """The monotone chain of candidates by logistic probability above `threshold`, plus the
     `base` (link-level) beads that overlap none of them."""
     cands = candidate_beads(ctx, base)
-    chosen: List[Bead] = []
+    prob = np.zeros(0)
     if len(cands):
         prob = 1.0 / (1.0 + np.exp(-(ctx.features(cands) @ np.asarray(weights, dtype=np.float64))))
+    return chosen_beads(ctx, cands, prob, threshold, base)
+
+
+def chosen_beads(
+    ctx: BeadContext, cands: np.ndarray, prob: np.ndarray, threshold: float, base: Sequence[Bead]
+) -> List[Bead]:
+    """The monotone chain of candidate blocks `cands` by probability `prob` above `threshold`,
+    plus the `base` beads that overlap none of them."""
+    chosen: List[Bead] = []
+    if len(cands):
         for k in monotone_chain(cands, prob - threshold):
             c0, c1, s0, s1 = (int(v) for v in cands[k])
             chosen.append(Bead(tuple(range(c0, c1 + 1)), tuple(range(s0, s1 + 1)), ctx.link_mean(c0, c1, s0, s1)))

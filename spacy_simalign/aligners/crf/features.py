@@ -98,6 +98,7 @@ class PairInput:
     c2s: DirectionInput
     n_complex: int
     n_simple: int
+    langs: Tuple[str, str]  # of the (complex, simple) side
 
     @property
     def cross_lingual(self) -> bool:
@@ -232,7 +233,7 @@ class PairFeaturizer:
         if gold_links is not None:
             s2c.gold = gold_mask(s2c.cand, [(s, c) for c, s in gold_links])
             c2s.gold = gold_mask(c2s.cand, list(gold_links))
-        return PairInput(s2c, c2s, nc, ns)
+        return PairInput(s2c, c2s, nc, ns, (complex_side.lang, simple_side.lang))
 
     def _direction(
         self,

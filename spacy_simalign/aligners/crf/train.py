@@ -7,7 +7,7 @@ held-out decodes). Before the steps, `prepare_aligner` fits the learned combinat
 directions on held-out documents and builds the fresh model. Deterministic for a given seed.
 
 The trainer takes the aligner it trains (anything with CRFAligner's model, config, featurize,
-decode, bead_context, build_model and fresh): this module does not import the aligner."""
+decode, bead_context, joined_text, build_model and fresh): this module does not import the aligner."""
 
 import random
 from dataclasses import dataclass
@@ -57,6 +57,8 @@ class TrainingSettings:
     # the combination's hold-out); below 2: no bead decoder
     bead_c: float = BEAD_C  # the bead scorer's logistic regression
     bead_max_iter: int = BEAD_MAX_ITER
+    bead_text_floor: float = 0.0  # above 0: also fit the bead decoder's second stage over the joined
+    # text of the candidates of first-stage probability at least this (joined.py); 0: none (shipped)
     seed: int = 0
 
 
@@ -246,6 +248,26 @@ def fit_bead_decoder(
     return fit_bead_scorer(xs, ys, settings.seed, settings.bead_c, settings.bead_max_iter)
 
 
+def fit_joined_stage(
+    aligner, decodes, pairs: Sequence[TrainingPair], settings: TrainingSettings
+) -> Optional[List[float]]:
+    """The bead decoder's second stage (joined.py) from the same held-out decodes, over the
+    candidates its first stage (the aligner's bead_weights) gates at settings.bead_text_floor."""
+    from .beads import fit_bead_scorer
+    from .joined import joined_examples
+
+    cfg = aligner.config
+    xs, ys = [], []
+    for i, x, (s2c, c2s) in decodes:
+        ctx, base = aligner.bead_context(x, s2c, c2s)
+        bx, by = joined_examples(
+            ctx, base, aligner.joined_text(x), cfg["bead_weights"], settings.bead_text_floor, pairs[i].gold
+        )
+        xs.append(bx)
+        ys.append(by)
+    return fit_bead_scorer(xs, ys, settings.seed, settings.bead_c, settings.bead_max_iter)
+
+
 def prepare_aligner(
     aligner,
     pairs: Sequence[TrainingPair],
@@ -258,7 +280,7 @@ def prepare_aligner(
     the bead decoder on those of bead_folds held-out folds (the combination's among them); then
     a fresh model. Returns the documents' features with gold when it computed them (`inputs`)."""
     config = aligner.config
-    config["bead_weights"] = None
+    config["bead_weights"] = config["bead_text_weights"] = config["bead_text_floor"] = None
     first_epochs = settings.combination_epochs
     if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
         if inputs is None:
@@ -284,9 +306,15 @@ def prepare_aligner(
         if log:
             log(f"combination weights: {np.round(weights, 3).tolist()}")
         if len(folds) > 1:
-            config["bead_weights"] = fit_bead_decoder(aligner, [d for fold in decodes for d in fold], pairs, settings)
+            held_out = [d for fold in decodes for d in fold]
+            config["bead_weights"] = fit_bead_decoder(aligner, held_out, pairs, settings)
             if log and config["bead_weights"] is not None:
                 log(f"bead decoder weights: {np.round(config['bead_weights'], 3).tolist()}")
+            if config["bead_weights"] is not None and settings.bead_text_floor > 0:
+                config["bead_text_weights"] = fit_joined_stage(aligner, held_out, pairs, settings)
+                config["bead_text_floor"] = settings.bead_text_floor
+                if log and config["bead_text_weights"] is not None:
+                    log(f"joined-text stage weights: {np.round(config['bead_text_weights'], 3).tolist()}")
     set_seed(settings.seed)
     aligner.model = aligner.build_model(config)
     aligner.model.eval()
