@@ -10,6 +10,7 @@ printed on stderr, and what it left in the folder.
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -181,6 +182,51 @@ CASES = [
 ]
 
 
+def cut_first_pair(folder: Path) -> None:
+    """Edit in.jsonl as issue 25 did: its first pair cut to one sentence a side (gold dropped)."""
+    lines = (folder / "in.jsonl").read_bytes().splitlines(keepends=True)
+    obj = json.loads(lines[0])
+    obj["complex"] = {"paragraphs": [[obj["complex"]["paragraphs"][0][0]]]}
+    obj["simple"] = {"paragraphs": [[obj["simple"]["paragraphs"][0][0]]]}
+    obj.pop("gold", None)
+    lines[0] = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+    (folder / "in.jsonl").write_bytes(b"".join(lines))
+
+
+def fill_disk(folder: Path) -> None:
+    """Mount a 2 MB tmpfs at folder/disk (root only) and fill it."""
+    disk = folder / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], check=True)
+    with open(disk / "filler", "wb") as filler:
+        os.posix_fallocate(filler.fileno(), 0, shutil.disk_usage(disk).free)
+
+
+# issue 25, helper A: pipes, edited inputs, links, full disks. A setup may be (prepare, after-the-first-run).
+TFIDF = ["--method", "tfidf"]
+CASES_25A = [
+    ("input from a pipe (`cat in.jsonl \\| ...`)", ["align", "/dev/stdin", "out.jsonl", *TFIDF], "pipe"),
+    (
+        "`--resume` after a pair of the input was edited",
+        ["align", "in.jsonl", "out.jsonl", *TFIDF, "--resume"],
+        "edited",
+    ),
+    (
+        "`--resume` on an output made with another `--method`",
+        ["align", "in.jsonl", "out.jsonl", "--method", "intersection", "--resume"],
+        "other-method",
+    ),
+    (
+        "output is a symbolic link to another file",
+        ["align", "in.jsonl", "link.jsonl", *TFIDF],
+        lambda f: (write(f, "target.jsonl", b"old\n"), (f / "link.jsonl").symlink_to("target.jsonl")),
+    ),
+    ("a full disk (a 2 MB tmpfs, filled)", ["align", "in.jsonl", "disk/out.jsonl", *TFIDF], "full-disk"),
+    ("a full disk, `render`", ["render", "in.jsonl", "disk/view.html"], "full-disk"),
+]
+CASES = CASES + CASES_25A
+
+
 def listing(folder: Path):
     return {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
 
@@ -206,6 +252,15 @@ def run_case(argv, setup):
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         if setup == "finished":
             subprocess.run(cmd[:-1], cwd=folder, env=env, capture_output=True, check=True)
+        elif setup in ("edited", "other-method"):
+            first = [sys.executable, "-m", "spacy_simalign", "align", "in.jsonl", "out.jsonl", *TFIDF]
+            subprocess.run(first, cwd=folder, env=env, capture_output=True, check=True)
+            if setup == "edited":
+                cut_first_pair(folder)
+        elif setup == "full-disk":
+            fill_disk(folder)
+        elif setup == "pipe":
+            pass  # in.jsonl goes to standard input
         elif setup == "sigterm":
             write(
                 folder,
@@ -230,13 +285,19 @@ def run_case(argv, setup):
             code = proc.returncode
             code = 128 - code if code < 0 else code
         else:
-            proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True)
-            code, err = proc.returncode, proc.stderr
+            stdin = (folder / "in.jsonl").read_bytes() if setup == "pipe" else None
+            proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, input=stdin)
+            code, err = proc.returncode, proc.stderr.decode("utf-8", "replace")
         lines = [line for line in err.strip().splitlines() if line]
-        shown = " / ".join(lines[:2]) if setup == "sigterm" else (lines[0] if lines else "")
+        shown = " / ".join(lines[:2]) if setup in ("sigterm", "edited") else (lines[0] if lines else "")
         if len(shown) > 170:
             shown = shown[:167] + "..."
-        return code, shown, left(before, listing(folder))
+        rest = left(before, listing(folder))
+        if setup == "full-disk":
+            disk = [p.name for p in (folder / "disk").iterdir() if p.name != "filler"]
+            rest = "nothing on the full disk" if not disk else "on the disk: " + ", ".join(sorted(disk))
+            subprocess.run(["umount", str(folder / "disk")], check=True)
+        return code, shown, rest
 
 
 def review_cases():
