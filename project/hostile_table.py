@@ -223,7 +223,37 @@ CASES_25A = [
     ),
     ("a full disk (a 2 MB tmpfs, filled)", ["align", "in.jsonl", "disk/out.jsonl", *TFIDF], "full-disk"),
     ("a full disk, `render`", ["render", "in.jsonl", "disk/view.html"], "full-disk"),
+    (
+        "SIGKILL of `--n-process 2`",
+        ["align", "many.jsonl", "out.jsonl", *TFIDF, "--n-process", "2", "--batch-size", "1"],
+        "sigkill-workers",
+    ),
 ]
+
+
+def running(pid: int) -> bool:
+    """A live process (not a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def kill_and_count_workers(proc, partial: Path) -> str:
+    """SIGKILL `align --n-process` once it saved 3 pairs; how many of its workers run 5 s later."""
+    while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < 3):
+        time.sleep(0.02)
+    found = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True)
+    workers = [int(pid) for pid in found.stdout.split()]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(5)
+    alive = [pid for pid in workers if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    return f"(killed: no message) worker processes running 5 s later: {len(alive)} of {len(workers)}"
+
+
 CASES = CASES + CASES_25A
 
 
@@ -261,7 +291,7 @@ def run_case(argv, setup):
             fill_disk(folder)
         elif setup == "pipe":
             pass  # in.jsonl goes to standard input
-        elif setup == "sigterm":
+        elif setup in ("sigterm", "sigkill-workers"):
             write(
                 folder,
                 "many.jsonl",
@@ -284,6 +314,9 @@ def run_case(argv, setup):
             _, err = proc.communicate()
             code = proc.returncode
             code = 128 - code if code < 0 else code
+        elif setup == "sigkill-workers":
+            proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            err, code = kill_and_count_workers(proc, folder / "out.jsonl.partial"), 137
         else:
             stdin = (folder / "in.jsonl").read_bytes() if setup == "pipe" else None
             proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, input=stdin)
@@ -339,6 +372,60 @@ def review_cases():
     return out
 
 
+def review_cases_25a():
+    """(what, status, message, left behind) of issue 25's review rows: a killed save's temporary
+    copy, ids that are dot segments or start with `/`, and the token in the access log."""
+    import logging
+    from urllib.parse import quote
+
+    from spacy_simalign.review import ReviewServer
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="hostile-review-") as tmp:
+        pairs = Path(tmp) / "pairs.jsonl"
+        ids = (".", "..", "/leading")
+        pairs.write_bytes(
+            b"".join(json.dumps(dict(json.loads(raw), id=i)).encode() + b"\n" for raw, i in zip(dev_lines(3), ids))
+        )
+        stale = Path(tmp) / ".tmp-k1ll3d00pairs.jsonl"  # what a save killed with SIGKILL leaves
+        stale.write_bytes(pairs.read_bytes())
+        os.utime(stale, (0, 0))
+        log = []
+        handler = logging.Handler()
+        handler.emit = lambda record: log.append(record.getMessage())
+        logging.getLogger("werkzeug").addHandler(handler)
+        logging.getLogger("werkzeug").setLevel(logging.INFO)
+        server = ReviewServer(str(pairs), port=0).start()
+        try:
+            left = "removed at start" if not stale.exists() else "still there"
+            out.append(("a temporary copy left by a save killed with SIGKILL", "start", "(nothing printed)", left))
+            for pair_id in ids:
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{server.port}/api/pair?id={quote(pair_id, safe='')}",
+                    headers={"X-Review-Token": server.token},
+                )
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    got = json.loads(response.read())["id"]
+                out.append(
+                    (
+                        f"the page opens the pair of id `{pair_id}`",
+                        f"HTTP {response.status}",
+                        f"id {got}",
+                        "nothing (file untouched)",
+                    )
+                )
+            with urllib.request.urlopen(server.url, timeout=60) as response:
+                status = response.status
+            assert not any(server.token in m for m in log), "the token is in the access log"
+            line = next(m for m in log if "GET /?" in m)
+            shown = line.split('"')[1] if '"' in line else line
+            out.append(("the access log of the page's URL", f"HTTP {status}", shown, "the token is not in the log"))
+        finally:
+            server.stop()
+            logging.getLogger("werkzeug").removeHandler(handler)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="run only the cases whose input contains this text")
@@ -354,6 +441,9 @@ def main(argv=None) -> int:
     if args.only in "review":
         for what, status, message in review_cases():
             print(f"| {what} | `review pairs.jsonl` | HTTP {status} | `{message}` | nothing (file untouched) |")
+    if args.only in "review (issue 25)":
+        for what, status, message, rest in review_cases_25a():
+            print(f"| {what} | `review pairs.jsonl` | {status} | `{message}` | {rest} |")
     return 0
 
 
