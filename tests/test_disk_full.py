@@ -165,3 +165,20 @@ def test_on_a_real_full_disk(tiny_disk, tmp_path, deplain_pairs):
         assert "no space left on device" in proc.stderr
     filler.unlink()
     assert sorted(p.name for p in tiny_disk.iterdir()) == ["in.jsonl", "out.jsonl"]
+
+
+def test_a_full_disk_met_by_any_writer_is_one_line(tmp_path, capsys, monkeypatch):
+    """The net below the writers that name their file: any ENOSPC that reaches the entry point."""
+    from spacy_simalign.commands import evaluate
+
+    def run(args):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x"))
+
+    monkeypatch.setattr(evaluate, "run", run)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_bytes(DEPLAIN_PAIRS.read_bytes().splitlines(keepends=True)[0])
+    assert main(["evaluate", str(pairs), str(pairs)]) == 2
+    assert (
+        one_line(capsys)
+        == f"error: {tmp_path / 'x'}: cannot write: no space left on device (free some space, then run again)"
+    )

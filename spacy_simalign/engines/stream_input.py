@@ -24,9 +24,10 @@ def is_stream(path: str) -> bool:
     if path == STDIN:
         return True
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
         return False  # a missing file: reading it says so
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _spool_file(directory: str):
