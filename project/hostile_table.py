@@ -10,6 +10,7 @@ printed on stderr, and what it left in the folder.
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -214,6 +215,81 @@ CASES_25B = [
 ]
 
 
+def cut_first_pair(folder: Path) -> None:
+    """Edit in.jsonl as issue 25 did: its first pair cut to one sentence a side (gold dropped)."""
+    lines = (folder / "in.jsonl").read_bytes().splitlines(keepends=True)
+    obj = json.loads(lines[0])
+    obj["complex"] = {"paragraphs": [[obj["complex"]["paragraphs"][0][0]]]}
+    obj["simple"] = {"paragraphs": [[obj["simple"]["paragraphs"][0][0]]]}
+    obj.pop("gold", None)
+    lines[0] = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+    (folder / "in.jsonl").write_bytes(b"".join(lines))
+
+
+def fill_disk(folder: Path) -> None:
+    """Mount a 2 MB tmpfs at folder/disk (root only) and fill it."""
+    disk = folder / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], check=True)
+    with open(disk / "filler", "wb") as filler:
+        os.posix_fallocate(filler.fileno(), 0, shutil.disk_usage(disk).free)
+
+
+# issue 25, helper A: pipes, edited inputs, links, full disks. A setup may be (prepare, after-the-first-run).
+TFIDF = ["--method", "tfidf"]
+CASES_25A = [
+    ("input from a pipe (`cat in.jsonl \\| ...`)", ["align", "/dev/stdin", "out.jsonl", *TFIDF], "pipe"),
+    (
+        "`--resume` after a pair of the input was edited",
+        ["align", "in.jsonl", "out.jsonl", *TFIDF, "--resume"],
+        "edited",
+    ),
+    (
+        "`--resume` on an output made with another `--method`",
+        ["align", "in.jsonl", "out.jsonl", "--method", "intersection", "--resume"],
+        "other-method",
+    ),
+    (
+        "output is a symbolic link to another file",
+        ["align", "in.jsonl", "link.jsonl", *TFIDF],
+        lambda f: (write(f, "target.jsonl", b"old\n"), (f / "link.jsonl").symlink_to("target.jsonl")),
+    ),
+    ("a full disk (a 2 MB tmpfs, filled)", ["align", "in.jsonl", "disk/out.jsonl", *TFIDF], "full-disk"),
+    ("a full disk, `render`", ["render", "in.jsonl", "disk/view.html"], "full-disk"),
+    (
+        "SIGKILL of `--n-process 2`",
+        ["align", "many.jsonl", "out.jsonl", *TFIDF, "--n-process", "2", "--batch-size", "1"],
+        "sigkill-workers",
+    ),
+]
+
+
+def running(pid: int) -> bool:
+    """A live process (not a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def kill_and_count_workers(proc, partial: Path) -> str:
+    """SIGKILL `align --n-process` once it saved 3 pairs; how many of its workers run 5 s later."""
+    while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < 3):
+        time.sleep(0.02)
+    found = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True)
+    workers = [int(pid) for pid in found.stdout.split()]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(5)
+    alive = [pid for pid in workers if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    return f"(killed: no message) worker processes running 5 s later: {len(alive)} of {len(workers)}"
+
+
+CASES = CASES + CASES_25A + CASES_25B
+
+
 def listing(folder: Path):
     return {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
 
@@ -239,7 +315,16 @@ def run_case(argv, setup):
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         if setup == "finished":
             subprocess.run(cmd[:-1], cwd=folder, env=env, capture_output=True, check=True)
-        elif setup == "sigterm":
+        elif setup in ("edited", "other-method"):
+            first = [sys.executable, "-m", "spacy_simalign", "align", "in.jsonl", "out.jsonl", *TFIDF]
+            subprocess.run(first, cwd=folder, env=env, capture_output=True, check=True)
+            if setup == "edited":
+                cut_first_pair(folder)
+        elif setup == "full-disk":
+            fill_disk(folder)
+        elif setup == "pipe":
+            pass  # in.jsonl goes to standard input
+        elif setup in ("sigterm", "sigkill-workers"):
             write(
                 folder,
                 "many.jsonl",
@@ -262,14 +347,23 @@ def run_case(argv, setup):
             _, err = proc.communicate()
             code = proc.returncode
             code = 128 - code if code < 0 else code
+        elif setup == "sigkill-workers":
+            proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            err, code = kill_and_count_workers(proc, folder / "out.jsonl.partial"), 137
         else:
-            proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True)
-            code, err = proc.returncode, proc.stderr
+            stdin = (folder / "in.jsonl").read_bytes() if setup == "pipe" else None
+            proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, input=stdin)
+            code, err = proc.returncode, proc.stderr.decode("utf-8", "replace")
         lines = [line for line in err.strip().splitlines() if line]
-        shown = " / ".join(lines[:2]) if setup == "sigterm" else (lines[0] if lines else "")
+        shown = " / ".join(lines[:2]) if setup in ("sigterm", "edited") else (lines[0] if lines else "")
         if len(shown) > 170:
             shown = shown[:167] + "..."
-        return code, shown, left(before, listing(folder))
+        rest = left(before, listing(folder))
+        if setup == "full-disk":
+            disk = [p.name for p in (folder / "disk").iterdir() if p.name != "filler"]
+            rest = "nothing on the full disk" if not disk else "on the disk: " + ", ".join(sorted(disk))
+            subprocess.run(["umount", str(folder / "disk")], check=True)
+        return code, shown, rest
 
 
 def review_cases():
@@ -311,6 +405,60 @@ def review_cases():
     return out
 
 
+def review_cases_25a():
+    """(what, status, message, left behind) of issue 25's review rows: a killed save's temporary
+    copy, ids that are dot segments or start with `/`, and the token in the access log."""
+    import logging
+    from urllib.parse import quote
+
+    from spacy_simalign.review.app import ReviewServer
+
+    out = []
+    with tempfile.TemporaryDirectory(prefix="hostile-review-") as tmp:
+        pairs = Path(tmp) / "pairs.jsonl"
+        ids = (".", "..", "/leading")
+        pairs.write_bytes(
+            b"".join(json.dumps(dict(json.loads(raw), id=i)).encode() + b"\n" for raw, i in zip(dev_lines(3), ids))
+        )
+        stale = Path(tmp) / ".tmp-k1ll3d00pairs.jsonl"  # what a save killed with SIGKILL leaves
+        stale.write_bytes(pairs.read_bytes())
+        os.utime(stale, (0, 0))
+        log = []
+        handler = logging.Handler()
+        handler.emit = lambda record: log.append(record.getMessage())
+        logging.getLogger("werkzeug").addHandler(handler)
+        logging.getLogger("werkzeug").setLevel(logging.INFO)
+        server = ReviewServer(str(pairs), port=0).start()
+        try:
+            left = "removed at start" if not stale.exists() else "still there"
+            out.append(("a temporary copy left by a save killed with SIGKILL", "start", "(nothing printed)", left))
+            for pair_id in ids:
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{server.port}/api/pair?id={quote(pair_id, safe='')}",
+                    headers={"X-Review-Token": server.token},
+                )
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    got = json.loads(response.read())["id"]
+                out.append(
+                    (
+                        f"the page opens the pair of id `{pair_id}`",
+                        f"HTTP {response.status}",
+                        f"id {got}",
+                        "nothing (file untouched)",
+                    )
+                )
+            with urllib.request.urlopen(server.url, timeout=60) as response:
+                status = response.status
+            assert not any(server.token in m for m in log), "the token is in the access log"
+            line = next(m for m in log if "GET /?" in m)
+            shown = line.split('"')[1] if '"' in line else line
+            out.append(("the access log of the page's URL", f"HTTP {status}", shown, "the token is not in the log"))
+        finally:
+            server.stop()
+            logging.getLogger("werkzeug").removeHandler(handler)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="run only the cases whose input contains this text")
@@ -318,7 +466,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     print("| input | command | exit | message (stderr) | left behind |")
     print("|---|---|---|---|---|")
-    for what, argv_, setup in CASES + CASES_25B:
+    for what, argv_, setup in CASES:
         if args.only in what:
             code, message, rest = run_case(argv_, setup)
             message = message.replace("|", "\\|")
@@ -326,6 +474,9 @@ def main(argv=None) -> int:
     if args.only in "review":
         for what, status, message in review_cases():
             print(f"| {what} | `review pairs.jsonl` | HTTP {status} | `{message}` | nothing (file untouched) |")
+    if args.only in "review (issue 25)":
+        for what, status, message, rest in review_cases_25a():
+            print(f"| {what} | `review pairs.jsonl` | {status} | `{message}` | {rest} |")
     return 0
 
 

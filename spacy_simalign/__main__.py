@@ -3,7 +3,8 @@
 Before a command runs, the paths it declares (its `paths(args)`) are checked by
 outputs.check_paths: an output that cannot be written, or that is one of the inputs, stops
 it before any work. Bad input (InputError) prints one line `error: FILE:LINE: what` and
-exits with status 2."""
+exits with status 2, as does a full disk met anywhere (the writers that know their file name it:
+errors.OutputError; this is the net below them)."""
 
 import argparse
 import importlib
@@ -13,7 +14,7 @@ import sys
 from typing import List, Optional
 
 from . import commands
-from .errors import InputError, Terminated
+from .errors import InputError, Terminated, is_disk_full
 from .outputs import check_paths
 from .terminal import safe
 
@@ -59,6 +60,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         except OSError:
             pass
         return 141
+    except OSError as err:  # after BrokenPipeError, an OSError too
+        if not is_disk_full(err):
+            raise
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"error: {where}cannot write: {err.strerror.lower()} (free some space, then run again)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
-"""One exception for bad input, so every entry point can print one line and exit 2, and one
-for a run ended by SIGTERM."""
+"""One exception for bad input, so every entry point can print one line and exit 2, one for an
+output that could not be written (a full disk: the same one line and exit 2), and one for a run
+ended by SIGTERM."""
+
+import errno
 
 
 class Terminated(BaseException):
@@ -16,3 +19,16 @@ class InputError(ValueError):
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(where + message)
+
+
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """An OSError saying the disk (or the user's quota) is full."""
+    return isinstance(err, OSError) and err.errno in DISK_FULL
+
+
+class OutputError(InputError):
+    """An output that could not be written (no space left on the device): one line naming the
+    file, exit 2, like bad input; whatever was written of it has been removed or kept resumable."""

@@ -4,6 +4,7 @@ same bytes as one, encoder batching across pairs, and a progress line only when 
 
 import io
 import json
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -221,3 +222,102 @@ def test_pipelines_are_rebuilt_past_the_vocab_limit_with_the_same_output(deplain
     got = [align_records([r], job)[0] for r in batch]
     assert got == expected
     assert work.worker_stats()["pipeline"] >= built + 2
+
+
+def pair_bytes(deplain_pairs, n):
+    return b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8") for r in numbered_rows(deplain_pairs, n))
+
+
+def test_align_from_standard_input_and_from_a_pipe(tmp_path, deplain_pairs, monkeypatch, capsys):
+    """Issue 25: `cat four.jsonl | align /dev/stdin out.jsonl` (or `align <(cat four.jsonl) ...`)
+    read the stream twice, found it empty the second time and wrote an empty output with exit 0.
+    `-` is standard input; a stream is read once (into a spool no crash leaves behind), validated
+    whole, then aligned: the same bytes as from the file."""
+    import threading
+
+    data = pair_bytes(deplain_pairs, 4)
+    src = tmp_path / "four.jsonl"
+    src.write_bytes(data)
+    options = ["--method", "tfidf"]
+    assert main(["align", str(src), str(tmp_path / "file.jsonl"), *options]) == 0
+    expected = (tmp_path / "file.jsonl").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["align", "-", str(tmp_path / "stdin.jsonl"), *options]) == 0
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+    writer.start()
+    assert main(["align", str(fifo), str(tmp_path / "fifo.jsonl"), *options]) == 0
+    writer.join(timeout=30)
+    assert "aligned 4 of 4 pairs" in capsys.readouterr().err
+    assert (tmp_path / "stdin.jsonl").read_bytes() == expected == (tmp_path / "fifo.jsonl").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fifo.jsonl",
+        "file.jsonl",
+        "four.jsonl",
+        "pipe",
+        "stdin.jsonl",
+    ]
+
+
+def test_a_bad_line_on_standard_input_names_it_and_writes_nothing(tmp_path, deplain_pairs, monkeypatch, capsys):
+    data = pair_bytes(deplain_pairs, 2) + b'{"id": "x", "lang": }\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["align", "-", str(tmp_path / "out.jsonl"), "--method", "tfidf"]) == 2
+    assert capsys.readouterr().err.startswith("error: <stdin>:3: invalid JSON")
+    assert list(tmp_path.iterdir()) == []
+
+
+def children_of(pid):
+    """The pids whose parent is `pid` (Linux /proc)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(name))
+    return out
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_die_with_a_parent_killed_by_sigkill(tmp_path, deplain_pairs):
+    """Issue 25: `--n-process 2` killed with SIGKILL left its two workers (about 530 MB each)
+    running under PID 1, blocked on their pipe for good. They now end with their parent."""
+    import signal
+    import time
+
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(pair_bytes(deplain_pairs, 200))
+    out = tmp_path / "out.jsonl"
+    cmd = [sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method", "tfidf"]
+    proc = subprocess.Popen([*cmd, "--n-process", "2", "--batch-size", "1"], stderr=subprocess.DEVNULL)
+    partial = out.with_name(out.name + ".partial")
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        if partial.exists() and partial.read_bytes().count(b"\n") >= 2:
+            break
+        time.sleep(0.05)
+    workers = [pid for pid in children_of(proc.pid) if "spawn_main" in open(f"/proc/{pid}/cmdline").read()]
+    assert proc.poll() is None and len(workers) == 2, "align finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+        time.sleep(0.05)
+    left = [pid for pid in workers if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their parent"

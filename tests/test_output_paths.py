@@ -206,3 +206,22 @@ def test_an_output_that_is_a_symlink_is_written_through(tmp_path, files):
     link.symlink_to(real)
     assert main(["evaluate", str(files["pairs"]), str(files["predicted"]), "--output", str(link)]) == 0
     assert link.is_symlink() and json.loads(real.read_text())["link"]["f"] == 1.0
+
+
+def test_align_into_a_symlinked_output_writes_through_the_link(tmp_path, files, capsys):
+    """Issue 25: `align in.jsonl link.jsonl` replaced the link by a file and left its target as it
+    was. The partial files lie beside the target, which the finished file replaces: the link stays,
+    and --resume through the link finds the run."""
+    real = tmp_path / "real" / "out.jsonl"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    argv = ["align", str(files["pairs"]), str(link), "--method", "tfidf"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    lines = real.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [json.loads(p)["id"] for p in files["pairs"].open()]
+    assert sorted(p.name for p in real.parent.iterdir()) == ["out.jsonl"]
+    assert main([*argv, "--resume"]) == 0
+    assert "is complete" in capsys.readouterr().err

@@ -66,7 +66,7 @@ def write_partial(out, data, method="tfidf", batch_size=1):
     partial = out.with_name(out.name + ".partial")
     partial.write_bytes(data)
     out.with_name(out.name + ".partial.json").write_text(
-        json.dumps({"version": 1, "settings": dict(settings_of(method, batch_size), lang=None)})
+        json.dumps({"version": 2, "settings": dict(settings_of(method, batch_size), lang=None)})
     )
     return partial
 
@@ -233,3 +233,69 @@ def test_sigterm_keeps_the_partial_output_and_says_how_to_resume(tmp_path, unint
     assert complete_lines(partial) >= 2 and not out.exists()
     assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0
     assert out.read_bytes() == expected
+
+
+EDIT_OPTIONS = ["--method", "tfidf", "--batch-size", "3"]
+
+
+def cut_to_one_sentence(row):
+    """The edit of issue 25: a pair cut to one sentence a side (its gold dropped)."""
+    row = dict(row, complex={"paragraphs": [[row["complex"]["paragraphs"][0][0]]]})
+    row["simple"] = {"paragraphs": [[row["simple"]["paragraphs"][0][0]]]}
+    row.pop("gold", None)
+    return row
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory, deplain_pairs):
+    """An 8-pair input, its output, the same input with pair 5 (line 5) cut, and that one's output."""
+    folder = tmp_path_factory.mktemp("edited")
+    rows = numbered_rows(deplain_pairs, 8)
+    src, changed = folder / "in.jsonl", folder / "changed.jsonl"
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    rows[4] = cut_to_one_sentence(rows[4])
+    changed.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    outputs = []
+    for path in (src, changed):
+        out = folder / f"{path.stem}.out.jsonl"
+        assert main(["align", str(path), str(out), *EDIT_OPTIONS]) == 0
+        outputs.append(out.read_bytes())
+    return src, outputs[0], changed, outputs[1], rows[4]["id"]
+
+
+def test_resume_aligns_again_a_pair_edited_since_the_partial_output(tmp_path, edited, capsys):
+    """Issue 25: killed after 6 lines, pair 5 cut to one sentence a side, --resume kept the old
+    line 5 (complex index 42 of a pair of one sentence). Each line records a digest of its pair
+    (made_from): the batch of the edited pair is aligned again, the result is the bytes of an
+    uninterrupted run on the edited input."""
+    src, old, changed, new, pair_id = edited
+    out = tmp_path / "out.jsonl"
+    old_lines = old.splitlines(keepends=True)
+    write_partial(out, b"".join(old_lines[:6]), batch_size=3)
+    assert main(["align", str(changed), str(out), *EDIT_OPTIONS, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert f"pair '{pair_id}' (line 5) was edited since it was aligned: aligning again from pair 4" in err
+    assert out.read_bytes() == new and out.read_bytes() != old
+
+
+def test_resume_on_an_output_of_another_method_is_refused(tmp_path, edited, capsys):
+    """Issue 25: `--resume` with another --method on a finished output said "complete"."""
+    src, old, changed, new, pair_id = edited
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(old)
+    assert main(["align", str(src), str(out), "--method", "intersection", "--batch-size", "3", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot resume: this output was made with other settings" in err and "complete" not in err
+    assert main(["align", str(src), str(out), *EDIT_OPTIONS[:2], "--resume"]) == 2  # another batch size
+    capsys.readouterr()
+    assert out.read_bytes() == old and sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+def test_resume_on_a_finished_output_of_an_edited_input_aligns_again(tmp_path, edited, capsys):
+    src, old, changed, new, pair_id = edited
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(old)
+    assert main(["align", str(changed), str(out), *EDIT_OPTIONS, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert f"pair '{pair_id}' (line 5) was edited since it was written: aligning all pairs again" in err
+    assert out.read_bytes() == new

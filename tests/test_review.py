@@ -4,10 +4,12 @@ or bad saves, keep the rest of the file byte for byte, and write atomically."""
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import DEPLAIN_PAIRS
 
+from spacy_simalign.errors import OutputError
 from spacy_simalign.formats import jsonl
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.review.app import create_app
@@ -189,7 +191,7 @@ def test_failed_write_leaves_file_and_no_temporary(files, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(jsonl.os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="no space left on device"):  # the disk full: one line, not OSError
         store.save(objs[0]["id"], objs[0]["gold"][1:], etag)
     monkeypatch.undo()
     assert pairs.read_bytes() == before
@@ -385,3 +387,81 @@ def test_a_symlinked_pairs_file_is_written_through_to_its_target(tmp_path, files
     assert pairs.is_symlink() and os.readlink(pairs) == str(real)
     assert json.loads(real.read_bytes().splitlines()[0])["gold"] == sorted(objs[0]["gold"][1:])
     assert sorted(p.name for p in real.parent.iterdir()) == ["real.jsonl"]
+
+
+def test_a_save_on_a_full_disk_answers_507_with_a_message(client, files, monkeypatch):
+    """Issue 25: a save on a full disk answered an HTML 500 page, shown as "HTTP 500"."""
+    pairs, _, objs = files
+    before = pairs.read_bytes()
+    etag = client.get(f"/api/pairs/{objs[0]['id']}").get_json()["etag"]
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jsonl.os, "fsync", full)
+    response = put_gold(client, objs[0]["id"], objs[0]["gold"][1:], etag)
+    assert response.status_code == 507 and response.is_json
+    assert response.get_json()["error"].startswith("not saved: the disk is full")
+    assert pairs.read_bytes() == before
+    assert sorted(p.name for p in pairs.parent.iterdir()) == ["alignments.jsonl", "pairs.jsonl"]
+
+
+def test_stale_temporary_copies_of_a_killed_save_are_removed_at_start(files):
+    """Issue 25: SIGKILL during a save left hidden full copies (.tmp-XXXXXXXXpairs.jsonl). The next
+    start removes those no live save holds locked; one being written (locked) stays."""
+    import fcntl
+
+    pairs, alignments, _ = files
+    stale, busy = pairs.parent / ".tmp-abcd1234pairs.jsonl", pairs.parent / ".tmp-efgh5678pairs.jsonl"
+    other = pairs.parent / ".tmp-abcd1234other.jsonl"  # a copy of another file: not ours to remove
+    for path in (stale, busy, other):
+        path.write_bytes(pairs.read_bytes())
+        os.utime(path, (0, 0))
+    with open(busy, "rb") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        PairStore(str(pairs), str(alignments))
+        assert not stale.exists() and busy.exists() and other.exists()
+
+
+def test_any_id_can_be_opened_and_saved_through_the_query(tmp_path, deplain_pairs):
+    """Issue 25: ids `.` and `..` (dot segments, removed by the browser even as %2E) and `/leading`
+    (redirected, then 404) could not be opened. The page names the pair in the query string."""
+    obj = deplain_pairs[0]
+    ids = [".", "..", "/leading", "a/../b", "x?y#z&token=1"]
+    pairs = tmp_path / "pairs.jsonl"
+    write_jsonl(pairs, [dict(obj, id=i) for i in ids])
+    client = token_client(create_app(str(pairs)))
+    from urllib.parse import quote
+
+    for pair_id in ids:
+        got = client.get(f"/api/pair?id={quote(pair_id, safe='')}")
+        assert got.status_code == 200 and got.get_json()["id"] == pair_id, pair_id
+        saved = client.put(
+            f"/api/pair/gold?id={quote(pair_id, safe='')}",
+            json={"gold": obj["gold"][1:]},
+            headers={"If-Match": f'"{got.get_json()["etag"]}"'},
+        )
+        assert saved.status_code == 200, (pair_id, saved.get_json())
+    assert [o.get("gold") for o in map(json.loads, pairs.read_text().splitlines())] == [
+        sorted(obj["gold"][1:], key=lambda b: (b[0][0], b[1][0]))
+    ] * len(ids)
+    script = (Path(__file__).parent.parent / "spacy_simalign" / "templates" / "review.js").read_text()
+    assert '"/api/pair" + (what || "") + "?id=" + encodeURIComponent(id)' in script
+
+
+def test_the_access_log_does_not_show_the_token(files, caplog):
+    """Issue 25: werkzeug's access log printed `GET /?token=... HTTP/1.1`."""
+    import logging
+    import urllib.request
+
+    from spacy_simalign.review import ReviewServer
+
+    pairs, alignments, _ = files
+    caplog.set_level(logging.INFO, logger="werkzeug")
+    server = ReviewServer(str(pairs), str(alignments), port=0).start()
+    try:
+        with urllib.request.urlopen(server.url, timeout=30) as response:
+            assert response.status == 200
+    finally:
+        server.stop()
+    assert "GET /?token=[redacted] HTTP/1.1" in caplog.text and server.token not in caplog.text

@@ -210,3 +210,33 @@ def test_screenshots_of_review_page_and_static_view(review, page_of, tmp_path, d
     shot2 = tmp_path / "view.png"
     view.screenshot(path=str(shot2))
     assert is_nontrivial_png(shot2, (VIEWPORT["width"], VIEWPORT["height"]))
+
+
+def test_any_id_opens_and_a_failed_load_replaces_the_pair_with_an_error(tmp_path, deplain_pairs, page_of):
+    """Issue 25: ids `.` and `..` answered 404 in the page and `/leading` was redirected, then 404,
+    while the page kept showing the previous pair as if it were the one asked for."""
+    from urllib.parse import quote
+
+    objs = [dict(deplain_pairs[k], id=pair_id) for k, pair_id in enumerate(["first", ".", "..", "/leading"])]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    server = ReviewServer(str(pairs), port=0).start()
+    try:
+        page = page_of(server.url)
+        for obj in objs[1:]:
+            page.select_option("#pair-select", obj["id"])
+            page.wait_for_function(
+                "n => document.querySelectorAll('.sa-sent').length === n",
+                arg=sum(len(p) for side in ("complex", "simple") for p in obj[side]["paragraphs"]),
+            )
+            assert page.locator("#status.rv-error").count() == 0, page.locator("#status").text_content()
+            assert page.evaluate("location.hash") == "#" + quote(obj["id"], safe="-_.!~*'()")
+        page.select_option("#pair-select", "first")
+        page.wait_for_selector(".sa-pair .sa-sent")
+        pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs[:1] + objs[2:]))
+        page.select_option("#pair-select", ".")  # gone from the file since the page loaded the list
+        page.wait_for_selector(".rv-load-error")
+        assert page.locator(".sa-sent").count() == 0
+        assert "could not load .: no pair '.'" in page.locator(".rv-load-error").text_content()
+    finally:
+        server.stop()

@@ -25,8 +25,8 @@ DEFAULT_BATCH_SIZE = 32
 
 
 def add_arguments(parser):
-    parser.add_argument("input", help="pair JSONL (FORMATS.md)")
-    parser.add_argument("output", help="alignment JSONL to write")
+    parser.add_argument("input", help="pair JSONL (FORMATS.md); `-` for standard input (a stream is read once)")
+    parser.add_argument("output", help="alignment JSONL to write (a symbolic link is written through)")
     parser.add_argument(
         "--method",
         default=None,

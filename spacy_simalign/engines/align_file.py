@@ -16,12 +16,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
-from ..errors import Terminated
+from ..errors import OutputError, Terminated, is_disk_full
 from ..formats.pairs import read_pairs, validate_pairs
 from ..outputs import Paths, check_paths
 from . import batches, make_engine
+from .job import pair_digest
 from .progress import progress_bar
 from .resume import PartialOutput, complete_output
+from .stream_input import rereadable
 from .work import AlignJob
 
 
@@ -66,23 +68,45 @@ def align_file(
     lang: Optional[str] = None,
     progress: Optional[bool] = None,
 ) -> AlignSummary:
-    """Align every pair of `input_path` into `output_path` (see the module docstring); on a
-    failure after some batches, the partial output is kept and a note on stderr says how to resume."""
+    """Align every pair of `input_path` (`-`: standard input; a stream is read once, see
+    stream_input) into `output_path` (see the module docstring); on a failure after some
+    batches, the partial output is kept and a note on stderr says how to resume."""
     t0 = time.monotonic()
     check_paths(Paths([input_path], PartialOutput.files(output_path)))
-    total = validate_pairs(input_path, lang, warn=lambda message: print(message, file=sys.stderr))
-    output = PartialOutput(output_path, dict(job.settings(), lang=lang))
+    spool_dir = os.path.dirname(PartialOutput.real_files(output_path)[0])
+    with rereadable(input_path, spool_dir) as (path, shown):
+        summary = _align(path, shown, output_path, job, engine, n_process, scheduler, resume, lang, progress)
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+def _align(path, shown, output_path, job, engine, n_process, scheduler, resume, lang, progress) -> AlignSummary:
+    """align_file on an input that can be read several times (`path`, named `shown` in messages)."""
+
+    def expected():  # ids were checked unique by validate_pairs(): later reads need not hold them all again
+        return ((r.id, pair_digest(r)) for r in read_pairs(path, default_lang=lang, unique_ids=False))
+
+    total = validate_pairs(path, lang, warn=lambda message: print(message.replace(path, shown), file=sys.stderr))
+    output = PartialOutput(output_path, dict(job.settings(), lang=lang), job.digest())
     if resume and not os.path.exists(output.partial):
-        done = complete_output(output_path, (r.id for r in read_pairs(input_path, default_lang=lang, unique_ids=False)))
+        done, why = complete_output(output_path, expected(), job.digest())
         if done is not None:
-            return AlignSummary(total, 0, time.monotonic() - t0, complete=True)
-    # ids were checked unique by validate_pairs(): later reads need not hold them all again
-    done = output.open((r.id for r in read_pairs(input_path, default_lang=lang, unique_ids=False)), resume=resume)
+            return AlignSummary(total, 0, 0.0, complete=True)
+        if why:
+            print(f"note: {output_path}: {why}", file=sys.stderr)
+    done = output.open(expected(), resume=resume)
+    if output.edited:
+        line, pair_id = output.edited
+        print(
+            f"note: {output.partial}: pair {pair_id!r} (line {line}) was edited since it was aligned: "
+            f"aligning again from pair {done + 1}",
+            file=sys.stderr,
+        )
     bar = progress_bar(total, initial=done, enabled=progress)
     first, beads = done, 0
     try:
         with sigterm_as_exception(), make_engine(engine, n_process, scheduler) as runner:
-            stream = batches(read_pairs(input_path, default_lang=lang, unique_ids=False), job.batch_size, first=done)
+            stream = batches(read_pairs(path, default_lang=lang, unique_ids=False), job.batch_size, first=done)
             for start, lines in runner.map(job, stream):
                 new = lines[max(0, done - start) :]
                 output.write(new)
@@ -90,8 +114,17 @@ def align_file(
                 beads += sum(len(json.loads(line)["alignments"]) for line in new)
                 bar.update(len(new))
         output.finish()
-    except BaseException:
-        if output.abort():
+    except BaseException as err:
+        kept = output.abort()
+        if is_disk_full(err):
+            saved = (
+                f"{output.done} of {total} pairs are saved in {output.partial}: free some space, then run again "
+                "with --resume to continue"
+                if kept
+                else "nothing was written"
+            )
+            raise OutputError(f"cannot write: {err.strerror.lower()}; {saved}", output.path) from None
+        if kept:
             print(
                 f"note: {output.done} of {total} pairs are saved in {output.partial}; "
                 "run again with --resume to continue",
@@ -100,4 +133,4 @@ def align_file(
         raise
     finally:
         bar.close()
-    return AlignSummary(total, done - first, time.monotonic() - t0, beads)
+    return AlignSummary(total, done - first, 0.0, beads)

@@ -1,7 +1,11 @@
-"""What an align run does to every batch (the job every engine ships to its workers), and the
-settings of it that change the output (recorded for --resume). No spaCy here: building the
-command line stays light."""
+"""What an align run does to every batch (the job every engine ships to its workers), the
+settings of it that change the output (recorded for --resume), and what every output line says
+it was made from (`made_from`: a digest of its input pair and one of those settings), so that
+--resume can tell a line of an input edited since, or of another --method or config, from one
+that still holds. No spaCy here: building the command line stays light."""
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
@@ -21,11 +25,32 @@ class AlignJob:
         the aligner as its registered name and a digest of its whole config."""
         return {"aligner": aligner_id(self.aligner), "model": self.model, "batch_size": self.batch_size}
 
+    def digest(self) -> str:
+        """The `made_from.settings` of every output line: the whole aligner config, the model
+        folder and the batch size (what shapes the output), hashed."""
+        return digest([self.aligner, self.model, self.batch_size])
+
+
+def digest(value: Any) -> str:
+    """16 hex digits of the SHA-256 of `value` as canonical JSON."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def pair_digest(record) -> str:
+    """The `made_from.pair` of a pair record: its whole object and the languages it is aligned
+    in (`--lang` fills in a missing one), so any edit of the line changes it, and reformatting
+    the JSON does not."""
+    return digest([record.raw, record.lang, record.lang_simple])
+
+
+def made_from(record, job: AlignJob) -> Dict[str, str]:
+    """What an output line records of its making (FORMATS.md, alignment JSONL `made_from`)."""
+    return {"pair": pair_digest(record), "settings": job.digest()}
+
 
 def aligner_id(config_text: str) -> str:
     """`<registered name> <digest of the config>`: short, one line, and different for any other setting."""
-    import hashlib
-
     from confection import Config
 
     name = Config().from_str(config_text)["aligner"].get("@simalign_aligners", "?")

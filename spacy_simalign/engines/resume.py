@@ -3,15 +3,29 @@ written whole and fsynced per batch, beside a small OUTPUT.partial.json with the
 settings that shape the output. `--resume` keeps the complete lines that match the
 input's ids in order, cuts a torn or corrupt tail, and carries on; at the end the
 partial file is renamed to OUTPUT, so OUTPUT itself is never half-written. `--resume` on a
-finished run (no partial file, OUTPUT holding every input id in order) has nothing to do."""
+finished run (no partial file, OUTPUT holding every input id in order) has nothing to do.
+
+What a line was made from is checked too (each line's `made_from`, engines.job): a kept line
+whose pair was edited since is aligned again, from the start of its batch (a batch's output
+depends on all its records, so that the result is the bytes of an uninterrupted run on the
+edited input); an OUTPUT made with other settings is refused, as a partial one is.
+
+OUTPUT given as a symbolic link is written through: the partial files lie beside the link's
+target and the finished file replaces the target, so the link stays a link.
+
+A full disk is an OutputError (one line, exit 2): a torn batch is cut off again at once, and a
+partial output that holds no pair yet is removed."""
 
 import fcntl
 import json
 import os
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..errors import InputError
+from ..errors import InputError, OutputError, is_disk_full
 from ..formats.jsonl import atomic_output
+
+# what --resume reads of the input: each pair's id and made_from digest, in input order
+Expected = Iterable[Tuple[str, str]]
 
 
 def fsync_directory(path: str) -> None:
@@ -28,20 +42,48 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def complete_output(path: str, expected_ids: Iterable[str]) -> Optional[int]:
-    """The number of lines of a finished OUTPUT when it holds exactly the input's ids, in
-    order, each line whole JSON (what a complete run wrote); None otherwise or when absent."""
-    ids = iter(expected_ids)
-    count = 0
+def line_source(obj: Dict[str, Any]) -> Tuple[Optional[str], Optional[str]]:
+    """(pair digest, settings digest) an output line says it was made from (None where it does not)."""
+    made = obj.get("made_from")
+    if not isinstance(made, dict):
+        return None, None
+    return made.get("pair"), made.get("settings")
+
+
+def complete_output(path: str, expected: Expected, settings: str) -> Tuple[Optional[int], Optional[str]]:
+    """Is a finished OUTPUT what this run would write? (number of lines, None) when it holds
+    exactly the input's ids, in order, each line whole JSON, made from these very pairs with
+    these settings; (None, why) when it must be aligned again (why: None when it is absent or
+    of another input). An OUTPUT made with other settings is an InputError, as for a partial one."""
+    pairs = iter(expected)
+    count, edited, unknown = 0, None, False
     try:
         with open(path, "rb") as handle:
             for raw, obj in whole_lines(handle):
-                if raw is None or obj.get("id") != next(ids, None):
-                    return None
+                want = next(pairs, None)
+                if raw is None or want is None or obj.get("id") != want[0]:
+                    return None, None
+                pair, made_with = line_source(obj)
+                if made_with is None:
+                    unknown = True
+                elif made_with != settings:
+                    raise InputError(
+                        "cannot resume: this output was made with other settings (--method, --config, --model, "
+                        "--batch-size); use the same options, or run without --resume to align again",
+                        path,
+                    )
+                elif pair != want[1] and edited is None:
+                    edited = (count + 1, obj["id"])
                 count += 1
     except OSError:
-        return None
-    return count if next(ids, None) is None else None
+        return None, None
+    if next(pairs, None) is not None:
+        return None, None
+    if unknown:
+        return None, "it does not say what it was made from (an older version wrote it): aligning all pairs again"
+    if edited is not None:
+        return None, f"pair {edited[1]!r} (line {edited[0]}) was edited since it was written: aligning all pairs again"
+    return count, None
 
 
 def whole_lines(handle):
@@ -66,30 +108,44 @@ class PartialOutput:
 
     @staticmethod
     def files(path: str) -> List[str]:
-        """Every file a run that writes OUTPUT `path` may write: OUTPUT, its partial, its settings."""
+        """Every file a run that writes OUTPUT `path` may write: OUTPUT, its partial, its settings
+        (for a symbolic link, they lie beside its target: see `real_files`)."""
         return [path, path + ".partial", path + ".partial.json"]
 
-    def __init__(self, path: str, settings: Dict[str, Any]):
-        self.path, self.partial, self.meta = self.files(path)
+    @classmethod
+    def real_files(cls, path: str) -> List[str]:
+        """`files` of the file `path` names: the target of a symbolic link (written through)."""
+        return cls.files(os.path.realpath(path) if os.path.islink(path) else path)
+
+    def __init__(self, path: str, settings: Dict[str, Any], digest: str = ""):
+        self.path, self.partial, self.meta = self.real_files(path)
         self.settings = settings
+        self.digest = digest  # what each line's made_from.settings must say
         self.fd: Optional[int] = None
         self.done = 0  # lines in the partial file (kept from before + written now)
         self.created = False
+        self.edited: Optional[Tuple[int, str]] = None  # (line, id) of the first kept line whose pair changed
 
     # -- opening ---------------------------------------------------------------------
-    def open(self, expected_ids: Iterable[str], resume: bool = False) -> int:
+    def open(self, expected: Expected, resume: bool = False) -> int:
         """Open for writing; returns the number of input records already done (0 unless
-        resuming). `expected_ids` are the input ids in order (read only when resuming)."""
+        resuming). `expected`: the input's (id, pair digest) in order (read only when resuming)."""
         if resume and os.path.exists(self.partial) and (os.path.exists(self.meta) or os.path.getsize(self.partial)):
             # (an empty partial file without settings: killed before its first write, start over)
             self._check_settings()
             self._lock(os.O_RDWR)
-            self.done = self._keep_valid_prefix(expected_ids)
-        else:
-            self._lock(os.O_RDWR | os.O_CREAT)
+            self.done = self._keep_valid_prefix(expected)
+            return self.done
+        self._lock(os.O_RDWR | os.O_CREAT)
+        self.created = True
+        try:
             os.ftruncate(self.fd, 0)
-            self.created = True
             self._write_meta()
+        except BaseException as err:
+            self.abort()  # nothing of this run is worth keeping: no empty partial left behind
+            if is_disk_full(err):
+                raise OutputError(f"cannot write: {err.strerror.lower()} (nothing was written)", self.partial) from None
+            raise
         return self.done
 
     def _lock(self, flags: int) -> None:
@@ -106,17 +162,23 @@ class PartialOutput:
 
     def _write_meta(self) -> None:
         with atomic_output(self.meta) as handle:
-            json.dump({"version": 1, "settings": self.settings}, handle, sort_keys=True)
+            json.dump({"version": 2, "settings": self.settings}, handle, sort_keys=True)
 
     def _check_settings(self) -> None:
         try:
             with open(self.meta, encoding="utf-8") as handle:
-                stored = json.load(handle).get("settings")
+                meta = json.load(handle)
+            stored = meta.get("settings")
         except (OSError, ValueError, AttributeError):
             raise InputError(
                 "cannot resume: its settings file is missing or unreadable (run again without --resume to start over)",
                 self.meta,
             ) from None
+        if meta.get("version") != 2:
+            raise InputError(
+                "cannot resume: an older version wrote this partial output (run again without --resume to start over)",
+                self.partial,
+            )
         if stored != self.settings:
             diff = ", ".join(
                 f"{k}={stored.get(k)!r} (now {v!r})" for k, v in self.settings.items() if stored.get(k) != v
@@ -127,22 +189,31 @@ class PartialOutput:
                 self.partial,
             )
 
-    def _keep_valid_prefix(self, expected_ids: Iterable[str]) -> int:
-        """Count the complete lines that belong to this input, in order; truncate the rest
-        (a line torn by the kill, or bytes that never reached the disk)."""
-        ids = iter(expected_ids)
+    def _keep_valid_prefix(self, expected: Expected) -> int:
+        """Count the complete lines that belong to this input, in order, and were made from its
+        pairs as they are now; truncate the rest (a line torn by the kill, bytes that never
+        reached the disk, and from the start of the batch of a pair edited since)."""
+        pairs = iter(expected)
+        batch = max(1, int(self.settings.get("batch_size") or 1))
         offset = count = 0
+        batch_offset = 0  # where the batch of line `count` starts
         with open(self.partial, "rb") as handle:
             for raw, obj in whole_lines(handle):
                 if raw is None:
                     break
-                expected = next(ids, None)
-                if obj["id"] != expected:
+                want = next(pairs, None)
+                if want is None or obj["id"] != want[0]:
                     raise InputError(
-                        f"line {count + 1} has id {obj['id']!r} where the input has {expected!r}: "
+                        f"line {count + 1} has id {obj['id']!r} where the input has {want and want[0]!r}: "
                         "this partial output is not from this input (run without --resume to start over)",
                         self.partial,
                     )
+                if count % batch == 0:
+                    batch_offset = offset
+                if line_source(obj) != (want[1], self.digest):
+                    self.edited = (count + 1, obj["id"])
+                    offset, count = batch_offset, count - count % batch
+                    break
                 offset += len(raw)
                 count += 1
         os.ftruncate(self.fd, offset)
@@ -152,11 +223,22 @@ class PartialOutput:
 
     # -- writing ---------------------------------------------------------------------
     def write(self, lines: List[str]) -> None:
-        """Append whole lines and make them durable before counting them as done."""
+        """Append whole lines and make them durable before counting them as done; on a failed
+        write (a full disk) the bytes of this batch are cut off again, so the partial output
+        ends with whole lines only."""
         if not lines:
             return
-        write_all(self.fd, "".join(lines).encode("utf-8"))
-        os.fsync(self.fd)
+        offset = os.lseek(self.fd, 0, os.SEEK_CUR)
+        try:
+            write_all(self.fd, "".join(lines).encode("utf-8"))
+            os.fsync(self.fd)
+        except OSError:
+            try:
+                os.ftruncate(self.fd, offset)
+                os.lseek(self.fd, offset, os.SEEK_SET)
+            except OSError:
+                pass  # --resume cuts a torn tail as well
+            raise
         self.done += len(lines)
 
     def finish(self) -> None:

@@ -17,7 +17,7 @@ from ..formats.jsonl import dump_line
 from ..formats.pairs import PairRecord
 from ..pipeline.build import alignment_pipeline, refresh_pipelines
 from ..pipeline.pair import pair_from_record, side_of
-from .job import AlignJob
+from .job import AlignJob, made_from
 
 # A blank pipeline's vocab keeps every token string it has seen; rebuild it past this size
 # so that memory stays flat over hundreds of thousands of pairs.
@@ -77,7 +77,8 @@ def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str
 
 def align_batch(job: AlignJob, start: int, records: Sequence[PairRecord]):
     """Engine task: (start, [alignment JSONL line per record]) for the batch at `start`."""
-    return start, [dump_line(obj) for obj in align_records(records, job)]
+    objects = align_records(records, job)
+    return start, [dump_line(dict(obj, made_from=made_from(r, job))) for r, obj in zip(records, objects)]
 
 
 def worker_stats() -> Dict[str, int]:

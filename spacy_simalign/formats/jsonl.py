@@ -2,15 +2,17 @@
 object per line with a located error, and atomic output files (a failed run leaves no
 half-written file and an existing one untouched)."""
 
+import fcntl
 import json
 import os
 import sys
 import tempfile
+import time
 import unicodedata
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
-from ..errors import InputError
+from ..errors import InputError, OutputError, is_disk_full
 
 
 def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
@@ -98,33 +100,90 @@ def check_unicode(obj: Any, path: str, number: int) -> None:
         ) from None
 
 
+TEMP_PREFIX = ".tmp-"
+STALE_AFTER_S = 60.0  # a temporary copy older than this and locked by no process is a killed run's
+
+
+def temporary_name(name: str, target_name: str) -> bool:
+    """Is `name` one of atomic_output's temporary copies of `target_name` (.tmp-XXXXXXXX<name>)?"""
+    return name.startswith(TEMP_PREFIX) and name.endswith(target_name) and len(name) == len(target_name) + 13
+
+
+def clean_stale_temporaries(path: str) -> List[str]:
+    """Remove the temporary copies of `path` that a killed writer left (SIGKILL between creating
+    one and moving it into place): those no live writer holds locked and older than
+    STALE_AFTER_S. Returns the removed paths; a copy that cannot be removed is left alone."""
+    target = os.path.realpath(path)
+    directory, base = os.path.dirname(target) or ".", os.path.basename(target)
+    removed = []
+    try:
+        names = [n for n in os.listdir(directory) if temporary_name(n, base)]
+    except OSError:
+        return removed
+    now = time.time()
+    for name in names:
+        tmp = os.path.join(directory, name)
+        try:
+            fd = os.open(tmp, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a writer still at work: not stale
+            st = os.fstat(fd)
+            if now - st.st_mtime > STALE_AFTER_S and os.path.samestat(st, os.stat(tmp)):
+                os.unlink(tmp)
+                removed.append(tmp)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
 @contextmanager
 def atomic_output(path: str, mode: str = "w"):
     """Write to a temporary file beside `path` and move it into place only on success,
     so a failed run leaves no half-written output (and an existing file untouched). A
-    symbolic link is written through: its target gets the new content, the link stays."""
+    symbolic link is written through: its target gets the new content, the link stays.
+
+    The temporary copy is locked (flock) while it is written, so that the next writer of the
+    same file can tell a killed run's leftover from a copy in progress and remove it
+    (clean_stale_temporaries). A full disk is an OutputError naming `path`: one line, exit 2."""
     target = os.path.realpath(path)
     directory = os.path.dirname(target) or "."
     if not os.path.isdir(directory):
         raise InputError(f"output folder does not exist: {directory}", path)
     if os.path.isdir(target):
         raise InputError("output path is a folder, not a file", path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(target), dir=directory)
+    clean_stale_temporaries(target)
     try:
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=os.path.basename(target), dir=directory)
+    except OSError as err:
+        raise _write_error(err, path) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files: give the output the usual mode
-        os.replace(tmp, target)
-    except BaseException:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(handle.fileno(), 0o666 & ~umask)  # mkstemp makes 0600 files: give the output the usual mode
+            os.replace(tmp, target)  # still locked until the handle closes: never an unlocked copy
+    except BaseException as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if is_disk_full(err):
+            raise _write_error(err, path) from None
         raise
+
+
+def _write_error(err: OSError, path: str) -> InputError:
+    if is_disk_full(err):
+        return OutputError(f"cannot write: {err.strerror.lower()} (nothing was written; free some space)", path)
+    return InputError(f"cannot write output: {err.strerror}", path)
 
 
 def write_jsonl(path: str, objects) -> int:

@@ -9,11 +9,19 @@ and a small JSON API behind it. Meant for 127.0.0.1 only, and for the person who
 - a request that changes something must come from the page itself: an Origin header naming
   another site is refused (403), and saves must be JSON (no cross-site form posts);
 - a request body above MAX_BODY bytes is refused unread (413), and a body that is not JSON
-  (or nested too deeply to parse) is a 400 with a message, never a server error."""
+  (or nested too deeply to parse) is a 400 with a message, never a server error;
+- a save that finds the disk full is a 507 with a message the page shows (the file is untouched);
+- the access log never shows the token (`token=[redacted]`): a log is read by others.
+
+A pair is named by its id in the query string (`/api/pair?id=...`), so that any id can be
+opened: in a path, `.` and `..` are dot segments that browsers remove before sending (even as
+%2E), and an id starting with `/` became `//` that werkzeug redirected; the older
+`/api/pairs/<id>` routes stay for ids that survive a path."""
 
 import hmac
 import json
 import os
+import re
 import secrets
 import socket
 import threading
@@ -21,9 +29,9 @@ from typing import Optional
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import RequestEntityTooLarge
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 from .render import TEMPLATES
 from .store import Conflict, PairStore
 
@@ -31,6 +39,19 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")
 TOKEN_HEADER = "X-Review-Token"
 MAX_BODY = 2 * 1024 * 1024  # a pair's gold is a few kB; the largest real pair's is under 100 kB
 OPEN_PATHS = ("/static/", "/favicon.ico")
+TOKEN_IN_URL = re.compile(r"(token=)[^&\s\"'#]*")
+
+
+def redact(text: str) -> str:
+    """`text` with the value of every `token=` parameter replaced by [redacted]."""
+    return TOKEN_IN_URL.sub(r"\1[redacted]", text)
+
+
+class RedactingRequestHandler(WSGIRequestHandler):
+    """werkzeug's request handler, whose access log lines never show the token."""
+
+    def log(self, type: str, message: str, *args) -> None:
+        super().log(type, "%s", redact(message % args if args else message))
 
 
 def new_token() -> str:
@@ -108,6 +129,14 @@ def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str
     def pairs():
         return jsonify(file=os.path.basename(pairs_path), pairs=store.summary())
 
+    @app.get("/api/pair")
+    def get_pair_by_query():
+        return get_pair(request.args.get("id", ""))
+
+    @app.put("/api/pair/gold")
+    def save_gold_by_query():
+        return save_gold(request.args.get("id", ""))
+
     @app.get("/api/pairs/<path:pair_id>")
     def get_pair(pair_id):
         try:
@@ -138,6 +167,8 @@ def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str
             return jsonify(error=f"no pair '{pair_id}' in {os.path.basename(pairs_path)}"), 404
         except Conflict as err:
             return jsonify(error=str(err), current=err.current), 409
+        except OutputError as err:
+            return jsonify(error=f"not saved: the disk is full ({err.reason}); free some space and save again"), 507
         except (ValueError, InputError) as err:
             return jsonify(error=f"not saved: {err}"), 400
         response = jsonify(etag=new_etag, saved=True, **view.to_json())
@@ -158,7 +189,7 @@ class ReviewServer:
             with socket.socket() as probe:
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 probe.bind(("127.0.0.1", port))
-        self.server = make_server("127.0.0.1", port, self.app, threaded=True)
+        self.server = make_server("127.0.0.1", port, self.app, threaded=True, request_handler=RedactingRequestHandler)
         self.port = self.server.server_port
         self.url = f"http://127.0.0.1:{self.port}/?token={self.token}"  # what the command prints and opens
         self._thread: Optional[threading.Thread] = None

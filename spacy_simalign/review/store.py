@@ -8,7 +8,11 @@ changes and replaces the file under an exclusive lock on the file itself (fcntl.
 the lock is taken the path must still name the locked file, since a save replaces it), and
 the file must still be the version it read when it is replaced. Without the lock, two
 servers saving different pairs each rewrote the file from their own reading and one of the
-two saves was lost. A pairs file given as a symbolic link is written through to its target."""
+two saves was lost. A pairs file given as a symbolic link is written through to its target.
+
+A save killed with SIGKILL can leave its temporary copy of the file (`.tmp-XXXXXXXXpairs.jsonl`,
+beside it): the store removes such stale copies when it starts (formats.jsonl.clean_stale_temporaries:
+only those no live save holds locked), and every save does as well."""
 
 import fcntl
 import hashlib
@@ -21,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..errors import InputError
 from ..formats.alignments import load_alignments
 from ..formats.beads import parse_beads
-from ..formats.jsonl import atomic_output, dump_line
+from ..formats.jsonl import atomic_output, clean_stale_temporaries, dump_line
 from ..formats.pairs import parse_pair
 from .render import PairView, load_views, view_from_record
 
@@ -55,6 +59,7 @@ class PairStore:
         self.path = pairs_path
         self.alignments_path = alignments_path
         self._lock = threading.Lock()
+        clean_stale_temporaries(pairs_path)  # what a save killed with SIGKILL left
         # validate everything once at start, so a bad file fails with a located one-line error
         self.alignments = load_alignments(alignments_path) if alignments_path else {}
         views = load_views(pairs_path, alignments_path, self.alignments)

@@ -43,7 +43,8 @@
     });
   }
 
-  function pairUrl(id) { return "/api/pairs/" + encodeURIComponent(id); }
+  /* the id goes in the query: in a path, "." and ".." (even as %2E) are removed by the browser */
+  function pairUrl(id, what) { return "/api/pair" + (what || "") + "?id=" + encodeURIComponent(id); }
 
   /* ------------------------------------------------------------ beads */
 
@@ -239,7 +240,17 @@
       setStatus(cache[id].dirty ? "unsaved edits" : "", cache[id].dirty ? "dirty" : "");
       draw();
       main.focus({preventScroll: true});
-    }).catch(function (err) { setStatus("could not load " + id + ": " + err.message, "error"); });
+    }).catch(function (err) {
+      /* show the error in place of the pair: never leave the previous pair on screen as if it were this one */
+      delete cache[id];
+      current = id;  /* with no cache entry: nothing to edit or save, Next/Previous move on from here */
+      $("pair-select").value = id;
+      var p = document.createElement("p");
+      p.className = "rv-empty rv-load-error";
+      p.textContent = "could not load " + id + ": " + err.message;
+      main.replaceChildren(p);
+      setStatus("could not load " + id + ": " + err.message, "error");
+    });
   }
 
   function save(force) {
@@ -248,7 +259,7 @@
     var id = current;
     var gold = entry.beads.map(function (b) { return [b.complex.slice(), b.simple.slice()]; });
     setStatus("saving…", "");
-    return api("PUT", pairUrl(id) + "/gold", {gold: gold}, entry.etag).then(function (r) {
+    return api("PUT", pairUrl(id, "/gold"), {gold: gold}, entry.etag).then(function (r) {
       if (r.status === 200) {
         adopt(id, r.data, true);
         var p = pairs.find(function (q) { return q.id === id; });
