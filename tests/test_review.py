@@ -454,7 +454,7 @@ def test_the_access_log_does_not_show_the_token(files, caplog):
     import logging
     import urllib.request
 
-    from spacy_simalign.review import ReviewServer
+    from spacy_simalign.review.app import ReviewServer
 
     pairs, alignments, _ = files
     caplog.set_level(logging.INFO, logger="werkzeug")
