@@ -46,20 +46,12 @@ VARIANTS = {
 
 
 class CountingEncoder(USESimilarity):
-    """USESimilarity that counts the strings (and their characters) it encodes; the model weights
-    are shared between instances (loaded once per process), the cache is not."""
-
-    _shared_model = None
+    """USESimilarity that counts the strings (and their characters) it encodes; a new one per run,
+    model load included (as bench_peers.run_bertalign's encoder)."""
 
     def __init__(self):
         super().__init__()
         self.strings = self.chars = 0
-
-    @property
-    def model(self):
-        if CountingEncoder._shared_model is None:
-            CountingEncoder._shared_model = USESimilarity().model
-        return CountingEncoder._shared_model
 
     def _encode_missing(self, missing, lang):
         self.strings += len(missing)
