@@ -64,7 +64,8 @@ def test_sentences_that_disagree_are_left_out():
     src = np.eye(4, dtype=np.float32)[:2]
     opposite = -np.tile(src.sum(axis=0) / np.sqrt(2), (2, 1))  # every pair's cosine is -0.71
     settings = dict(SETTINGS, margin=False)
-    del settings["concatenation"]
+    for name in ("concatenation", "candidate_gap", "candidate_penalty"):
+        del settings[name]
     assert align_monotone(src, opposite, np.ones(2), np.ones(2), **settings) == []
     same = align_monotone(src, src.copy(), np.ones(2), np.ones(2), **settings)
     assert [(a, b, c, d) for a, b, c, d, _ in same] == [(0, 1, 0, 1), (1, 2, 1, 2)]

@@ -82,6 +82,7 @@ HELPERS = {  # scripts of project/ that no command runs itself, and why
 }
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
     "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
+    "eval-translations": "needs .venv-peers too (bertalign beside the bead decoder): after `make bench-peers`",
 }
 
 

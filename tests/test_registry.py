@@ -120,7 +120,7 @@ def test_init_config_prints_the_filled_config(capsys):
 
     assert main(["init-config", "bead-dp"]) == 0
     out = capsys.readouterr().out
-    assert 'concatenation = "sum"' in out and "threads = 0" in out and "max_align = 5" in out
+    assert 'concatenation = "candidates"' in out and "threads = 0" in out and "max_align = 5" in out
     assert main(["init-config", "jiang", "--paragraph"]) == 0
     assert "sublinear_tf = false" in capsys.readouterr().out
 

@@ -9,9 +9,11 @@ band of `window` sentences around it. A bead's score is the cosine of its two si
 sentence that matches its neighbours as well is no evidence), times a length agreement
 log2(1 + shorter / longer) with the pair's own length ratio factored out. A run of sentences is
 represented by the normalised sum of its sentence embeddings (`concatenation = "sum"`, no extra
-encoder call; on the Text+Berg dev article it scores as well as embedding the joined text), or
-by the embedding of the joined text ("text"). Time and memory grow with the sentences times the
-band, not with n x m."""
+encoder call), by the embedding of the joined text of every run ("text", as bertalign: four
+times the strings), or ("candidates", the default) by the sum first and then, for the n:m beads
+that come close to the best path, by their joined text, with a penalty on each sentence beyond
+one a side (bead_units.py: a few more strings, not four times). Time and memory grow with the
+sentences times the band, not with n x m."""
 
 import inspect
 from typing import List, Optional, Sequence, Tuple
@@ -20,7 +22,10 @@ import numpy as np
 
 from ..registry import aligner_registry
 from ..structures import Bead, ParagraphLink, Side
+from .bead_units import CandidateRescorer
 from .protocol import SentenceAlignerBase
+
+CONCATENATIONS = ("sum", "text", "candidates")
 
 
 def bead_types(max_align: int) -> List[Tuple[int, int]]:
@@ -108,6 +113,89 @@ def band_around(path: Sequence[Tuple[int, int]], n: int, m: int, window: int) ->
     return lo, hi
 
 
+def bead_scorer(S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool):
+    """score(a, b, i, cols): the scores of the a:b beads ending at source sentence i and at each
+    target sentence in cols (1-based ends), from run vectors S, T [longest, n, d] and run
+    lengths SL, TL [longest, n] (see the module docstring: cosine, margin, length agreement)."""
+    n, m = S.shape[1], T.shape[1]
+
+    def score(a, b, i, cols):
+        v = S[a - 1, i - 1]
+        u = T[b - 1, cols - 1]
+        value = u @ v
+        if margin:
+            right, left = cols < m, cols - b - 1 >= 0
+            near = np.zeros(len(cols))
+            count = np.zeros(len(cols))
+            near[right] += T[0, cols[right]] @ v
+            count += right
+            near[left] += T[0, cols[left] - b - 1] @ v
+            count += left
+            target_side = np.where(count > 0, near / np.maximum(count, 1), 0.0)
+            near = np.zeros(len(cols))
+            count = 0
+            if i < n:
+                near += u @ S[0, i]
+                count += 1
+            if i - a - 1 >= 0:
+                near += u @ S[0, i - a - 1]
+                count += 1
+            value = value - (target_side + (near / count if count else 0.0)) / 2
+        if length_penalty:
+            a_len, b_len = SL[a - 1, i - 1], TL[b - 1, cols - 1] * ratio
+            value = value * np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
+        return value
+
+    return score
+
+
+def forward(n: int, m: int, types, lo: np.ndarray, hi: np.ndarray, score, skip: float, allowed=None):
+    """The best total score of aligning the first i source and j target sentences, for every
+    (i, j) of the band (-inf outside it), and the bead type that ends each best path there.
+    `allowed(t, i, cols)`, if given, masks the cols where an n:m bead type t may end at row i (1:1 beads and skips are always allowed)."""
+    cost = np.full((n + 1, m + 1), -np.inf, dtype=np.float64)
+    back = np.full((n + 1, m + 1), -1, dtype=np.int8)
+    cost[0, 0] = 0.0
+    skip_right = types.index((0, 1))
+    ramp = skip * np.arange(m + 1)
+    for i in range(n + 1):
+        js = np.arange(lo[i], hi[i] + 1)
+        for t, (a, b) in enumerate(types):
+            if a > i or (a, b) == (0, 1):
+                continue
+            cols = js[js >= b]
+            if allowed is not None and a and b and a + b > 2:
+                cols = cols[allowed(t, i, cols)]
+            if not len(cols):
+                continue
+            prev = cost[i - a, cols - b]
+            value = prev + (np.full(len(cols), skip) if a == 0 or b == 0 else score(a, b, i, cols))
+            better = value > cost[i, cols]
+            cost[i, cols[better]] = value[better]
+            back[i, cols[better]] = t
+        # simple sentences left out (0:1) chain along the row: max over k <= j of cost[i, k] + skip * (j - k)
+        row = np.full(m + 1, -np.inf)
+        row[js] = cost[i, js]
+        reach = np.maximum.accumulate(row - ramp) + ramp
+        gain = np.zeros(m + 1, dtype=bool)
+        gain[js] = reach[js] > row[js] + 1e-12
+        cost[i, gain] = reach[gain]
+        back[i, gain] = skip_right
+    return cost, back
+
+
+def backtrace(back: np.ndarray, types) -> List[Tuple[int, int, int, int]]:
+    """The beads (complex start, end, simple start, end) of the best path; skips left out."""
+    i, j = back.shape[0] - 1, back.shape[1] - 1
+    beads = []
+    while i > 0 or j > 0:
+        a, b = types[back[i, j]] if back[i, j] >= 0 else ((1, 0) if i > 0 else (0, 1))
+        if a and b:
+            beads.append((i - a, i, j - b, j))
+        i, j = i - a, j - b
+    return beads[::-1]
+
+
 def align_monotone(
     src: np.ndarray,
     tgt: np.ndarray,
@@ -121,9 +209,12 @@ def align_monotone(
     length_penalty: bool,
     src_runs=None,
     tgt_runs=None,
+    rescore=None,
 ) -> List[Tuple[int, int, int, int, float]]:
     """Beads (complex start, complex end, simple start, simple end, cosine) of two sides given as
-    normalised sentence vectors and character lengths; empty beads (skips) are left out."""
+    normalised sentence vectors and character lengths; empty beads (skips) are left out.
+    `rescore`, if given, is a bead_units.CandidateRescorer: the n:m beads near the best path
+    are scored again as units."""
     n, m = len(src), len(tgt)
     if not n or not m:
         return []
@@ -134,67 +225,23 @@ def align_monotone(
     ratio = float(src_len.sum() / max(tgt_len.sum(), 1.0))
     path = anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, top_k)
     lo, hi = band_around(path, n, m, window)
-    cost = np.full((n + 1, m + 1), -np.inf, dtype=np.float64)
-    back = np.full((n + 1, m + 1), -1, dtype=np.int8)
-    cost[0, 0] = 0.0
-    skip_right = types.index((0, 1))
-    for i in range(n + 1):
-        js = np.arange(lo[i], hi[i] + 1)
-        for t, (a, b) in enumerate(types):
-            if a > i or (a, b) == (0, 1):
-                continue
-            cols = js[js >= b]
-            if not len(cols):
-                continue
-            prev = cost[i - a, cols - b]
-            if a == 0 or b == 0:
-                score = np.full(len(cols), skip)
-            else:
-                v = S[a - 1, i - 1]
-                u = T[b - 1, cols - 1]
-                score = u @ v
-                if margin:
-                    right, left = cols < m, cols - b - 1 >= 0
-                    near = np.zeros(len(cols))
-                    count = np.zeros(len(cols))
-                    near[right] += T[0, cols[right]] @ v
-                    count += right
-                    near[left] += T[0, cols[left] - b - 1] @ v
-                    count += left
-                    target_side = np.where(count > 0, near / np.maximum(count, 1), 0.0)
-                    near = np.zeros(len(cols))
-                    count = 0
-                    if i < n:
-                        near += u @ S[0, i]
-                        count += 1
-                    if i - a - 1 >= 0:
-                        near += u @ S[0, i - a - 1]
-                        count += 1
-                    score = score - (target_side + (near / count if count else 0.0)) / 2
-                if length_penalty:
-                    a_len, b_len = SL[a - 1, i - 1], TL[b - 1, cols - 1] * ratio
-                    score = score * np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
-            value = prev + score
-            better = value > cost[i, cols]
-            cost[i, cols[better]] = value[better]
-            back[i, cols[better]] = t
-        # simple sentences left out (0:1) chain along the row: max over k <= j of cost[i, k] + skip * (j - k)
-        row = np.full(m + 1, -np.inf)
-        row[js] = cost[i, js]
-        ramp = skip * np.arange(m + 1)
-        reach = np.maximum.accumulate(row - ramp) + ramp
-        gain = np.zeros(m + 1, dtype=bool)
-        gain[js] = reach[js] > row[js] + 1e-12
-        cost[i, gain] = reach[gain]
-        back[i, gain] = skip_right
-    beads = []
-    i, j = n, m
-    while i > 0 or j > 0:
-        a, b = types[back[i, j]] if back[i, j] >= 0 else ((1, 0) if i > 0 else (0, 1))
-        if a and b:
-            beads.append((i - a, i, j - b, j, float(S[a - 1, i - 1] @ T[b - 1, j - 1])))
-        i, j = i - a, j - b
-    return beads[::-1]
+    score = bead_scorer(S, T, SL, TL, ratio, margin, length_penalty)
+    cost, back = forward(n, m, types, lo, hi, score, skip)
+    if rescore is not None:
+        S, T, score, allowed = rescore(
+            forward,
+            types,
+            lo,
+            hi,
+            score,
+            skip,
+            cost,
+            S,
+            T,
+            lambda S, T: bead_scorer(S, T, SL, TL, ratio, margin, length_penalty),
+        )
+        cost, back = forward(n, m, types, lo, hi, score, skip, allowed)
+    return [(a, b, c, d, float(S[b - a - 1, b - 1] @ T[d - c - 1, d - 1])) for a, b, c, d in backtrace(back, types)]
 
 
 class BeadDPAligner(SentenceAlignerBase):
@@ -211,8 +258,10 @@ class BeadDPAligner(SentenceAlignerBase):
             from ..similarity.backends import make_use_similarity
 
             similarity = make_use_similarity()
-        if settings["concatenation"] not in ("sum", "text"):
-            raise ValueError(f"concatenation must be 'sum' or 'text', got {settings['concatenation']!r}")
+        if settings["concatenation"] not in CONCATENATIONS:
+            raise ValueError(
+                f"concatenation must be one of {', '.join(CONCATENATIONS)}, got {settings['concatenation']!r}"
+            )
         if settings["max_align"] < 2:
             raise ValueError(f"max_align must be at least 2, got {settings['max_align']}")
         self.similarity = similarity
@@ -239,6 +288,15 @@ class BeadDPAligner(SentenceAlignerBase):
             return []
         src, src_len, src_runs = self._runs(complex)
         tgt, tgt_len, tgt_runs = self._runs(simple)
+        rescore = None
+        if self.concatenation == "candidates":
+            sides = (complex, simple)
+            rescore = CandidateRescorer(
+                (complex.sentences, simple.sentences),
+                lambda texts, side: self.similarity.encode(texts, sides[side].lang),
+                self.candidate_gap,
+                self.candidate_penalty,
+            )
         found = align_monotone(
             src,
             tgt,
@@ -252,6 +310,7 @@ class BeadDPAligner(SentenceAlignerBase):
             self.length_penalty,
             src_runs,
             tgt_runs,
+            rescore,
         )
         return [
             Bead(tuple(range(a, b)), tuple(range(c, d)), float(min(max(score, 0.0), 1.0)))
@@ -268,9 +327,13 @@ def make_bead_dp(
     skip: float = -0.1,
     margin: bool = True,
     length_penalty: bool = True,
-    concatenation: str = "sum",
+    concatenation: str = "candidates",
+    candidate_gap: float = 0.2,
+    candidate_penalty: float = 0.075,
 ) -> BeadDPAligner:
-    """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE."""
+    """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE.
+    candidate_gap and candidate_penalty are the "candidates" concatenation's (bead_units.py):
+    chosen on the Text+Berg and TransRead dev sets (in-sample, project/eval_translations.py)."""
     return BeadDPAligner(
         similarity,
         max_align=max_align,
@@ -280,6 +343,8 @@ def make_bead_dp(
         margin=margin,
         length_penalty=length_penalty,
         concatenation=concatenation,
+        candidate_gap=candidate_gap,
+        candidate_penalty=candidate_penalty,
     )
 
 

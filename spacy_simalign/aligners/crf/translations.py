@@ -35,6 +35,8 @@ class TranslationSettings:
     margin: bool = _BEAD_DP["margin"]
     length_penalty: bool = _BEAD_DP["length_penalty"]
     concatenation: str = _BEAD_DP["concatenation"]
+    candidate_gap: float = _BEAD_DP["candidate_gap"]
+    candidate_penalty: float = _BEAD_DP["candidate_penalty"]
 
     def __post_init__(self):
         if self.mode not in MODES:

@@ -1,0 +1,94 @@
+"""n:m beads scored as units, cheaply: the bead decoder (bead_dp.py) first scores a run of
+sentences by the normalised sum of its sentence vectors, which needs no encoder call beyond the
+sentences; but a short piece ("Approche :", "c' est pourquoi .") barely moves that sum, so the
+decoder leaves it out or splits a bead into fragments. Embedding the joined text of every run of
+1..4 sentences (bertalign) sees it, at four times the encoder calls and ten times the characters.
+
+Here only the runs that can matter are embedded: those of the n:m beads whose best complete path
+(forward score to the bead's start + the bead + backward score from its end, all with the summed
+vectors) comes within `gap` of the best path's total. Those beads are scored again with the
+joined text's vector, less `penalty` for each sentence beyond the first on either side (a joined
+text resembles each of its sentences, so unit scores favour merging: on the dev sets, without
+it, 1:1 beads are merged into n:m ones), and the path is decoded again, the n:m beads
+restricted to those candidates; 1:1 beads and skips keep their scores. The candidates' strings
+are encoded once (the encoder caches by text); their number grows with the close alternatives,
+not with every run: on Text+Berg dev 1,353 strings instead of the 1,022 sentences (bertalign:
+4,088), project/eval_translations.py."""
+
+from typing import Callable, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+
+class CandidateRescorer:
+    """The `rescore` step of bead_dp.align_monotone for one pair: `texts` of each side, and an
+    `encode(texts, side)` that returns normalised vectors (side 0 complex, 1 simple)."""
+
+    def __init__(self, texts: Tuple[Sequence[str], Sequence[str]], encode: Callable, gap: float, penalty: float):
+        self.texts, self.encode, self.gap, self.penalty = texts, encode, gap, penalty
+
+    def candidates(self, forward, types, lo, hi, score, skip, cost) -> Dict[Tuple[int, int], np.ndarray]:
+        """{(bead type, end row): end columns} of the n:m beads on a path within `gap` of the best;
+        `forward` is bead_dp.forward (the same search, run on the reversed sides for the backward scores)."""
+        n, m = cost.shape[0] - 1, cost.shape[1] - 1
+        reverse_lo, reverse_hi = m - hi[::-1], m - lo[::-1]
+        backward, _ = forward(
+            n,
+            m,
+            types,
+            reverse_lo,
+            reverse_hi,
+            lambda a, b, i, cols: score(a, b, n - i + a, m - cols + b),
+            skip,
+        )
+        backward = backward[::-1, ::-1]  # best score from (i, j) to the end
+        floor = cost[n, m] - self.gap
+        kept = {}
+        for i in range(1, n + 1):
+            js = np.arange(lo[i], hi[i] + 1)
+            for t, (a, b) in enumerate(types):
+                if a > i or not a or not b or a + b < 3:
+                    continue
+                cols = js[js >= b]
+                cols = cols[np.isfinite(cost[i - a, cols - b]) & np.isfinite(backward[i, cols])]
+                if not len(cols):
+                    continue
+                through = cost[i - a, cols - b] + score(a, b, i, cols) + backward[i, cols]
+                cols = cols[through >= floor]
+                if len(cols):
+                    kept[(t, i)] = cols
+        return kept
+
+    def __call__(self, forward, types, lo, hi, score, skip, cost, S, T, make_score):
+        """(run vectors S, T with the candidates' joined texts, their bead scorer, the mask of allowed n:m beads)."""
+        kept = self.candidates(forward, types, lo, hi, score, skip, cost)
+        src_runs, tgt_runs = set(), set()
+        for (t, i), cols in kept.items():
+            a, b = types[t]
+            if a > 1:
+                src_runs.add((a, i))
+            if b > 1:
+                tgt_runs.update((b, int(j)) for j in cols)
+        S, T = self._replace(S, sorted(src_runs), 0), self._replace(T, sorted(tgt_runs), 1)
+
+        def allowed(t, i, cols):
+            return np.isin(cols, kept.get((t, i), ()))
+
+        unit = make_score(S, T)
+
+        def score(a, b, i, cols):
+            return unit(a, b, i, cols) - self.penalty * (a + b - 2)
+
+        return S, T, score, allowed
+
+    def _replace(self, R: np.ndarray, wanted: List[Tuple[int, int]], side: int) -> np.ndarray:
+        """R with the vectors of the runs (length, end) of `wanted` made from their joined text."""
+        if not wanted:
+            return R
+        texts = self.texts[side]
+        joined = [" ".join(texts[e - k : e]) for k, e in wanted]
+        vectors = np.asarray(self.encode(joined, side), dtype=np.float32)
+        R = R.copy()
+        lengths, ends = zip(*wanted)
+        R[np.array(lengths) - 1, np.array(ends) - 1] = vectors
+        return R
