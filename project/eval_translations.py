@@ -5,13 +5,12 @@ predicted bead counts only if it equals a gold bead), link P/R/F1, the whole tim
 sentences to the beads (a fresh encoder: model load, encoding, decoding), and the strings and
 characters the encoder was given.
 
-    .venv/bin/python project/eval_translations.py [--variants before,default] [--bertalign textberg,transread]
+    .venv/bin/python project/eval_translations.py [--variants before,default]
         [--json metrics/translations.json] [--output metrics/translations.txt]
 
 Systems: `before` = the decoder as of ad56a0b (concatenation "sum"); `default` = make_bead_dp's
-defaults now; any other name in VARIANTS below; `bertalign` = bertalign 2.0.1 on the same USE
-vectors through project/bench_peers.py's run_bertalign (needs .venv-peers: `make bench-peers`
-builds it), for the sets named in --bertalign. Every set was seen while choosing the settings
+defaults now; any other name in VARIANTS below. bertalign on the same sets and the same USE
+vectors is the peer table's (`make bench-peers`, project/bench_peers.py). Every set was seen while choosing the settings
 (in-sample). Run without SPACY_SIMALIGN_CACHE: with it the times hold almost no encoding.
 """
 
@@ -80,28 +79,10 @@ def run_ours(records, settings):
     return dict(scores(records, preds), seconds=seconds, strings=encoder.strings, chars=encoder.chars)
 
 
-def run_peer(name, paths, work):
-    sys.path.insert(0, str(ROOT / "project"))
-    import bench_peers
-
-    docs = [d for path in paths for d in bench_peers.ours_load(path)]
-    preds, _, whole, info = bench_peers.run_bertalign(docs, work / name)
-    s = bench_peers.ours_score(docs, [bench_peers.drop_empty(b) for b in preds])
-    chars = sum(
-        len(" ".join(side[i : i + k]))
-        for d in docs
-        for side in (d.src, d.tgt)
-        for k in range(1, 5)
-        for i in range(len(side) - k + 1)
-    )
-    return {"strict": s["bead"], "p": s["p"], "r": s["r"], "f": s["f"], "seconds": whole}, info["overlaps"], chars
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", default="before,default", help=f"comma-separated, of: {', '.join(VARIANTS)}")
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated, of: " + ", ".join(SETS))
-    ap.add_argument("--bertalign", default="", help="sets to run bertalign on too (comma-separated)")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=JSON", help="an extra variant")
     ap.add_argument("--json", default=None)
     add_output_option(ap)
@@ -112,17 +93,11 @@ def main(argv=None) -> int:
         variants[name] = json.loads(settings)
     sets = [s for s in args.sets.split(",") if s]
     rows = {}
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="eval-translations-") as tmp:
-        for name in sets:
-            records = load(SETS[name])
-            for variant, settings in variants.items():
-                rows.setdefault(variant, {})[name] = run_ours(records, settings)
-                print(f"{name} {variant}: {rows[variant][name]}", file=sys.stderr, flush=True)
-            if name in args.bertalign.split(","):
-                row, strings, chars = run_peer(name, SETS[name], Path(tmp))
-                rows.setdefault("bertalign", {})[name] = dict(row, strings=strings, chars=chars)
+    for name in sets:
+        records = load(SETS[name])
+        for variant, settings in variants.items():
+            rows.setdefault(variant, {})[name] = run_ours(records, settings)
+            print(f"{name} {variant}: {rows[variant][name]}", file=sys.stderr, flush=True)
     cache = os.environ.get("SPACY_SIMALIGN_CACHE")
     print(
         "Bead decoder on the translation sets: strict bead F1 / link F1, whole seconds (encoder included), "

@@ -82,7 +82,6 @@ HELPERS = {  # scripts of project/ that no command runs itself, and why
 }
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
     "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
-    "eval-translations": "needs .venv-peers too (bertalign beside the bead decoder): after `make bench-peers`",
 }
 
 
@@ -131,6 +130,13 @@ def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
     in_workflows = {step for steps in workflows.values() for step in steps}
     assert in_workflows <= {c["name"] for c in commands}
     assert {c["name"] for c in commands} - in_workflows == set(OUTSIDE_WORKFLOWS)
+
+
+def test_project_scripts_import_the_package_not_each_other():
+    """No script edits sys.path to reach another script (shared code lives in the package)."""
+    scripts = sorted((ROOT / "project").glob("*.py"))
+    offenders = [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")]
+    assert offenders == []
 
 
 def test_tests_neither_import_nor_run_project_scripts():
