@@ -19,6 +19,8 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from .runs import run_text
+
 
 class CandidateRescorer:
     """The `rescore` step of bead_dp.align_monotone for one pair: `texts` of each side, and an
@@ -86,7 +88,7 @@ class CandidateRescorer:
         if not wanted:
             return R
         texts = self.texts[side]
-        joined = [" ".join(texts[e - k : e]) for k, e in wanted]
+        joined = [run_text(texts, e - k, e - 1) for k, e in wanted]
         vectors = np.asarray(self.encode(joined, side), dtype=np.float32)
         R = R.copy()
         lengths, ends = zip(*wanted)

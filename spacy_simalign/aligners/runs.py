@@ -5,7 +5,7 @@ embeds its candidate beads, not a sum of the sentence vectors (a short sentence 
 hardly at all). The encoder's own per-text cache keeps the work bounded: a run met again (the
 same run in another candidate, another direction) is encoded once, and a one-sentence run is the
 sentence itself, already encoded. Callers choose which runs to embed: only candidates that can
-matter (crf/joined.py)."""
+matter (bead_units.py for translations, crf/joined.py for simplification splits)."""
 
 from typing import Sequence
 
