@@ -79,6 +79,7 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
 
 HELPERS = {  # scripts of project/ that no command runs itself, and why
     "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
+    "peers_table.py": "the tables of bench_peers.py (imported by it), also rewritten into README.md and docs/results.md",
 }
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
     "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
