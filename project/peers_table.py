@@ -32,11 +32,21 @@ def better(a: float, b: float) -> str:
     return f"**{f3(a)}**" if round(a, 3) > round(b, 3) else f3(a)
 
 
-def pair_cells(r: Dict, other: Dict = None) -> str:
-    """'strict / link F1' with bold where above `other`."""
+def cell(r: Dict, other: Dict = None, detail: bool = True) -> str:
+    """'strict / link F1', with link P / R in detail; bold where above `other`."""
     if other is None:
-        return f"{f3(r['bead'])} / {f3(r['f'])}"
-    return f"{better(r['bead'], other['bead'])} / {better(r['f'], other['f'])}"
+        text = f"{f3(r['bead'])} / {f3(r['f'])}"
+    else:
+        text = f"{better(r['bead'], other['bead'])} / {better(r['f'], other['f'])}"
+    return f"{text} ({f3(r['p'])} / {f3(r['r'])})" if detail else text
+
+
+def versus(ours: Dict, peer: Dict, detail: bool = True, bold: bool = False) -> str:
+    """The cells ours | bertalign | ours - bertalign (strict, and link in detail)."""
+    diff = f"{ours['bead'] - peer['bead']:+.3f}"
+    diff = f"**{diff}**" if bold else diff
+    diff += f" / {ours['f'] - peer['f']:+.3f}" if detail else ""
+    return f"{cell(ours, peer, detail)} | {cell(peer, ours, detail)} | {diff}"
 
 
 def mean_row(results: Dict) -> Dict[str, Dict[str, float]]:
@@ -68,58 +78,55 @@ def times(ours: Dict, peer: Dict, key: str, fmt: str) -> str:
     return f"{seconds(a, fmt)} / {seconds(b, fmt)}{ratio}"
 
 
+def header(*titles: str) -> List[str]:
+    return ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
+
+
+def rows_of(results: Dict):
+    """(set, ours, bertalign or None) for each set that holds ours."""
+    for s in results["sets"].values():
+        if OURS in s["systems"]:
+            yield s, s["systems"][OURS], s["systems"].get(PEER)
+
+
 def full(results: Dict) -> str:
     """The table of docs/results.md, its other rows and its notes."""
-    lines = [
-        "| set (documents; kind) | ours: eval | ours: strict / link F1 (link P / R) | "
-        "bertalign-USE: strict / link F1 (link P / R) | ours - bertalign: strict / link | "
-        "whole s: ours / bertalign (bertalign / ours) | algorithm s: ours / bertalign |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s in results["sets"].values():
-        ours, peer = s["systems"].get(OURS), s["systems"].get(PEER)
-        if ours is None:
-            continue
-        if peer is None:
-            lines.append(
-                f"| {set_label(s)} | {ours['label']} | {pair_cells(ours)} ({f3(ours['p'])} / {f3(ours['r'])}) "
-                f"| — | — | {times(ours, {}, 'whole', '.1f')} | {times(ours, {}, 'algo', '.2f')} |"
-            )
-            continue
+    lines = header(
+        "set (documents; kind)",
+        "ours: eval",
+        "ours: strict / link F1 (link P / R)",
+        "bertalign-USE: strict / link F1 (link P / R)",
+        "ours - bertalign: strict / link",
+        "whole s: ours / bertalign (bertalign / ours)",
+        "algorithm s: ours / bertalign",
+    )
+    for s, ours, peer in rows_of(results):
+        cells = versus(ours, peer) if peer else f"{cell(ours)} | — | —"
+        peer = peer or {}
         lines.append(
-            f"| {set_label(s)} | {ours['label']} | {pair_cells(ours, peer)} ({f3(ours['p'])} / {f3(ours['r'])}) "
-            f"| {pair_cells(peer, ours)} ({f3(peer['p'])} / {f3(peer['r'])}) "
-            f"| {ours['bead'] - peer['bead']:+.3f} / {ours['f'] - peer['f']:+.3f} "
+            f"| {set_label(s)} | {ours['label']} | {cells} "
             f"| {times(ours, peer, 'whole', '.1f')} | {times(ours, peer, 'algo', '.2f')} |"
         )
-        for part in ours.get("parts", {}):
-            o, b = ours["parts"][part], peer["parts"][part]
-            lines.append(
-                f"| &nbsp;&nbsp;{part} ({o['docs']}) | | {pair_cells(o, b)} ({f3(o['p'])} / {f3(o['r'])}) "
-                f"| {pair_cells(b, o)} ({f3(b['p'])} / {f3(b['r'])}) "
-                f"| {o['bead'] - b['bead']:+.3f} / {o['f'] - b['f']:+.3f} | | |"
-            )
+        for part in ours.get("parts", {}) if peer else ():
+            o = ours["parts"][part]
+            lines.append(f"| &nbsp;&nbsp;{part} ({o['docs']}) | | {versus(o, peer['parts'][part])} | | |")
     mean = mean_row(results)
     if mean["n"]:
         o, b = mean[OURS], mean[PEER]
         lines.append(
-            f"| **mean over the {mean['n']} sets** | | {pair_cells(o, b)} ({f3(o['p'])} / {f3(o['r'])}) "
-            f"| {pair_cells(b, o)} ({f3(b['p'])} / {f3(b['r'])}) "
-            f"| **{o['bead'] - b['bead']:+.3f}** / {o['f'] - b['f']:+.3f} | {times(o, b, 'whole', '.1f')} (sum) | |"
+            f"| **mean over the {mean['n']} sets** | | {versus(o, b, bold=True)} | {times(o, b, 'whole', '.1f')} (sum) | |"
         )
     others = [
         (s, key, r) for s in results["sets"].values() for key, r in s["systems"].items() if key not in (OURS, PEER)
     ]
     if others:
-        lines += [
-            "",
-            "| other rows of ours | set | eval | strict / link F1 (link P / R) | whole s | algorithm s |",
-            "|---|---|---|---|---|---|",
-        ]
+        lines += [""] + header(
+            "other rows of ours", "set", "eval", "strict / link F1 (link P / R)", "whole s", "algorithm s"
+        )
         for s, key, r in others:
             lines.append(
-                f"| {r['name']} | {s['title']} | {r['label']} | {pair_cells(r)} ({f3(r['p'])} / {f3(r['r'])}) "
-                f"| {r['whole']:.1f} | {seconds(r['algo'], '.2f')} |"
+                f"| {r['name']} | {s['title']} | {r['label']} | {cell(r)} | {r['whole']:.1f} "
+                f"| {seconds(r['algo'], '.2f')} |"
             )
     lines += [""] + [f"- {note}" for note in results["notes"]]
     return "\n".join(lines) + "\n"
@@ -127,26 +134,26 @@ def full(results: Dict) -> str:
 
 def brief(results: Dict) -> str:
     """The peer rows of README's "Results in brief": strict / link F1 and whole seconds."""
-    lines = [
-        "| set (documents; kind) | ours: strict / link F1 | bertalign-USE: strict / link F1 | "
-        "ours - bertalign, strict | whole s: ours / bertalign |",
-        "|---|---|---|---|---|",
-    ]
-    for s in results["sets"].values():
-        ours, peer = s["systems"].get(OURS), s["systems"].get(PEER)
-        if ours is None or peer is None:
-            continue
-        eval_ = "" if ours["label"] == "all" else f", ours in {ours['label']}"
-        lines.append(
-            f"| {set_label(s)[:-1]}{eval_}) | {pair_cells(ours, peer)} | {pair_cells(peer, ours)} "
-            f"| {ours['bead'] - peer['bead']:+.3f} | {ours['whole']:.1f} / {peer['whole']:.1f} |"
-        )
+    lines = header(
+        "set (documents; kind)",
+        "ours: strict / link F1",
+        "bertalign-USE: strict / link F1",
+        "ours - bertalign, strict",
+        "whole s: ours / bertalign",
+    )
+    for s, ours, peer in rows_of(results):
+        if peer:
+            eval_ = "" if ours["label"] == "all" else f", ours in {ours['label']}"
+            lines.append(
+                f"| {set_label(s)[:-1]}{eval_}) | {versus(ours, peer, detail=False)} "
+                f"| {ours['whole']:.1f} / {peer['whole']:.1f} |"
+            )
     mean = mean_row(results)
     if mean["n"]:
         o, b = mean[OURS], mean[PEER]
         lines.append(
-            f"| **mean over the {mean['n']} sets** | {pair_cells(o, b)} | {pair_cells(b, o)} "
-            f"| **{o['bead'] - b['bead']:+.3f}** | {o['whole']:.1f} / {b['whole']:.1f} (sum) |"
+            f"| **mean over the {mean['n']} sets** | {versus(o, b, detail=False, bold=True)} "
+            f"| {o['whole']:.1f} / {b['whole']:.1f} (sum) |"
         )
     return "\n".join(lines) + "\n"
 
