@@ -459,8 +459,8 @@ def general_notes(results: Dict, args) -> List[str]:
         "Times: whole = wall clock from the pair JSONL to the beads (process starts, model loading, "
         "encoding; embedding cache " + (f"ON ({cache})" if cache else "off") + "); algorithm = the same "
         "work with every encoder call excluded. One run per set and system, both on the same machine in "
-        f"the same run: load average {results['load'][0]:.1f} at the start and {results['load'][1]:.1f} at "
-        f"the end on {os.cpu_count()} CPUs, so compare the two within a row (their ratio), not across runs.",
+        f"the same run: load average {peers_table.load_range(results)} (at the start and after each set) on "
+        f"{results['cpus']} CPUs, so compare the two within a row (their ratio), not across runs.",
     ]
     if info:
         notes.append(
@@ -476,12 +476,13 @@ def general_notes(results: Dict, args) -> List[str]:
 
 def run_all(args, chosen: Sequence[PeerSet]) -> Dict:
     t_start = time.perf_counter()
-    results = {"sets": {}, "load": [os.getloadavg()[0]], "complete": False}
+    results = {"sets": {}, "load": [os.getloadavg()[0]], "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
+    results["complete"] = False
     notes: List[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         for peer in chosen:
             results["sets"][peer.key] = run_set(peer, args, Path(tmp) / peer.key, notes)
-    results["load"].append(os.getloadavg()[0])
+            results["load"].append(os.getloadavg()[0])
     results["seconds"] = time.perf_counter() - t_start
     results["notes"] = general_notes(results, args) + notes + [f"Total {results['seconds']:.0f} s."]
     return results

@@ -78,6 +78,11 @@ def times(ours: Dict, peer: Dict, key: str, fmt: str) -> str:
     return f"{seconds(a, fmt)} / {seconds(b, fmt)}{ratio}"
 
 
+def load_range(results: Dict) -> str:
+    """'low-high' of the load averages sampled during the run."""
+    return f"{min(results['load']):.1f}-{max(results['load']):.1f}"
+
+
 def header(*titles: str) -> List[str]:
     return ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
 
@@ -155,6 +160,11 @@ def brief(results: Dict) -> str:
             f"| **mean over the {mean['n']} sets** | {versus(o, b, detail=False, bold=True)} "
             f"| {o['whole']:.1f} / {b['whole']:.1f} (sum) |"
         )
+    lines += [
+        "",
+        f"`make bench-peers`, {results['date']}: load average {load_range(results)} on {results['cpus']} CPUs, so the times are "
+        "inflated: compare ours and bertalign within a row.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -171,7 +181,8 @@ def update_docs(paths: Sequence[Path], results: Dict) -> List[str]:
         unknown = sorted(set(names) - set(RENDERINGS))
         if not names or unknown:
             raise SystemExit(f"error: {path}: no bench-peers block" if not names else f"error: {path}: {unknown}")
-        new = BLOCK.sub(lambda m: m.group(1) + RENDERINGS[m.group(2)](results) + m.group(4), text)
+        # blank lines around the rendering: markdown then reads the table apart from the markers
+        new = BLOCK.sub(lambda m: f"{m.group(1)}\n{RENDERINGS[m.group(2)](results)}\n{m.group(4)}", text)
         if new != text:
             path.write_text(new, encoding="utf-8")
             changed.append(f"{path}: {', '.join(names)}")

@@ -324,6 +324,9 @@ def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_p
         },
         "notes": ["a note"],
         "complete": True,
+        "load": [3.0, 4.0],
+        "cpus": 2,
+        "date": "2026-12-01",
     }
     results["sets"]["a"]["systems"] = {"ours": system(0.9, 0.95, 10.0), "bertalign": system(0.8, 0.9, 20.0)}
     results["sets"]["b"]["systems"] = {"ours": system(0.5, 0.7, 5.0), "bertalign": system(0.7, 0.8, 5.0)}
@@ -340,7 +343,7 @@ def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_p
     new = readme.read_text(encoding="utf-8")
     start, end = table.MARKER.format(name="brief") + "\n", "<!-- end bench-peers:brief -->"
     assert new.split(start)[0] == text.split(start)[0] and new.split(end)[1] == text.split(end)[1]
-    assert new.split(start)[1].split(end)[0] == brief
+    assert new.split(start)[1].split(end)[0] == f"\n{brief}\n"
     assert table.update_docs([readme], results) == []  # unchanged the second time
     for doc, name in (("README.md", "brief"), ("docs/results.md", "full")):
         assert table.MARKER.format(name=name) in (ROOT / doc).read_text(encoding="utf-8"), doc
