@@ -63,10 +63,11 @@ bench: $(STAMP)
 bench-startup: $(BASE_STAMP)
 	$(PY) -m spacy project run bench-startup
 
-# bertalign against our aligners on the same USE encoder (project.yml's bench-peers command,
-# project/bench_peers.py). Not part of `make test` or `make bench`: it builds its own venv,
-# .venv-peers, with Python 3.12 (bertalign 2.0.1 needs it), and runs without the embedding cache
-# so that the whole times include encoding.
+# bertalign against our aligners on the same USE encoder, every gold set at hand (project.yml's
+# bench-peers command, project/bench_peers.py): writes metrics/bench/peers.{md,json} and rewrites
+# the peer tables of README.md and docs/results.md. Not part of `make test` or `make bench`: it
+# builds its own venv, .venv-peers, with Python 3.12 (bertalign 2.0.1 needs it), and runs without
+# the embedding cache so that the whole times include encoding.
 PEERS_VENV := .venv-peers
 PEERS_STAMP := $(PEERS_VENV)/.installed
 PYTHON312 ?= $(shell python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || \

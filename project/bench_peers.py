@@ -1,30 +1,40 @@
 """Peer benchmark: bertalign against our aligners ON THE SAME ENCODER (multilingual USE), so
-that differences come from the algorithms. One table from one run:
+that differences come from the algorithms. One table from one run, for every gold set at hand:
 
     make bench-peers       # builds .venv-peers (Python 3.12, bertalign 2.0.1) first, then runs
-                           # `spacy project run bench-peers`, that is this script
+                           # `spacy project run bench-peers`, that is this script with --docs
 
-rows = systems; for Text+Berg dev (de-fr, one article) and DEplain-web dev (82 de documents):
-link P/R/F1, strict bead F1 (a predicted bead counts only if it equals a gold bead: our
-bead-text F1), the algorithm-only time (seconds, all encoder calls excluded) and the whole
-time (wall clock from the pair JSONL to the beads: process starts, model loading, encoding).
+sets (--sets picks some): Text+Berg dev (de-fr, 1 article), the TransRead dev novels (en-fr, 3),
+the NTREX news translations (six pair files among de/en/fr/nl, 123 documents each, one run over
+the 738), the Simple German Corpus dev documents (30, read from ../shared/data: never copied
+here) and DEplain-web dev (82). Per set and system: link P/R/F1, strict bead F1 (a predicted
+bead counts only if it equals a gold bead: our bead-text F1), the whole time (wall clock from
+the pair JSONL to the beads: process starts, model loading, encoding) and the algorithm-only
+time (all encoder calls excluded); a mean-over-sets row and the difference ours - bertalign.
 
 - bertalign 2.0.1 (max_align 5, top_k 3, win 5, skip -0.1: the paper's settings) runs in
   .venv-peers through project/peers_bertalign.py. The strings it embeds (each side's
   concatenations of 1..4 consecutive sentences) are embedded HERE by our USESimilarity
   (`encode`, the method the CRF uses) and handed over as .npy files. Its 1:0 and 0:1 beads
   are dropped before scoring (the gold files hold no beads with an empty side).
-- ours: `python -m spacy_simalign align` (the default CRF) and `align-xling --method
-  intersection --no-filter` (20min-XD; --no-filter because DEplain's two sides are one
+- ours: `python -m spacy_simalign align` (the default, as a user runs it: translations go to
+  the bead decoder, simplifications to the CRF). On Text+Berg and DEplain also `align-xling
+  --method intersection --no-filter` (20min-XD; --no-filter because DEplain's two sides are one
   language, which the pair filters drop). Whole time = the CLI's wall clock; algorithm time =
   the same code in this process, after a warm-up, minus the time spent in the encoder.
-- DEplain: the shipped CRF weights were trained on these 82 documents, so the CRF row is
-  5-fold cross-validation by document (project/cv_crf.py's folds, from evaluation.crossval,
-  and training; fold models run through the CLI with --model); bertalign and intersection have nothing to train and run
-  on all 82. A last row gives the shipped weights in-sample, for reference.
+- DEplain: the shipped CRF weights were trained on these 82 documents, so ours is 5-fold
+  cross-validation by document (project/cv_crf.py's folds, from evaluation.crossval, and
+  training; fold models run through the CLI with --model); bertalign and intersection have
+  nothing to train and run on all 82. An other row gives the shipped weights in-sample.
+- One run per set and system: a set's files are joined into one pair JSONL (NTREX: each
+  language's texts occur in three of the six pairs, and both systems embed a text once per run,
+  through the same in-process cache of USESimilarity).
 
-SPACY_SIMALIGN_CACHE (embedding cache) changes no score, but with it the whole times hold
-almost no encoding: `make bench-peers` runs without it.
+--limit N keeps the first N documents of each file (a smoke run), --no-bertalign runs ours and
+the scoring only (no .venv-peers needed); --docs FILE... rewrites the marked tables of the docs
+(project/peers_table.py) and is refused for a partial run. SPACY_SIMALIGN_CACHE (embedding
+cache) changes no score, but with it the whole times hold almost no encoding: `make bench-peers`
+runs without it.
 """
 
 import argparse
@@ -37,6 +47,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Sequence, Tuple
 
+import peers_table
+
 from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,11 +56,62 @@ PEERS_VENV = ROOT / ".venv-peers"
 PEERS_PYTHON = PEERS_VENV / "bin" / "python"
 PEERS_SCRIPT = ROOT / "project" / "peers_bertalign.py"
 DATA = ROOT.parent / "shared" / "data"
-TEXTBERG = DATA / "textberg-dev-de-fr" / "pairs.jsonl"
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 BERTALIGN_SETTINGS = {"max_align": 5, "top_k": 3, "win": 5, "skip": -0.1}
+NTREX_PAIRS = ("en-de", "en-fr", "en-nl", "de-fr", "de-nl", "fr-nl")
 
 Beads = List[Tuple[Tuple[int, ...], Tuple[int, ...]]]
+
+
+class PeerSet(NamedTuple):
+    key: str
+    title: str
+    kind: str
+    files: Tuple[Path, ...]
+    cv: bool  # ours = the CRF in k-fold CV by document (the shipped weights were trained on it)
+    others: bool  # also the other rows of ours (intersection; shipped weights when cv)
+
+
+def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
+    """The sets of the table, in its order."""
+    return {
+        s.key: s
+        for s in (
+            PeerSet(
+                "textberg",
+                "Text+Berg dev de-fr",
+                "translation",
+                (data / "textberg-dev-de-fr/pairs.jsonl",),
+                False,
+                True,
+            ),
+            PeerSet(
+                "transread",
+                "TransRead dev en-fr novels",
+                "translation",
+                (data / "transread-dev-en-fr/pairs.jsonl",),
+                False,
+                False,
+            ),
+            PeerSet(
+                "ntrex",
+                "NTREX news, 6 pairs of de/en/fr/nl",
+                "translation, 1:1",
+                tuple(data / "ntrex-news" / f"{p}.jsonl" for p in NTREX_PAIRS),
+                False,
+                False,
+            ),
+            PeerSet(
+                "sgc",
+                "Simple German Corpus dev",
+                "simplification, splits only",
+                (data / "sgc-dev/pairs.jsonl",),
+                False,
+                False,
+            ),
+            PeerSet("deplain", "DEplain-web dev", "simplification", (deplain,), True, True),
+        )
+    }
 
 
 class Doc(NamedTuple):
@@ -98,7 +161,7 @@ def ours_encoder():
 
 
 def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
-    """Pooled link P/R/F1 and strict bead F1 (= bead-text F1 here) with AlignmentScorer."""
+    """Pooled link P/R/F1 and strict bead P/R/F1 (= bead-text here) with AlignmentScorer."""
     from spacy_simalign.evaluation.scoring import AlignmentScorer
     from spacy_simalign.structures import Bead
 
@@ -106,7 +169,8 @@ def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
     for doc, beads in zip(docs, preds):
         scorer.add([Bead(c, s) for c, s in doc.gold], [Bead(c, s) for c, s in beads], doc.src, doc.tgt)
     s = scorer.scores()
-    return {"p": s["link"]["p"], "r": s["link"]["r"], "f": s["link"]["f"], "bead": s["bead_text"]["f"]}
+    link, bead = s["link"], s["bead_text"]
+    return {"p": link["p"], "r": link["r"], "f": link["f"], "bead": bead["f"], "bead_p": bead["p"], "bead_r": bead["r"]}
 
 
 def ours_cli(args: Sequence[str], output: Path) -> Tuple[Dict[str, Beads], float]:
@@ -277,136 +341,199 @@ def subset_file(path: Path, indices: Sequence[int], out: Path) -> None:
     out.write_text("".join(lines[i] for i in indices), encoding="utf-8")
 
 
+def join_files(files: Sequence[Path], limit: int, out: Path) -> Dict[str, List[str]]:
+    """Write the documents of the files (the first `limit` of each, all with None) as one pair
+    JSONL: a set is one run. Returns {file stem: document ids} when there are several files."""
+    parts, lines = {}, []
+    for path in files:
+        if not path.is_file():
+            raise SystemExit(f"error: {path} is missing (see ../shared/data/README.md)")
+        kept = [line.rstrip("\n") + "\n" for line in open(path, encoding="utf-8") if line.strip()][:limit]
+        parts[path.stem] = [json.loads(line)["id"] for line in kept]
+        lines += kept
+    out.write_text("".join(lines), encoding="utf-8")
+    return parts if len(files) > 1 else {}
+
+
+def scored(docs: Sequence[Doc], preds: Dict[str, Beads], parts: Dict[str, List[str]], **fields) -> Dict:
+    """The scores of {id: beads} against the documents' gold, pooled, and per part."""
+    result = dict(ours_score(docs, [drop_empty(preds[d.id]) for d in docs]), docs=len(docs), **fields)
+    if parts:
+        result["parts"] = {}
+        for name, ids in parts.items():
+            sub = [d for d in docs if d.id in set(ids)]
+            result["parts"][name] = dict(ours_score(sub, [drop_empty(preds[d.id]) for d in sub]), docs=len(sub))
+    return result
+
+
+def cli_and_algorithm(cli_args: Sequence[str], out: Path, method: str, path: Path, model: str, timed: bool):
+    """({id: beads} of the CLI, its wall seconds, algorithm seconds or None): the in-process rerun
+    that gives the algorithm time must give the CLI's beads."""
+    cli, whole = ours_cli([*cli_args, "--model", model] if model else cli_args, out)
+    if not timed:
+        return cli, whole, None
+    inproc, algo = ours_in_process(method, path, model)
+    assert inproc == cli, f"{' '.join(cli_args[:1])}: in-process beads differ from the CLI's"
+    return cli, whole, algo
+
+
+def run_ours_cv(path: Path, docs: Sequence[Doc], args, tmp: Path, notes: List[str]):
+    """The default `align` on fold models of a k-fold CV by document: ({id: beads}, whole, algo)."""
+    folds = min(args.folds, len(docs))
+    splits, train_seconds = ours_train_folds(path, folds, args.epochs, args.seed, tmp)
+    preds, algo, whole = {}, 0.0, 0.0
+    for f, test in enumerate(splits):
+        sub, out = tmp / f"fold{f}.jsonl", tmp / f"crf-fold{f}.jsonl"
+        subset_file(path, test, sub)
+        cli, seconds, a = cli_and_algorithm(
+            ["align", str(sub), str(out)], out, "crf", sub, str(tmp / f"fold{f}"), not args.no_algorithm_time
+        )
+        preds.update(cli)
+        whole += seconds
+        algo = None if a is None else algo + a
+    notes.append(
+        f"DEplain CV: {folds} folds by document (evaluation.crossval, seed {args.seed}), {args.epochs} epochs "
+        f"each, training {train_seconds:.0f} s (not in the times); whole = {folds} CLI runs, one per fold model."
+    )
+    return preds, whole, algo, f"{folds}-fold CV"
+
+
+def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
+    """Every system on one set: {title, kind, size, systems: {name: scores and times}}."""
+    tmp.mkdir(parents=True)
+    path = tmp / "pairs.jsonl"
+    parts = join_files(peer.files, args.limit, path)
+    docs = ours_load(path)
+    print(f"{peer.key}: {len(docs)} documents", file=sys.stderr, flush=True)
+    sizes = sum(len(d.src) for d in docs), sum(len(d.tgt) for d in docs)
+    size = f"{len(docs)} document{'s' * (len(docs) != 1)}, {sizes[0]} / {sizes[1]} sentences"
+    result = {"title": peer.title, "kind": peer.kind, "size": size, "docs": len(docs), "systems": {}}
+    systems = result["systems"]
+    timed = not args.no_algorithm_time
+    if peer.cv:
+        preds, whole, algo, label = run_ours_cv(path, docs, args, tmp, notes)
+    else:
+        out = tmp / "ours.jsonl"
+        preds, whole, algo = cli_and_algorithm(["align", str(path), str(out)], out, "crf", path, None, timed)
+        label = "all"
+    systems["ours"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label)
+    if not args.no_bertalign:
+        beads, algo, whole, info = run_bertalign(docs, tmp / "bertalign")
+        preds = {d.id: b for d, b in zip(docs, beads)}
+        systems["bertalign"] = scored(docs, preds, parts, whole=whole, algo=algo, label="all")
+        result["bertalign"] = info
+        notes.append(
+            f"bertalign on {peer.title}: {info['overlaps']} overlap strings embedded in "
+            f"{info['encoding_seconds']:.1f} s; {info['dropped']} beads with an empty side dropped; numba "
+            f"warm-up {info['warm_up_seconds']:.1f} s (in whole, not in algorithm)."
+        )
+    if peer.others:
+        out = tmp / "xling.jsonl"
+        xling = ["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"]
+        preds, whole, algo = cli_and_algorithm(xling, out, "intersection", path, None, timed)
+        name = "`align-xling --method intersection --no-filter` (20min-XD)"
+        label = "in-sample" if peer.cv else "all"
+        systems["intersection"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label, name=name)
+    if peer.others and peer.cv:
+        out = tmp / "shipped.jsonl"
+        preds, whole = ours_cli(["align", str(path), str(out)], out)
+        name = "`align` with the shipped weights (reference)"
+        systems["shipped"] = scored(docs, preds, parts, whole=whole, algo=None, label="IN-SAMPLE", name=name)
+    return result
+
+
+def general_notes(results: Dict, args) -> List[str]:
+    cache = os.environ.get("SPACY_SIMALIGN_CACHE")
+    info = next((s["bertalign"] for s in results["sets"].values() if "bertalign" in s), None)
+    notes = [
+        "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by a CRF that "
+        "never saw it; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
+        "IN-SAMPLE = weights trained on them. All five sets are development data that the defaults were "
+        "chosen on or checked against: every figure is in-sample in that sense (the hidden test sets are "
+        "outside the repository).",
+        "ours = the default `align` as a user runs it: a pair in two languages of about the same length "
+        "is a translation and goes to the bead decoder (bead_dp.py), the rest to the CRF (weights learned "
+        "on German simplification). Strict = a predicted bead counts only if it equals a gold bead "
+        "(bead-text F1); link = each bead expanded into its sentence links; mean = unweighted over the sets "
+        "(NTREX once, its language pairs only shown).",
+        "Times: whole = wall clock from the pair JSONL to the beads (process starts, model loading, "
+        "encoding; embedding cache " + (f"ON ({cache})" if cache else "off") + "); algorithm = the same "
+        "work with every encoder call excluded. One run per set and system, both on the same machine in "
+        f"the same run: load average {peers_table.load_range(results)} (at the start and after each set) on "
+        f"{results['cpus']} CPUs, so compare the two within a row (their ratio), not across runs.",
+    ]
+    if info:
+        notes.append(
+            f"bertalign {info['bertalign']} (max_align 5, top_k 3, win 5, skip -0.1: the paper's settings) in "
+            f".venv-peers (Python {info['python']}, numba {info['numba']}, numpy {info['numpy']}), handed our "
+            "USE vectors of the strings it embeds; top-k search in numpy (see peers_bertalign.py); vecalign: "
+            "not on PyPI, left out. Its whole time = its two processes (overlap strings; alignment) plus our "
+            "encoding of its strings in the benchmark's process by a new USESimilarity (model load included, "
+            "no import time), less than a user of bertalign pays (sentence-transformers and torch)."
+        )
+    return notes
+
+
+def run_all(args, chosen: Sequence[PeerSet]) -> Dict:
+    t_start = time.perf_counter()
+    results = {"sets": {}, "load": [os.getloadavg()[0]], "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
+    results["complete"] = False
+    notes: List[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
+        for peer in chosen:
+            results["sets"][peer.key] = run_set(peer, args, Path(tmp) / peer.key, notes)
+            results["load"].append(os.getloadavg()[0])
+    results["seconds"] = time.perf_counter() - t_start
+    results["notes"] = general_notes(results, args) + notes + [f"Total {results['seconds']:.0f} s."]
+    return results
+
+
 def main(argv=None) -> int:
+    keys = list(peer_sets(DATA, DEPLAIN))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--textberg", default=str(TEXTBERG))
+    ap.add_argument("--data", default=str(DATA), help="the shared data folder (default ../shared/data)")
     ap.add_argument("--deplain", default=str(DEPLAIN))
+    ap.add_argument("--sets", default=",".join(keys), help=f"comma-separated, of {','.join(keys)} (default all)")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N documents of each file (smoke run)")
+    ap.add_argument("--no-bertalign", action="store_true", help="ours and the scoring only (no .venv-peers)")
+    ap.add_argument("--no-algorithm-time", action="store_true", help="skip the in-process reruns of ours")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--epochs", type=int, default=20, help="CRF training epochs per fold (as cv_crf.py)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None, help="also write the figures here")
+    ap.add_argument("--docs", nargs="+", default=[], metavar="FILE", help="rewrite these files' bench-peers blocks")
+    ap.add_argument("--from-json", default=None, metavar="FILE", help="render a saved --json instead of running")
     add_output_option(ap)
     args = ap.parse_args(argv)
-    if not (PEERS_VENV / ".installed").exists() or not PEERS_PYTHON.exists():
-        print(
-            f"error: the bertalign venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
-            "python3.12, then runs this benchmark)",
-            file=sys.stderr,
-        )
-        return 2
-    t_start = time.perf_counter()
-    rows: Dict[str, Dict[str, Dict]] = {}
-    notes = []
-
-    def put(system, dataset, docs, preds, algo, whole, label):
-        s = ours_score(docs, [drop_empty(b) for b in preds])
-        rows.setdefault(system, {})[dataset] = dict(s, algo=algo, whole=whole, label=label)
-
-    with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
-        tmp = Path(tmp)
-        for dataset, path in (("textberg", Path(args.textberg)), ("deplain", Path(args.deplain))):
-            docs = ours_load(path)
-            log = f"{dataset}: {len(docs)} documents"
-            print(log, file=sys.stderr, flush=True)
-            preds, algo, whole, info = run_bertalign(docs, tmp / f"bertalign-{dataset}")
-            put("bertalign", dataset, docs, preds, algo, whole, "all")
-            notes.append(
-                f"bertalign on {dataset}: {info['overlaps']} overlap strings embedded in "
-                f"{info['encoding_seconds']:.1f} s; {info['dropped']} beads with an empty side dropped; "
-                f"numba warm-up {info['warm_up_seconds']:.1f} s (in whole, not in algorithm)"
+    if args.from_json:
+        results = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+    else:
+        sets = peer_sets(Path(args.data), Path(args.deplain))
+        wanted = [k.strip() for k in args.sets.split(",") if k.strip()]
+        if not wanted or set(wanted) - set(sets):
+            ap.error(f"--sets: {args.sets!r}: choose among {','.join(sets)}")
+        if not args.no_bertalign and not ((PEERS_VENV / ".installed").exists() and PEERS_PYTHON.exists()):
+            print(
+                f"error: the bertalign venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
+                "python3.12, then runs this benchmark), or pass --no-bertalign",
+                file=sys.stderr,
             )
-            bert_info = info
-
-            ids = [d.id for d in docs]
-            out = tmp / f"xling-{dataset}.jsonl"
-            cli, whole = ours_cli(["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"], out)
-            inproc, algo = ours_in_process("intersection", path)
-            assert inproc == cli, "align-xling: in-process beads differ from the CLI's"
-            put(
-                "intersection",
-                dataset,
-                docs,
-                [cli[i] for i in ids],
-                algo,
-                whole,
-                "in-sample" if dataset == "deplain" else "all",
-            )
-
-            if dataset == "textberg":
-                out = tmp / "crf-textberg.jsonl"
-                cli, whole = ours_cli(["align", str(path), str(out)], out)
-                inproc, algo = ours_in_process("crf", path)
-                assert inproc == cli, "align: in-process beads differ from the CLI's"
-                put("crf", dataset, docs, [cli[i] for i in ids], algo, whole, "all")
-                continue
-            splits, train_seconds = ours_train_folds(path, args.folds, args.epochs, args.seed, tmp)
-            preds, algo, whole = {}, 0.0, 0.0
-            for f, test in enumerate(splits):
-                sub, out, model = tmp / f"fold{f}.jsonl", tmp / f"crf-fold{f}.jsonl", str(tmp / f"fold{f}")
-                subset_file(path, test, sub)
-                cli, seconds = ours_cli(["align", str(sub), str(out), "--model", model], out)
-                inproc, a = ours_in_process("crf", sub, model)
-                assert inproc == cli, f"align fold {f}: in-process beads differ from the CLI's"
-                preds.update(cli)
-                algo, whole = algo + a, whole + seconds
-            put("crf", dataset, docs, [preds[i] for i in ids], algo, whole, f"{args.folds}-fold CV")
-            notes.append(
-                f"CRF {args.folds}-fold CV on deplain: training {train_seconds:.0f} s (not in the "
-                f"times), {args.epochs} epochs, seed {args.seed}; whole = {args.folds} CLI runs, one "
-                "per fold model"
-            )
-            out = tmp / "crf-deplain-shipped.jsonl"
-            cli, whole = ours_cli(["align", str(path), str(out)], out)
-            inproc, algo = ours_in_process("crf", path)
-            assert inproc == cli, "align: in-process beads differ from the CLI's"
-            put("crf-shipped", dataset, docs, [cli[i] for i in ids], algo, whole, "IN-SAMPLE")
-
-    names = {
-        "bertalign": "bertalign 2.0.1 + USE (5/3/5/-0.1)",
-        "crf": "ours: align (CRF, default)",
-        "intersection": "ours: align-xling intersection (40)",
-        "crf-shipped": "ours: align, shipped weights (ref.)",
-    }
-    titles = {"textberg": "Text+Berg dev de-fr (1 article)", "deplain": "DEplain-web dev (82 documents)"}
-    cols = f"{'eval':>9s} {'P':>6s} {'R':>6s} {'F1':>6s} {'bead':>6s} {'algo s':>7s} {'whole s':>8s}"
-    width = len(cols)
-    cache = os.environ.get("SPACY_SIMALIGN_CACHE")
-    print(
-        f"Peer benchmark, one run: link P/R/F1, strict bead F1, algorithm-only and whole seconds; "
-        f"every system on the multilingual USE encoder; embedding cache {'ON (' + cache + ')' if cache else 'off'}"
-    )
-    print(f"{'':36s} | " + " | ".join(f"{titles[d]:^{width}s}" for d in titles))
-    print(f"{'system':36s} | " + " | ".join(cols for _ in titles))
-    print("-" * (39 + 2 * width + 3))
-    for key, name in names.items():
-        cells = []
-        for d in titles:
-            r = rows.get(key, {}).get(d)
-            cells.append(
-                f"{'-':^{width}s}"
-                if r is None
-                else f"{r['label']:>9s} {r['p']:6.3f} {r['r']:6.3f} {r['f']:6.3f} {r['bead']:6.3f} "
-                f"{r['algo']:7.2f} {r['whole']:8.1f}"
-            )
-        print(f"{name:36s} | " + " | ".join(cells))
-    print(
-        "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by a CRF that "
-        "never saw it; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
-        "IN-SAMPLE = weights trained on them."
-    )
-    print(
-        "Text+Berg is a translation (two languages, about the same length): the default align sends it to "
-        "the bead decoder (bead_dp.py), not to the CRF, whose weights learned German simplification only."
-    )
-    for note in notes:
-        print(note)
-    print(
-        f"bertalign {bert_info['bertalign']} in .venv-peers (Python {bert_info['python']}, numba "
-        f"{bert_info['numba']}, numpy {bert_info['numpy']}); top-k search in numpy (see peers_bertalign.py); "
-        f"vecalign: not on PyPI, left out. Total {time.perf_counter() - t_start:.0f} s."
-    )
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+            return 2
+        if args.docs and (args.limit or args.no_bertalign or set(wanted) != set(sets)):
+            ap.error("--docs rewrites the docs' tables: only from a whole run (all sets, no --limit, bertalign)")
+        results = run_all(args, [sets[k] for k in sets if k in wanted])
+        results["complete"] = not args.limit and not args.no_bertalign and set(wanted) == set(sets)
+        results["command"] = "python project/bench_peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.json and not args.from_json:  # first: a failed rendering keeps the run
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    if args.docs and not results.get("complete"):
+        ap.error(f"--docs: {args.from_json} is not a whole run")
+    print("Peer benchmark, one run (`make bench-peers`): bertalign-USE = bertalign 2.0.1 on our USE vectors.")
+    print()
+    print(peers_table.full(results), end="")
+    for line in peers_table.update_docs(args.docs, results):
+        print(f"rewrote {line}", file=sys.stderr)
     return 0
 
 

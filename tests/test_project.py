@@ -79,6 +79,7 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
 
 HELPERS = {  # scripts of project/ that no command runs itself, and why
     "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
+    "peers_table.py": "the tables of bench_peers.py (imported by it), also rewritten into README.md and docs/results.md",
 }
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
     "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
@@ -301,3 +302,80 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+# -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------
+
+
+def peers_table_module():
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(ROOT / "project"))
+    try:
+        return importlib.import_module("peers_table")
+    finally:
+        sys.path.remove(str(ROOT / "project"))
+
+
+def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_path):
+    table = peers_table_module()
+
+    def system(bead, f, whole):
+        return {"bead": bead, "f": f, "p": f, "r": f, "whole": whole, "algo": 0.1, "label": "all", "docs": 1}
+
+    results = {
+        "sets": {
+            "a": {"title": "A", "kind": "translation", "size": "1 document", "systems": {}},
+            "b": {"title": "B", "kind": "translation", "size": "2 documents", "systems": {}},
+        },
+        "notes": ["a note"],
+        "complete": True,
+        "load": [3.0, 4.0],
+        "cpus": 2,
+        "date": "2026-12-01",
+    }
+    results["sets"]["a"]["systems"] = {"ours": system(0.9, 0.95, 10.0), "bertalign": system(0.8, 0.9, 20.0)}
+    results["sets"]["b"]["systems"] = {"ours": system(0.5, 0.7, 5.0), "bertalign": system(0.7, 0.8, 5.0)}
+    brief = table.brief(results)
+    assert (
+        "| **mean over the 2 sets** | 0.700 / 0.825 | **0.750** / **0.850** | **-0.050** | 15.0 / 25.0 (sum) |" in brief
+    )
+    assert "| A (1 document; translation) | **0.900** / **0.950** | 0.800 / 0.900 | +0.100 | 10.0 / 20.0 |" in brief
+    assert "| A (1 document; translation) | all |" in table.full(results) and "- a note" in table.full(results)
+    readme = tmp_path / "README.md"
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme.write_text(text, encoding="utf-8")
+    assert table.update_docs([readme], results) == [f"{readme}: brief"]
+    new = readme.read_text(encoding="utf-8")
+    start, end = table.MARKER.format(name="brief") + "\n", "<!-- end bench-peers:brief -->"
+    assert new.split(start)[0] == text.split(start)[0] and new.split(end)[1] == text.split(end)[1]
+    assert new.split(start)[1].split(end)[0] == f"\n{brief}\n"
+    assert table.update_docs([readme], results) == []  # unchanged the second time
+    for doc, name in (("README.md", "brief"), ("docs/results.md", "full")):
+        assert table.MARKER.format(name=name) in (ROOT / doc).read_text(encoding="utf-8"), doc
+
+
+@pytest.mark.slow
+def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path):
+    """`bench_peers.py --sets sgc --limit 2 --no-bertalign`: the default `align` on 2 Simple German
+    Corpus documents (read from ../shared/data), scored; no .venv-peers needed; such a partial run
+    may not rewrite the docs."""
+    sgc = ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl"
+    if not sgc.is_file():
+        pytest.skip(f"{sgc} is missing")
+    script = ROOT / "project" / "bench_peers.py"
+    out, report = tmp_path / "peers.json", tmp_path / "peers.md"
+    args = ["--sets", "sgc", "--limit", "2", "--no-bertalign", "--no-algorithm-time"]
+    run = run_script(script, *args, "--json", out, "--output", report, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert list(results["sets"]) == ["sgc"] and results["complete"] is False
+    ours = results["sets"]["sgc"]["systems"]["ours"]
+    assert set(results["sets"]["sgc"]["systems"]) == {"ours"} and ours["docs"] == 2 and ours["label"] == "all"
+    assert 0.5 < ours["f"] <= 1.0 and 0.0 < ours["bead"] <= 1.0 and ours["whole"] > 0  # CRF links most splits
+    assert "| Simple German Corpus dev (2 documents, " in report.read_text(encoding="utf-8")
+    refused = run_script(script, *args, "--docs", ROOT / "README.md", cwd=tmp_path)
+    assert refused.returncode == 2 and "only from a whole run" in refused.stderr
+    refused = run_script(script, "--from-json", out, "--docs", ROOT / "README.md", cwd=tmp_path)
+    assert refused.returncode == 2 and "is not a whole run" in refused.stderr
