@@ -294,3 +294,21 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+@pytest.mark.slow
+def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate(tmp_path):
+    """Issue 25, item 14: convert made an empty test split of 2 documents, and evaluate then reported
+    F1 0.000 on 0 documents with exit 0; both now stop with one line, exit 2, nothing written."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "two.jsonl").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    run = run_script(ROOT / "project" / "convert.py", tmp_path / "two.jsonl", tmp_path / "corpus")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "2 documents are too few" in run.stderr and "need at least 3" in run.stderr
+    assert not (tmp_path / "corpus").exists()
+    (tmp_path / "none.jsonl").write_text("", encoding="utf-8")
+    run = run_script(
+        ROOT / "project" / "evaluate.py", "-", tmp_path / "none.jsonl", tmp_path / "m.json", "--method", "tfidf"
+    )
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "no documents to evaluate on" in run.stderr and not (tmp_path / "m.json").exists()

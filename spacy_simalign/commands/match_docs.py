@@ -7,6 +7,7 @@ import sys
 from ..errors import InputError
 from ..formats.matches import write_matches
 from ..outputs import Paths
+from ..terminal import safe
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
@@ -43,8 +44,13 @@ def run(args) -> int:
             threshold = float(args.threshold)
         except ValueError:
             raise InputError(f"--threshold must be a number in 0..100 or 'auto', got '{args.threshold}'") from None
-    source = read_documents(args.source, matcher.allow_mixed_languages)
-    target = read_documents(args.target, matcher.allow_mixed_languages)
+    source = read_documents(args.source, matcher.allow_mixed_languages, allow_empty=True)
+    target = read_documents(args.target, matcher.allow_mixed_languages, allow_empty=True)
+    if not source or not target:  # valid input, as an empty side is for align: nothing to match
+        empty = [path for path, docs in ((args.source, source), (args.target, target)) if not docs]
+        write_matches(args.output, iter(()))
+        print(safe(f"note: no documents in {' and '.join(empty)}: 0 matches -> {args.output}"), file=sys.stderr)
+        return 0
     if threshold is None:
         threshold = matcher.threshold_for(source, target, auto=auto)
     matches = matcher.match(source, target, threshold=threshold)
