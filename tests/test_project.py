@@ -312,3 +312,25 @@ def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate
     )
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "no documents to evaluate on" in run.stderr and not (tmp_path / "m.json").exists()
+
+
+def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
+    """Issue 25, item 13: the README's tuned-example figures had drifted from what the commands give;
+    they now stand in a marked block that project/readme_figures.py (command readme-figures) rewrites."""
+    import yaml
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count("<!-- readme-figures: begin") == 1 and readme.count("<!-- readme-figures: end -->") == 1
+    block = readme.split("<!-- readme-figures: begin")[1].split("<!-- readme-figures: end -->")[0]
+    assert "link\nprecision goes from 0." in block and "threshold = 0.8" in readme.split("<!-- readme-figures")[0]
+    steps = {c["name"]: c["script"] for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
+    assert steps["readme-figures"][0].startswith("python project/readme_figures.py ")
+
+
+@pytest.mark.slow
+def test_the_readme_figures_are_those_the_commands_give_today(tmp_path):
+    """project/readme_figures.py --check: align and evaluate the 82 pairs with both configs (about a
+    CPU minute) and compare with the README's block, rewriting nothing."""
+    run = run_script(ROOT / "project" / "readme_figures.py", "--check")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "up to date" in run.stderr
