@@ -1,4 +1,4 @@
-"""CSV input (DEplain plan files, the Amsterdam corpus) read with the errors of FORMATS.md.
+"""CSV input (DEplain plan files) read with the errors of FORMATS.md.
 
 - UTF-8 with or without a byte-order mark: spreadsheet programs write one, and read as plain
   UTF-8 it would become part of the first column's name ("missing column(s) original").
