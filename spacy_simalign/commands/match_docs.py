@@ -2,12 +2,10 @@
 matches JSONL (FORMATS.md). `--threshold auto` takes the threshold calibrated by
 calibrate-docs for the chosen strategy from the matcher config."""
 
-import sys
-
 from ..errors import InputError
 from ..formats.matches import write_matches
 from ..outputs import Paths
-from ..terminal import safe
+from ..terminal import say
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
@@ -49,11 +47,11 @@ def run(args) -> int:
     if not source or not target:  # valid input, as an empty side is for align: nothing to match
         empty = [path for path, docs in ((args.source, source), (args.target, target)) if not docs]
         write_matches(args.output, iter(()))
-        print(safe(f"note: no documents in {' and '.join(empty)}: 0 matches -> {args.output}"), file=sys.stderr)
+        say(f"note: no documents in {' and '.join(empty)}: 0 matches -> {args.output}", err=True)
         return 0
     if threshold is None:
         threshold = matcher.threshold_for(source, target, auto=auto)
     matches = matcher.match(source, target, threshold=threshold)
     write_matches(args.output, (match.to_json() for match in matches))
-    print(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", file=sys.stderr)
+    say(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", err=True)
     return 0

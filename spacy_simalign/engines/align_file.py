@@ -19,6 +19,7 @@ from typing import Optional
 from ..errors import Terminated
 from ..formats.pairs import read_pairs, validate_pairs
 from ..outputs import Paths, check_paths
+from ..terminal import say
 from . import batches, make_engine
 from .progress import progress_bar
 from .resume import PartialOutput, complete_output
@@ -92,10 +93,10 @@ def align_file(
         output.finish()
     except BaseException:
         if output.abort():
-            print(
+            say(
                 f"note: {output.done} of {total} pairs are saved in {output.partial}; "
                 "run again with --resume to continue",
-                file=sys.stderr,
+                err=True,
             )
         raise
     finally:
