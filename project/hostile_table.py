@@ -214,6 +214,33 @@ CASES_25B = [
 ]
 
 
+PLAN_HEADER = "original,simplification,original_id,simplification_id,pair_id,corpus,license,alignment\n"
+PLAN_ROW = "Ein Satz.,Ein Satz.,1-1-0-0,1-0-0-0,1,web,CC BY 4.0,identical\n"
+
+CASES_25C = [
+    (
+        "a DEplain plan CSV with a byte-order mark",
+        ["convert-deplain", "plan.csv", "out.jsonl"],
+        lambda f: write(f, "plan.csv", ("\ufeff" + PLAN_HEADER + PLAN_ROW).encode("utf-8")),
+    ),
+    (
+        "a plan CSV field of 2 MB on line 3",
+        ["convert-deplain", "plan.csv", "out.jsonl"],
+        lambda f: write(
+            f, "plan.csv", (PLAN_HEADER + PLAN_ROW + "x" * 2_000_000 + ",b,1-1-0-1,1-0-0-1,1,c,l,aligned\n").encode()
+        ),
+    ),
+    (
+        "`match-docs` with an empty target collection",
+        ["match-docs", "docs.jsonl", "empty.jsonl", "matches.jsonl"],
+        lambda f: (
+            write(f, "docs.jsonl", (ROOT / "tests" / "data" / "xling" / "de.jsonl").read_bytes()),
+            write(f, "empty.jsonl", b""),
+        ),
+    ),
+]
+
+
 def listing(folder: Path):
     return {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
 
@@ -318,7 +345,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     print("| input | command | exit | message (stderr) | left behind |")
     print("|---|---|---|---|---|")
-    for what, argv_, setup in CASES + CASES_25B:
+    for what, argv_, setup in CASES + CASES_25B + CASES_25C:
         if args.only in what:
             code, message, rest = run_case(argv_, setup)
             message = message.replace("|", "\\|")
