@@ -139,7 +139,7 @@ def main(argv=None) -> int:
             base = medians[blank]
             print(f"| {name} | {wall:.2f} | {wall / base[0]:.2f} | {cpu:.2f} | {cpu / base[1]:.2f} |")
         print(f"| USE import, model load, first sentence (in a process of its own) | {use[0]:.2f} | | {use[1]:.2f} | |")
-        print(f"\n| beyond the baseline | wall s | CPU s | target: wall <= {TARGET} s |")
+        print(f"\n| beyond the baseline | wall s | CPU s | target <= {TARGET} s (on a loaded machine read CPU) |")
         print("|---|---:|---:|---|")
         excess = {
             "align crf - baseline - USE load": [
@@ -150,7 +150,8 @@ def main(argv=None) -> int:
             ],
         }
         for name, (wall, cpu) in excess.items():
-            print(f"| {name} | {wall:.2f} | {cpu:.2f} | {'met' if wall <= TARGET else 'NOT met'} |")
+            verdict = ", ".join(f"{k} {'met' if v <= TARGET else 'NOT met'}" for k, v in (("wall", wall), ("CPU", cpu)))
+            print(f"| {name} | {wall:.2f} | {cpu:.2f} | {verdict} |")
         costs = [
             import_costs(run([sys.executable, "-X", "importtime"] + cmd[1:], env)[3])
             for cmd in [jobs["align, 1 pair (crf, default)"]] * args.runs
