@@ -39,13 +39,18 @@ def read_gold(nlp, path: Path, lang: str, limit: int) -> List:
 
 
 def split_ids(ids: List[str], dev: float, test: float, seed: int) -> Dict[str, List[str]]:
-    """Shuffle documents with the seed; the first `test` share is test, the next `dev` share dev."""
+    """Shuffle documents with the seed; the first `test` share is test, the next `dev` share dev.
+    A part asked for holds at least one document (an empty test split would be scored as F1
+    0.000 on 0 documents), and train keeps at least one: fewer documents are an error."""
     order = list(ids)
     random.Random(seed).shuffle(order)
-    n_test = int(round(len(order) * test)) if test > 0 else 0
+    n_test = max(1, int(round(len(order) * test))) if test > 0 else 0
     n_dev = max(1, int(round(len(order) * dev))) if dev > 0 else 0
     if n_test + n_dev >= len(order):
-        raise InputError(f"{len(order)} documents are too few to split into train, dev ({dev}) and test ({test})")
+        raise InputError(
+            f"{len(order)} documents are too few to split into train, dev ({dev}) and test ({test}): "
+            f"need at least {n_test + n_dev + 1}, each part one document or more"
+        )
     return {"test": order[:n_test], "dev": order[n_test : n_test + n_dev], "train": order[n_test + n_dev :]}
 
 

@@ -29,6 +29,8 @@ METRICS = ("link", "bead_text", "paragraph")
 def evaluate(nlp, gold: str) -> dict:
     """Run the pipeline on the corpus's predicted Docs and score them against the references."""
     examples = list(PairCorpus(gold)(nlp))
+    if not examples:  # scores over nothing would read as F1 0.000
+        raise InputError("no documents to evaluate on (an empty test split?)", gold)
     start = time.perf_counter()
     predicted = list(nlp.pipe(eg.predicted for eg in examples))
     seconds = time.perf_counter() - start

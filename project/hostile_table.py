@@ -264,6 +264,33 @@ CASES_25A = [
 ]
 
 
+PLAN_HEADER = "original,simplification,original_id,simplification_id,pair_id,corpus,license,alignment\n"
+PLAN_ROW = "Ein Satz.,Ein Satz.,1-1-0-0,1-0-0-0,1,web,CC BY 4.0,identical\n"
+
+CASES_25C = [
+    (
+        "a DEplain plan CSV with a byte-order mark",
+        ["convert-deplain", "plan.csv", "out.jsonl"],
+        lambda f: write(f, "plan.csv", ("\ufeff" + PLAN_HEADER + PLAN_ROW).encode("utf-8")),
+    ),
+    (
+        "a plan CSV field of 2 MB on line 3",
+        ["convert-deplain", "plan.csv", "out.jsonl"],
+        lambda f: write(
+            f, "plan.csv", (PLAN_HEADER + PLAN_ROW + "x" * 2_000_000 + ",b,1-1-0-1,1-0-0-1,1,c,l,aligned\n").encode()
+        ),
+    ),
+    (
+        "`match-docs` with an empty target collection",
+        ["match-docs", "docs.jsonl", "empty.jsonl", "matches.jsonl"],
+        lambda f: (
+            write(f, "docs.jsonl", (ROOT / "tests" / "data" / "xling" / "de.jsonl").read_bytes()),
+            write(f, "empty.jsonl", b""),
+        ),
+    ),
+]
+
+
 def running(pid: int) -> bool:
     """A live process (not a zombie)."""
     try:
@@ -287,7 +314,7 @@ def kill_and_count_workers(proc, partial: Path) -> str:
     return f"(killed: no message) worker processes running 5 s later: {len(alive)} of {len(workers)}"
 
 
-CASES = CASES + CASES_25A + CASES_25B
+CASES = CASES + CASES_25A + CASES_25B + CASES_25C
 
 
 def listing(folder: Path):

@@ -19,7 +19,10 @@ from .outputs import check_paths
 from .terminal import safe
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """Every command's sub-parser; with `command`, only that one gets its arguments (the others'
+    add_arguments import what they need for their defaults: docmatch's config, ...), so that a
+    short job pays for no other command's imports (start-up, issue 25 item 15)."""
     parser = argparse.ArgumentParser(
         prog="python -m spacy_simalign", description="Align two versions of a text: paragraphs, sentences, documents."
     )
@@ -30,13 +33,21 @@ def build_parser() -> argparse.ArgumentParser:
         if not hasattr(module, "NAME"):
             continue
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.add_arguments(cmd)
+        if command is None or module.NAME == command:
+            module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run, _paths=getattr(module, "paths", None))
     return parser
 
 
+def command_of(argv: List[str]) -> Optional[str]:
+    """The command that `argv` names: its first word that is not an option (the top-level parser
+    has no option but --help)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -133,3 +133,25 @@ def test_missing_column_and_empty_file(tmp_path):
         read_plan(write(tmp_path, HEADER))
     with pytest.raises(InputError, match="cannot read"):
         read_plan(str(tmp_path / "missing.csv"))
+
+
+def test_byte_order_mark_and_long_fields_through_the_command(tmp_path, capsys):
+    """Issue 25, item 14: a plan saved with a byte-order mark (as spreadsheet programs do) is read,
+    a 200 KB field is within the bound, and a field beyond it is an error at its own line."""
+    from spacy_simalign.__main__ import main
+    from spacy_simalign.formats.csvfile import MAX_FIELD_CHARS
+
+    row = "a,b,1-1-0-0,1-0-0-0,1,c,l,identical\n"
+    path = tmp_path / "plan_doc_1.csv"
+    path.write_bytes(("\ufeff" + HEADER + row).encode("utf-8"))
+    assert main(["convert-deplain", str(path), str(tmp_path / "out.jsonl")]) == 0
+    assert read_plan(str(path))["complex"]["paragraphs"] == [["a"]]
+    long = "Wort " * 40_000  # 200 KB, beyond Python's default limit of 128 KiB
+    path.write_text(HEADER + f"{long},b,1-1-0-0,1-0-0-0,1,c,l,identical\n", encoding="utf-8")
+    assert read_plan(str(path))["complex"]["paragraphs"] == [[long.strip()]]
+    path.write_text(HEADER + row + "x" * (MAX_FIELD_CHARS + 1) + ",b,1-1-0-1,1-0-0-1,1,c,l,identical\n")
+    capsys.readouterr()
+    assert main(["convert-deplain", str(path), str(tmp_path / "big.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:3: malformed CSV (field larger than field limit" in err and err.count("\n") == 1
+    assert not (tmp_path / "big.jsonl").exists()

@@ -580,3 +580,17 @@ def test_a_v1_config_takes_lexical_options_and_calibrates_into_a_v1_config(tmp_p
         STRATEGIES
     )
     assert main(["match-docs", *args, str(out), "--config", str(written), "--threshold", "auto"]) == 0
+
+
+def test_an_empty_collection_matches_nothing(tmp_path, capsys):
+    """Issue 25, item 14: match-docs with no documents on one side stopped with exit 2 where align
+    accepts empty sides; an empty collection is valid input: an empty matches file, a note on stderr."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["match-docs", str(XLING / "de.jsonl"), str(empty), str(out), "--threshold", "auto"]) == 0
+    assert out.read_text(encoding="utf-8") == ""
+    err = capsys.readouterr().err
+    assert err == f"note: no documents in {empty}: 0 matches -> {out}\n"
+    assert main(["calibrate-docs", str(empty), str(empty), str(empty)]) == 2  # calibrating needs documents
+    assert f"error: {empty}: no documents" in capsys.readouterr().err

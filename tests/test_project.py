@@ -379,3 +379,43 @@ def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path):
     assert refused.returncode == 2 and "only from a whole run" in refused.stderr
     refused = run_script(script, "--from-json", out, "--docs", ROOT / "README.md", cwd=tmp_path)
     assert refused.returncode == 2 and "is not a whole run" in refused.stderr
+
+
+@pytest.mark.slow
+def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate(tmp_path):
+    """Issue 25, item 14: convert made an empty test split of 2 documents, and evaluate then reported
+    F1 0.000 on 0 documents with exit 0; both now stop with one line, exit 2, nothing written."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "two.jsonl").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    run = run_script(ROOT / "project" / "convert.py", tmp_path / "two.jsonl", tmp_path / "corpus")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "2 documents are too few" in run.stderr and "need at least 3" in run.stderr
+    assert not (tmp_path / "corpus").exists()
+    (tmp_path / "none.jsonl").write_text("", encoding="utf-8")
+    run = run_script(
+        ROOT / "project" / "evaluate.py", "-", tmp_path / "none.jsonl", tmp_path / "m.json", "--method", "tfidf"
+    )
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "no documents to evaluate on" in run.stderr and not (tmp_path / "m.json").exists()
+
+
+def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
+    """Issue 25, item 13: the README's tuned-example figures had drifted from what the commands give;
+    they now stand in a marked block that project/readme_figures.py (command readme-figures) rewrites."""
+    import yaml
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count("<!-- readme-figures: begin") == 1 and readme.count("<!-- readme-figures: end -->") == 1
+    block = readme.split("<!-- readme-figures: begin")[1].split("<!-- readme-figures: end -->")[0]
+    assert "link\nprecision goes from 0." in block and "threshold = 0.8" in readme.split("<!-- readme-figures")[0]
+    steps = {c["name"]: c["script"] for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
+    assert steps["readme-figures"][0].startswith("python project/readme_figures.py ")
+
+
+@pytest.mark.slow
+def test_the_readme_figures_are_those_the_commands_give_today(tmp_path):
+    """project/readme_figures.py --check: align and evaluate the 82 pairs with both configs (about a
+    CPU minute) and compare with the README's block, rewriting nothing."""
+    run = run_script(ROOT / "project" / "readme_figures.py", "--check")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "up to date" in run.stderr

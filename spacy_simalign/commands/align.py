@@ -5,7 +5,6 @@ first, stream in fixed batches through an engine, resumable, OUTPUT only when co
 
 import argparse
 import os
-import sys
 
 from ..aligners.methods import (
     DEFAULT_SENTENCE_METHOD,
@@ -18,6 +17,7 @@ from ..engines import ENGINES, AlignJob
 from ..engines.resume import PartialOutput
 from ..errors import InputError
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."
@@ -128,15 +128,15 @@ def run(args) -> int:
         args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
     )
     if summary.complete:
-        print(
+        say(
             f"{args.output} is complete: it holds all {summary.pairs} pairs of {args.input}, nothing to resume "
             "(run without --resume to align again)",
-            file=sys.stderr,
+            err=True,
         )
         return 0
-    print(
+    say(
         f"aligned {summary.aligned_now} of {summary.pairs} pairs ({summary.beads} beads) in {summary.seconds:.1f} s "
         f"-> {args.output}",
-        file=sys.stderr,
+        err=True,
     )
     return 0

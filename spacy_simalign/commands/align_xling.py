@@ -4,12 +4,12 @@ is pair JSONL, or matches JSONL from match-docs together with --source/--target 
 JSONL. Output is alignment JSONL, one line per kept pair, always with both sides' sentences;
 dropped pairs are counted on stderr and written with their reasons to --dropped."""
 
-import sys
 from dataclasses import fields
 
 from ..corpus.xling_filters import PairFilters
 from ..errors import InputError
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "align-xling"
 HELP = "align sentences of matched cross-lingual document pairs (20min-XD intersection or CRF), with filters"
@@ -83,5 +83,5 @@ def run(args) -> int:
     )
     filters = None if args.no_filter else PairFilters().with_settings(args.filter)
     result = align_xling_pairs(pairs, aligner, args.output, name, args.dropped, filters)
-    print(f"{result.kept} pairs aligned, {result.dropped} dropped by the filters -> {args.output}", file=sys.stderr)
+    say(f"{result.kept} pairs aligned, {result.dropped} dropped by the filters -> {args.output}", err=True)
     return 0

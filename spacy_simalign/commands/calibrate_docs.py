@@ -3,9 +3,8 @@ for the collections' language pair, print every strategy's best threshold with t
 write them into the matcher config as the pair's profile (default ./docmatch.cfg), which
 `match-docs` then uses (`--threshold auto` for another strategy's threshold)."""
 
-import sys
-
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "calibrate-docs"
 HELP = "choose document-matching signals and thresholds on gold pairs and write them into the matcher config"
@@ -75,5 +74,5 @@ def run(args) -> int:
         )
     write_config(config, key, profile, args.output_config)
     section = "[docmatch] (a v1 config: one profile for every pair)" if is_v1(config) else f"[docmatch.profiles.{key}]"
-    print(f"profile {key} written to {args.output_config} {section}", file=sys.stderr)
+    say(f"profile {key} written to {args.output_config} {section}", err=True)
     return 0

@@ -3,6 +3,7 @@
 from ..formats.deplain import plan_files, read_plan
 from ..formats.pairs import write_pairs
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "convert-deplain"
 HELP = "Convert DEplain simplification-plan CSV files (or folders of them) into pair JSONL with gold beads."
@@ -21,5 +22,5 @@ def paths(args) -> Paths:
 def run(args) -> int:
     files = plan_files(args.inputs)
     write_pairs(args.output, (read_plan(path, lang=args.lang) for path in files))
-    print(f"{len(files)} documents written to {args.output}")
+    say(f"{len(files)} documents written to {args.output}")
     return 0

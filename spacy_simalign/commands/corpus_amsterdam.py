@@ -10,6 +10,7 @@ from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, rows
 from ..errors import InputError
 from ..formats.pairs import lang_warning, overrides_lang, read_pairs
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "amsterdam"
 HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."
@@ -112,5 +113,5 @@ def run(args) -> int:
         f"candidate rows {report.candidates}"
     )
     print(table)
-    print("wrote " + ", ".join(written))
+    say("wrote " + ", ".join(written))
     return 0

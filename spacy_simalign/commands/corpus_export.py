@@ -14,6 +14,7 @@ from ..corpus.export import (
 )
 from ..errors import InputError
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "export"
 HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets with a data card."
@@ -67,5 +68,5 @@ def run(args) -> int:
         source,
     )
     written = export_corpus(rows, args.output, formats, info)
-    print(f"{len(rows)} pairs from {len({r.doc_id for r in rows})} documents; wrote " + ", ".join(written))
+    say(f"{len(rows)} pairs from {len({r.doc_id for r in rows})} documents; wrote " + ", ".join(written))
     return 0

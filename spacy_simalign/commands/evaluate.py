@@ -6,6 +6,7 @@ import json
 
 from ..formats.jsonl import atomic_output
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "evaluate"
 HELP = "Score predicted alignments against gold: link, bead-text and paragraph-pair P/R/F1."
@@ -25,7 +26,7 @@ def run(args) -> int:
     from ..evaluation.files import evaluate_files, format_table
 
     scores = evaluate_files(args.gold, args.predicted)
-    print(format_table(scores))
+    say(format_table(scores))
     if args.output:
         with atomic_output(args.output) as handle:
             json.dump(scores, handle, indent=2)

@@ -2,11 +2,10 @@
 matches JSONL (FORMATS.md). `--threshold auto` takes the threshold calibrated by
 calibrate-docs for the chosen strategy from the matcher config."""
 
-import sys
-
 from ..errors import InputError
 from ..formats.matches import write_matches
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"
@@ -43,11 +42,16 @@ def run(args) -> int:
             threshold = float(args.threshold)
         except ValueError:
             raise InputError(f"--threshold must be a number in 0..100 or 'auto', got '{args.threshold}'") from None
-    source = read_documents(args.source, matcher.allow_mixed_languages)
-    target = read_documents(args.target, matcher.allow_mixed_languages)
+    source = read_documents(args.source, matcher.allow_mixed_languages, allow_empty=True)
+    target = read_documents(args.target, matcher.allow_mixed_languages, allow_empty=True)
+    if not source or not target:  # valid input, as an empty side is for align: nothing to match
+        empty = [path for path, docs in ((args.source, source), (args.target, target)) if not docs]
+        write_matches(args.output, iter(()))
+        say(f"note: no documents in {' and '.join(empty)}: 0 matches -> {args.output}", err=True)
+        return 0
     if threshold is None:
         threshold = matcher.threshold_for(source, target, auto=auto)
     matches = matcher.match(source, target, threshold=threshold)
     write_matches(args.output, (match.to_json() for match in matches))
-    print(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", file=sys.stderr)
+    say(f"{len(matches)} matches ({matcher.strategy}, threshold {threshold:g}) -> {args.output}", err=True)
     return 0

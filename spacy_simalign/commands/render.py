@@ -6,6 +6,7 @@ from ..errors import InputError
 from ..formats.jsonl import atomic_output
 from ..outputs import Paths
 from ..review.render import load_views, render
+from ..terminal import say
 
 NAME = "render"
 HELP = (
@@ -57,5 +58,5 @@ def run(args) -> int:
     html = render(views, page=True, jupyter=False)
     with atomic_output(out_path) as out:
         out.write(html)
-    print(f"wrote {len(views)} pairs to {os.path.abspath(out_path)}")
+    say(f"wrote {len(views)} pairs to {os.path.abspath(out_path)}")
     return 0

@@ -4,6 +4,7 @@ import webbrowser
 
 from ..errors import InputError
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "review"
 HELP = (
@@ -40,7 +41,7 @@ def run(args) -> int:
         server = ReviewServer(args.pairs, args.alignments, args.port)
     except OSError as err:
         raise InputError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}") from None
-    print(
+    say(
         f"Reviewing {len(server.app.config['STORE'].ids)} pairs of {args.pairs} at {server.url} "
         "(127.0.0.1 only; Ctrl+C to stop)",
         flush=True,

@@ -4,9 +4,9 @@ with the document similarity; a histogram of document similarities as PNG."""
 
 import json
 import math
-import sys
 
 from ..outputs import Paths
+from ..terminal import say
 
 NAME = "stats"
 HELP = "statistics of an aligned comparable corpus (AlignRatio, length Pearson, Kendall, histogram)"
@@ -35,7 +35,7 @@ def run(args) -> int:
     stats = read_aligned(args.input, args.similarity_field)
     if args.histogram:
         n = similarity_histogram(stats, args.histogram, field=args.similarity_field)
-        print(f"histogram of {n} document similarities -> {args.histogram}", file=sys.stderr)
+        say(f"histogram of {n} document similarities -> {args.histogram}", err=True)
     if args.per_pair:
         write_jsonl(args.per_pair, (s.to_json() for s in stats))
     if args.json:
@@ -46,5 +46,5 @@ def run(args) -> int:
         }
         print(json.dumps({"pairs": len(stats), "statistics": clean}, indent=2))
     else:
-        print(format_summary(stats))
+        say(format_summary(stats))
     return 0

@@ -19,6 +19,7 @@ from typing import Optional
 from ..errors import OutputError, Terminated, is_disk_full
 from ..formats.pairs import read_pairs, validate_pairs
 from ..outputs import Paths, check_paths
+from ..terminal import say
 from . import batches, make_engine
 from .job import pair_digest
 from .progress import progress_bar
@@ -125,10 +126,10 @@ def _align(path, shown, output_path, job, engine, n_process, scheduler, resume, 
             )
             raise OutputError(f"cannot write: {err.strerror.lower()}; {saved}", output.path) from None
         if kept:
-            print(
+            say(
                 f"note: {output.done} of {total} pairs are saved in {output.partial}; "
                 "run again with --resume to continue",
-                file=sys.stderr,
+                err=True,
             )
         raise
     finally:

@@ -10,7 +10,6 @@ A row with both sides non-empty is a gold bead, whatever its `alignment` label s
 labels are noisy: some rows labelled `addition` or `deletion` align two identical
 sentences, see `read_plan`)."""
 
-import csv
 import glob
 import os
 import re
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from .csvfile import read_csv_rows
 
 REQUIRED_COLUMNS = ("original", "simplification", "original_id", "simplification_id", "pair_id")
 GOLD_LABELS = ("identical", "identical (removed)", "aligned", "deletion", "addition")
@@ -146,30 +146,7 @@ def _best_cuts(text: str, cuts: List[Tuple[int, int]], need: int) -> List[Tuple[
 
 
 def _read_rows(path: str) -> List[Tuple[int, Dict[str, str]]]:
-    try:
-        handle = open(path, encoding="utf-8", newline="")
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path) from None
-    rows = []
-    with handle:
-        try:
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None:
-                raise InputError("empty file: expected a DEplain plan CSV with a header line", path, 1)
-            missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
-            if missing:
-                raise InputError(f"missing column(s) {', '.join(missing)} in the header", path, 1)
-            for row in reader:
-                line = reader.line_num
-                if None in row or any(v is None for v in row.values()):
-                    raise InputError(
-                        f"row has {len(row) - (None in row)} fields, header has {len(reader.fieldnames)}", path, line
-                    )
-                rows.append((line, row))
-        except UnicodeDecodeError as err:
-            raise InputError(f"not UTF-8 (byte {err.start})", path) from None
-        except csv.Error as err:
-            raise InputError(f"malformed CSV ({err})", path, reader.line_num) from None
+    rows = read_csv_rows(path, REQUIRED_COLUMNS, "a DEplain plan CSV")
     if not rows:
         raise InputError("no rows: expected at least one aligned or unaligned sentence", path)
     return rows

@@ -101,10 +101,13 @@ def check_collection(docs: Sequence[Document], path: str = "<input>", allow_mixe
     return list(docs)
 
 
-def read_documents(path: str, allow_mixed: bool = False) -> List[Document]:
-    """All documents of a documents JSONL file, validated; an empty file is an error."""
+def read_documents(path: str, allow_mixed: bool = False, allow_empty: bool = False) -> List[Document]:
+    """All documents of a documents JSONL file, validated; an empty file is an error unless
+    `allow_empty` (match-docs: an empty collection is valid input and matches nothing)."""
     docs = [parse_document(obj, path, number) for number, obj in read_jsonl(path)]
     if not docs:
+        if allow_empty:
+            return []
         raise InputError("no documents", path)
     return check_collection(docs, path, allow_mixed)
 

@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from ..errors import InputError
 from ..segmentation.rules import is_blank
 from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
+from ..terminal import safe
 from .beads import SIDES, parse_beads
 from .jsonl import UniqueIds, check_unicode, iter_lines, parse_json_line, write_jsonl
 
@@ -171,9 +172,10 @@ def lang_warning(first: Optional[PairRecord], count: int, default_lang: Optional
     if first is None:
         return None
     more = f" (and {count - 1} more lines)" if count > 1 else ""
-    return (
+    return safe(
         f"warning: {path}:{first.line}: 'lang' is '{first.lang}' but --lang is '{default_lang}'{more}: "
-        "--lang applies only to lines without 'lang'; these keep their own"
+        "--lang applies only to lines without 'lang'; these keep their own",
+        newlines=False,
     )
 
 
