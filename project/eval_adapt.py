@@ -20,7 +20,10 @@ the test documents, mean over the draws.
 import argparse
 import dataclasses
 import json
+import os
 import random
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +47,31 @@ VARIANTS = {
 }
 
 
+def time_adapt(sgc: str, site: str, folder: str) -> dict:
+    """Wall time and peak RSS of `python -m spacy_simalign adapt` on the first 2 documents of an
+    sgc-dev website with its defaults, in a fresh process without the embedding cache (a user's
+    first run: the USE model loaded, the background featurized)."""
+    lines = [line for line in Path(sgc).read_text(encoding="utf-8").splitlines() if f'"website": "{site}"' in line]
+    gold = Path(folder) / "two.jsonl"
+    gold.write_text("".join(line + "\n" for line in lines[:2]), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "SPACY_SIMALIGN_CACHE"}
+    start = time.time()
+    command = [sys.executable, "-m", "spacy_simalign", "adapt", str(gold), str(Path(folder) / "two-crf")]
+    subprocess.run(command, check=True, env=env, stderr=subprocess.DEVNULL)
+    seconds = time.time() - start
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    load = os.getloadavg()[0]
+    print(f"\nadapt on 2 {site} documents (defaults, no embedding cache): {seconds:.0f} s, peak RSS {peak_mib:.0f} MiB")
+    print(f"(load average {load:.1f} on {os.cpu_count()} CPUs when it ended)")
+    return {
+        "documents": 2,
+        "website": site,
+        "seconds": round(seconds, 1),
+        "peak_rss_mib": round(peak_mib),
+        "load": load,
+    }
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--domains", default="bible,mdr.de", help="'bible' and/or sgc-dev websites")
@@ -57,6 +85,11 @@ def main(argv=None) -> int:
         default=[],
         metavar="KEY=VALUE",
         help="an AdaptSettings value for every variant (epochs=10, repeat=20, learn_rate=0.01)",
+    )
+    ap.add_argument(
+        "--time-adapt",
+        default="mdr.de",
+        help="time the adapt command on 2 documents of this sgc-dev website ('none': not)",
     )
     ap.add_argument("--deplain", default=str(DEPLAIN))
     ap.add_argument("--sgc", default=str(SGC))
@@ -138,12 +171,16 @@ def main(argv=None) -> int:
             link = sum(r["link"] for r in runs) / len(runs)
             bt = sum(r["bead_text"] for r in runs) / len(runs)
             print(f"{how:<8} {k[2:]:>2}  {variant:<9} {link:>8.3f} {bt:>13.3f}  {runs[0]['test']}")
+    cost = None if args.time_adapt == "none" else time_adapt(args.sgc, args.time_adapt, tmp.name)
     print(f"\n{time.time() - t0:.0f} s")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         settings = dataclasses.asdict(AdaptSettings(**fixed))
         Path(args.json).write_text(
-            json.dumps({"ks": ks, "draws": draws, "settings": settings, "domains": results}, indent=2) + "\n",
+            json.dumps(
+                {"ks": ks, "draws": draws, "settings": settings, "domains": results, "adapt_cost": cost}, indent=2
+            )
+            + "\n",
             encoding="utf-8",
         )
     return 0

@@ -28,7 +28,9 @@ def add_arguments(parser) -> None:
     from ..aligners.crf.adapt import AdaptSettings
 
     defaults = AdaptSettings()
-    parser.add_argument("gold", metavar="GOLD.jsonl", help="pair JSONL whose pairs all have gold (`review` saves it)")
+    parser.add_argument(
+        "gold", metavar="GOLD.jsonl", help="pair JSONL; its pairs with gold are learned from (`review` saves gold)"
+    )
     parser.add_argument("output", metavar="OUTPUT_DIR", help="CRF weights folder to write (config.json, model.pt)")
     parser.add_argument(
         "--base", default=None, metavar="PATH", help="CRF weights folder to start from (default: shipped)"
@@ -65,16 +67,19 @@ def paths(args) -> Paths:
     return Paths(inputs=[args.gold, *(args.background or []), *base], outputs=out, folders=[args.output, args.pipeline])
 
 
-def gold_pairs(path: str, lang, what: str = "gold"):
-    """The training pairs of a pair JSONL file (every pair must have gold); one-line errors."""
+def gold_pairs(path: str, lang, what: str = "GOLD.jsonl"):
+    """(the training pairs of the pairs that have gold, how many have none) of a pair JSONL file:
+    a file that `review` saves gold into as the user goes, so the pairs not reviewed yet are
+    skipped; bad gold or input is a one-line error, as for `align`."""
     from ..formats.pairs import read_pairs
 
     if not os.path.isfile(path):
         raise InputError("no such file", path)
-    pairs = [record.training_pair(path) for record in read_pairs(path, default_lang=lang)]
+    records = list(read_pairs(path, default_lang=lang))
+    pairs = [record.training_pair(path) for record in records if record.gold is not None]
     if not pairs:
-        raise InputError(f"no pairs: {what} needs at least one pair with gold", path)
-    return pairs
+        raise InputError(f"no pair has gold ({len(records)} pairs): {what} needs at least one", path)
+    return pairs, len(records) - len(pairs)
 
 
 def save_atomically(aligner, folder: str) -> None:
@@ -107,10 +112,14 @@ def run(args) -> int:
     if args.background is None and not REPO_BACKGROUND.is_file():
         raise InputError("the DEplain-web dev pairs are not here (a repository checkout has them): pass --background")
     t0 = time.time()
-    pairs = gold_pairs(args.gold, args.lang)
-    background = [p for f in background_files for p in gold_pairs(f, args.lang or "de", "--background")]
+    pairs, without = gold_pairs(args.gold, args.lang)
+    background = [p for f in background_files for p in gold_pairs(f, args.lang or "de", "--background")[0]]
     probe = CRFAligner.load(base)
-    print(f"adapt: {len(pairs)} gold documents, {len(background)} background documents; features ...", file=sys.stderr)
+    skipped = f" ({without} pairs without gold skipped)" if without else ""
+    print(
+        f"adapt: {len(pairs)} gold documents{skipped}, {len(background)} background documents; features ...",
+        file=sys.stderr,
+    )
     inputs, plain = featurize_all(probe, pairs), featurize_all(probe, pairs, with_gold=False)
     background_inputs = featurize_all(probe, background) if settings.epochs else []
     steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
