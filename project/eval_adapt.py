@@ -10,12 +10,12 @@ domain's documents are shuffled with the draw's seed: the first max(ks) are the 
 documents come from, the rest the test documents, the same for every k (k = 0: the base). With
 `rank`, the pool is the max(ks) documents the base is most unsure about, one pool for every draw
 (the draws differ by the training seed only). Each variant is one way of adapting (AdaptSettings):
-fine-tuning, refitting the combination and bead scorer, or both. Pooled link and bead-text F1 over
+fine-tuning alone, refitting the combination and bead scorer alone, or both (adapt's default). Pooled link and bead-text F1 over
 the test documents, mean over the draws.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-adapt
     .venv/bin/python project/eval_adapt.py [--domains bible,mdr.de] [--ks 0,1,2,4] [--draws 0,1,2] \\
-        [--variants finetune,refit,both] [--json metrics/adapt.json] [--output metrics/adapt.txt]"""
+        [--variants both,finetune,refit] [--json metrics/adapt.json] [--output metrics/adapt.txt]"""
 
 import argparse
 import dataclasses
@@ -40,10 +40,10 @@ from spacy_simalign.evaluation.tally import Tally
 ROOT = Path(__file__).resolve().parent.parent
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 SGC = ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl"
-VARIANTS = {
-    "finetune": {},
-    "refit": {"epochs": 0, "refit": True},
-    "both": {"refit": True},
+VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
+    "finetune": {"refit": False},
+    "refit": {"epochs": 0},
+    "both": {},
 }
 
 

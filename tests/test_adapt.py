@@ -39,7 +39,7 @@ def test_fine_tuning_fits_the_user_documents_and_leaves_the_base_alone(shipped, 
     before = nll(shipped, feats[0])
     state = {k: v.clone() for k, v in shipped.model.state_dict().items()}
     steps = []
-    settings = AdaptSettings(epochs=2, repeat=3)
+    settings = AdaptSettings(epochs=2, repeat=3, refit=False)
     adapted = adapted_aligner(
         DEFAULT_WEIGHTS, pairs, feats, plain, background, settings, shipped.encoder, tick=lambda: steps.append(1)
     )
@@ -57,6 +57,12 @@ def test_refit_only_refits_the_combination_and_bead_scorer_on_the_user_documents
     for stage in ("combination_weights", "bead_weights"):
         assert len(adapted.config[stage]) == len(shipped.config[stage])
         assert not np.allclose(adapted.config[stage], shipped.config[stage])
+    # by default the stages are refitted after fine-tuning, on the adapted CRF's decodes
+    feats = featurize_all(shipped, small_pairs)
+    both = adapted_aligner(DEFAULT_WEIGHTS, small_pairs, feats, plain, [], AdaptSettings(epochs=1), shipped.encoder)
+    assert not np.allclose(both.config["bead_weights"], adapted.config["bead_weights"])
+    again = adapted_aligner(DEFAULT_WEIGHTS, small_pairs, [], plain, [], settings, shipped.encoder)
+    assert adapted.config["bead_weights"] == again.config["bead_weights"]  # deterministic
 
 
 def test_entropy_of_marginal_rows():

@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
         "--refit",
         action=argparse.BooleanOptionalAction,
         default=defaults.refit,
-        help="refit the combination and bead scorer on the base's decodes of the gold documents",
+        help="after the passes, refit the combination and bead scorer on the gold documents' decodes",
     )
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")

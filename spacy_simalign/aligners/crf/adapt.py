@@ -6,11 +6,12 @@ Mixing two gold documents of a new domain into the training data unweighted chan
 steps. Here the CRF continues from trained weights (the shipped ones, or any weights folder) for a
 few epochs in which every user document is shown `repeat` times among the background documents
 shown once each (so the model keeps what it knew: the background is the data the weights were
-trained on, DEplain-web dev for the shipped ones). With `refit`, the two stages fitted on
-held-out decodes at training time, the learned combination (its null weight and threshold are in
-its bias) and the bead decoder's scorer, are refitted on the base CRF's decodes of the user
-documents, which that CRF never saw: held-out decodes of the new domain, as train.py's are of the
-old one. What each choice gives is measured by project/eval_adapt.py (docs/results.md)."""
+trained on, DEplain-web dev for the shipped ones). Then (`refit`) the two stages that training
+fits on held-out decodes, the learned combination (its bias holds the null/threshold trade-off)
+and the bead decoder's scorer, are refitted on the adapted CRF's decodes of the user documents:
+the domain's own marginals, although in-sample (with epochs = 0: the base's decodes, held out).
+Refitting on the base's decodes before fine-tuning, or alone, was worse; what each choice gives
+is measured by project/eval_adapt.py (docs/results.md)."""
 
 import dataclasses
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ class AdaptSettings:
     epochs: int = 5  # passes over the background documents and the repeated user documents (0: none)
     repeat: int = 10  # each user document is shown this many times per epoch
     learn_rate: float = 0.003  # Adam's, below the 0.01 of training from scratch
-    refit: bool = False  # refit the combination and the bead scorer on the base's decodes of the user documents
+    refit: bool = True  # then refit the combination and the bead scorer on the user documents' decodes
     seed: int = 0
 
 
@@ -93,12 +94,12 @@ def adapted_aligner(
     log: Optional[Callable[[str], None]] = None,
 ) -> CRFAligner:
     """The aligner of the weights `folder` adapted to the user documents `pairs` (`inputs`: their
-    features with gold, `plain`: without): first the refit (settings.refit; on the loaded CRF's
-    decodes, before any step changes it), then settings.epochs of fine-tuning with `background`
-    (features with gold of the documents the weights were trained on)."""
+    features with gold, `plain`: without): settings.epochs of fine-tuning with `background`
+    (features with gold of the documents the weights were trained on), then the refit of its
+    stages on its decodes of the user documents (settings.refit)."""
     aligner = CRFAligner.load(folder, encoder=encoder)
-    if settings.refit:
-        refit_stages(aligner, pairs, plain, settings.seed)
     if settings.epochs:
         fine_tune(aligner, inputs, background, settings, tick, log)
+    if settings.refit:
+        refit_stages(aligner, pairs, plain, settings.seed)
     return aligner
