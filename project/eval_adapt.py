@@ -91,6 +91,12 @@ def main(argv=None) -> int:
         default="mdr.de",
         help="time the adapt command on 2 documents of this sgc-dev website ('none': not)",
     )
+    ap.add_argument(
+        "--sgc-base",
+        default=str(DEFAULT_WEIGHTS),
+        help="CRF weights folder the SGC websites are adapted from (default: the shipped weights, which must "
+        "not have seen the website; the background is DEplain-web dev)",
+    )
     ap.add_argument("--deplain", default=str(DEPLAIN))
     ap.add_argument("--sgc", default=str(SGC))
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
@@ -126,7 +132,7 @@ def main(argv=None) -> int:
             folder = bases["portal"]
         else:
             docs = [len(deplain) + i for i, w in enumerate(website) if w == domain]
-            background, folder = list(range(len(deplain))), str(DEFAULT_WEIGHTS)
+            background, folder = list(range(len(deplain))), args.sgc_base
         if len(docs) <= max(ks):
             raise SystemExit(f"error: {domain} has {len(docs)} documents, too few for k = {max(ks)}")
         base = CRFAligner.load(folder, encoder=probe.encoder)
