@@ -3,7 +3,9 @@ train / dev / test DocBins of Doc pairs, split by document with a fixed seed.
 
     python project/convert.py GOLD OUTPUT_DIR [--lang de] [--dev 0.1] [--test 0.2] [--seed 0] [--limit N]
 
-Writes OUTPUT_DIR/{train,dev,test}.spacy and OUTPUT_DIR/split.json (the ids of each part).
+Writes OUTPUT_DIR/{train,dev,test}.spacy and OUTPUT_DIR/split.json (the ids of each part); from a
+pair JSONL file, also OUTPUT_DIR/{train,dev,test}.jsonl, each part's lines as they were (what the
+`adapt` command and workflow read).
 Bad input: one line `error: FILE:LINE: message`, exit status 2, nothing written."""
 
 import argparse
@@ -19,7 +21,7 @@ from spacy.tokens import DocBin
 
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.deplain import plan_files, read_plan
-from spacy_simalign.formats.jsonl import atomic_output
+from spacy_simalign.formats.jsonl import atomic_output, read_jsonl, write_jsonl
 from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.pipeline import pair
 from spacy_simalign.pipeline.readers import gold_doc, read_gold_docs
@@ -81,6 +83,10 @@ def main(argv=None) -> int:
         docbin = DocBin(store_user_data=True, docs=[by_id[i] for i in parts[part]])
         with atomic_output(str(out / f"{part}.spacy"), "wb") as handle:
             handle.write(docbin.to_bytes())
+    if gold.is_file() and gold.suffix == ".jsonl":
+        lines = {obj["id"]: obj for _, obj in read_jsonl(str(gold))}
+        for part in PARTS:
+            write_jsonl(str(out / f"{part}.jsonl"), [lines[i] for i in parts[part]])
     with atomic_output(str(out / "split.json")) as handle:
         json.dump({"source": str(args.gold), "seed": args.seed, **parts}, handle, indent=2)
     counts = ", ".join(f"{part} {len(parts[part])}" for part in PARTS)

@@ -11,7 +11,9 @@ CRFAligner.fit: the trainer that `spacy train` steps through the component's upd
 
 With gold documents of your own domain, train on them beside the DEplain ones (several --data
 files are read in turn) and align with `align --model DIR`; how much a few in-domain documents
-give: project/eval_crf_adaptation.py.
+give: project/eval_crf_adaptation.py. Mixed in unweighted, two documents change nothing
+(issue 24): `python -m spacy_simalign adapt` fine-tunes the shipped weights on them instead
+(README "Your own domain").
 
     .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
         --data my-gold.jsonl --output my-crf

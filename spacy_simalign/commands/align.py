@@ -3,7 +3,6 @@ pair JSONL in, alignment JSONL out (FORMATS.md), one output line per input line,
 order. Built for corpora of hundreds of thousands of pairs: see engines.align_file (validate
 first, stream in fixed batches through an engine, resumable, OUTPUT only when complete)."""
 
-import argparse
 import os
 
 from ..aligners.methods import (
@@ -14,6 +13,7 @@ from ..aligners.methods import (
     method_config,
 )
 from ..engines import ENGINES, AlignJob
+from ..engines.progress import add_progress_option
 from ..engines.resume import PartialOutput
 from ..errors import InputError
 from ..outputs import Paths
@@ -79,12 +79,7 @@ def add_arguments(parser):
         action="store_true",
         help="continue an interrupted run from OUTPUT.partial (same options as the first run)",
     )
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar on stderr (default: only when stderr is a terminal and not in CI)",
-    )
+    add_progress_option(parser)
 
 
 def paths(args) -> Paths:

@@ -1,6 +1,7 @@
 """The progress bar of long corpus runs (tqdm, which spaCy installs): items done, items/s and
 ETA on stderr; shown only to a person watching a terminal, so logs and CI stay clean."""
 
+import argparse
 import os
 import sys
 from typing import Optional, TextIO
@@ -31,4 +32,14 @@ def progress_bar(
         dynamic_ncols=True,
         mininterval=0.5,
         smoothing=0.1,
+    )
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """A command's --progress / --no-progress option (None: `interactive` decides)."""
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: only when stderr is a terminal and not in CI)",
     )

@@ -18,8 +18,8 @@ def folds_of(n: int, k: int, seed: int) -> List[List[int]]:
     return [sorted(order[f::k]) for f in range(k)]
 
 
-def read_gold_pairs(path) -> Tuple[List[str], List[TrainingPair]]:
-    """(the corpus of each pair, its training pair) of a pair JSONL file with gold ("?" for a
-    pair without a `corpus` field)."""
+def read_gold_pairs(path, field: str = "corpus") -> Tuple[List[str], List[TrainingPair]]:
+    """(the domain of each pair, its training pair) of a pair JSONL file with gold: the domain is
+    the pair's `field` ("corpus" in DEplain-web dev, "website" in sgc-dev; "?" where missing)."""
     records = list(read_pairs(str(path), default_lang="de"))
-    return [r.raw.get("corpus", "?") for r in records], [r.training_pair(str(path)) for r in records]
+    return [r.raw.get(field, "?") for r in records], [r.training_pair(str(path)) for r in records]

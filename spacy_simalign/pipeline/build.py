@@ -51,6 +51,27 @@ def _build(lang: str, aligner: str, model: Optional[str]):
     return nlp
 
 
+def carried_pipeline(lang: str, folder: str):
+    """spacy.blank(lang) + a segmenter + the CRF aligner of the weights `folder`, named as in a
+    `spacy train` pipeline (segmenter, sentence_aligner: project/assemble.py and evaluate.py read
+    it as one), that carries the weights itself: its config says weights = null (with the
+    folder's saved settings) and to_disk writes the weights into the pipeline's own folder, so
+    spacy.load reads it on another machine, without `folder` (what `adapt --pipeline` saves)."""
+    import spacy
+
+    from ..aligners.crf.aligner import saved_settings
+
+    pair.install_extensions()
+    config = method_config(DEFAULT_SENTENCE_METHOD)
+    config["aligner"].update(saved_settings(folder))
+    config["aligner"]["weights"] = None
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("simalign_segmenter", name="segmenter")
+    nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner", config={"aligner": config["aligner"]})
+    nlp.get_pipe("sentence_aligner").aligner.from_disk(folder)
+    return nlp
+
+
 def refresh_pipelines() -> None:
     """Drop the cached pipelines and the other languages' tokenizers, so that their
     vocabularies start empty again (the rebuilt aligners read their weights again)."""

@@ -163,8 +163,15 @@ class CRFTrainer:
         model.eval()
         return weighted, count
 
-    def fit(self, inputs: Sequence[PairInput], epochs: int, log: Optional[Callable[[str], None]] = None) -> None:
-        """`epochs` passes over the documents in a shuffled order, one document per step."""
+    def fit(
+        self,
+        inputs: Sequence[PairInput],
+        epochs: int,
+        log: Optional[Callable[[str], None]] = None,
+        tick: Optional[Callable[[], None]] = None,
+    ) -> None:
+        """`epochs` passes over the documents in a shuffled order, one document per step
+        (`tick`: called after each step, for a progress bar)."""
         set_seed(self.settings.seed)
         order = list(range(len(inputs)))
         for epoch in range(epochs):
@@ -174,6 +181,8 @@ class CRFTrainer:
                 loss, n = self.step([inputs[idx]])
                 total += loss
                 count += n
+                if tick:
+                    tick()
             if log:
                 log(f"epoch {epoch + 1}/{epochs}: nll per sentence {total / max(count, 1):.4f}")
 

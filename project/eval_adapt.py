@@ -1,0 +1,196 @@
+"""The adaptation curve of `adapt` (issue 24): k gold documents of a domain the base weights never
+saw given to adapt, scored on the domain's other documents, with the k documents drawn at random
+or chosen by `rank` (the base's most unsure first).
+
+Domains: the bible corpus of DEplain-web dev, from a base trained on the 71 portal documents only
+(the shipped weights saw the bible; the background adapt mixes in is then the portal documents),
+and websites of the Simple German Corpus (../shared/data/sgc-dev), from the shipped weights (which
+never saw SGC) with the shipped training data (DEplain-web dev) as background. For each draw, the
+domain's documents are shuffled with the draw's seed: the first max(ks) are the pool the k
+documents come from, the rest the test documents, the same for every k (k = 0: the base). With
+`rank`, the pool is the max(ks) documents the base is most unsure about, one pool for every draw
+(the draws differ by the training seed only). Each variant is one way of adapting (AdaptSettings):
+fine-tuning alone, refitting the combination and bead scorer alone, or both (adapt's default). Pooled link and bead-text F1 over
+the test documents, mean over the draws.
+
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-adapt
+    .venv/bin/python project/eval_adapt.py [--domains bible,mdr.de] [--ks 0,1,2,4] [--draws 0,1,2] \\
+        [--variants both,finetune,refit] [--json metrics/adapt.json] [--output metrics/adapt.txt]"""
+
+import argparse
+import dataclasses
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
+from spacy_simalign.aligners.crf.train import featurize_all
+from spacy_simalign.aligners.crf.unsure import unsureness
+from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, read_gold_pairs
+from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.tally import Tally
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
+SGC = ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl"
+VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
+    "finetune": {"refit": False},
+    "refit": {"epochs": 0},
+    "both": {},
+}
+
+
+def time_adapt(sgc: str, site: str, folder: str) -> dict:
+    """Wall time and peak RSS of `python -m spacy_simalign adapt` on the first 2 documents of an
+    sgc-dev website with its defaults, in a fresh process without the embedding cache (a user's
+    first run: the USE model loaded, the background featurized)."""
+    lines = [line for line in Path(sgc).read_text(encoding="utf-8").splitlines() if f'"website": "{site}"' in line]
+    gold = Path(folder) / "two.jsonl"
+    gold.write_text("".join(line + "\n" for line in lines[:2]), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "SPACY_SIMALIGN_CACHE"}
+    start = time.time()
+    command = [sys.executable, "-m", "spacy_simalign", "adapt", str(gold), str(Path(folder) / "two-crf")]
+    subprocess.run(command, check=True, env=env, stderr=subprocess.DEVNULL)
+    seconds = time.time() - start
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    load = os.getloadavg()[0]
+    print(f"\nadapt on 2 {site} documents (defaults, no embedding cache): {seconds:.0f} s, peak RSS {peak_mib:.0f} MiB")
+    print(f"(load average {load:.1f} on {os.cpu_count()} CPUs when it ended)")
+    return {
+        "documents": 2,
+        "website": site,
+        "seconds": round(seconds, 1),
+        "peak_rss_mib": round(peak_mib),
+        "load": load,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--domains", default="bible,mdr.de", help="'bible' and/or sgc-dev websites")
+    ap.add_argument("--ks", default="0,1,2,4", help="gold documents given to adapt")
+    ap.add_argument("--draws", default="0,1,2", help="seeds of the random draws (and of adapt's training)")
+    ap.add_argument("--variants", default="finetune,refit,both", help=f"ways of adapting: {', '.join(VARIANTS)}")
+    ap.add_argument("--rank", default="entropy", help="rank's score for the ranked choice ('none': no ranked choice)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an AdaptSettings value for every variant (epochs=10, repeat=20, learn_rate=0.01)",
+    )
+    ap.add_argument(
+        "--time-adapt",
+        default="mdr.de",
+        help="time the adapt command on 2 documents of this sgc-dev website ('none': not)",
+    )
+    ap.add_argument(
+        "--sgc-base",
+        default=str(DEFAULT_WEIGHTS),
+        help="CRF weights folder the SGC websites are adapted from (default: the shipped weights, which must "
+        "not have seen the website; the background is DEplain-web dev)",
+    )
+    ap.add_argument("--deplain", default=str(DEPLAIN))
+    ap.add_argument("--sgc", default=str(SGC))
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    add_output_option(ap)
+    args = ap.parse_args(argv)
+    ks = [int(k) for k in args.ks.split(",")]
+    draws = [int(v) for v in args.draws.split(",")]
+    variants = args.variants.split(",")
+    fixed = {key: json.loads(value) for key, _, value in (text.partition("=") for text in args.set)}
+    t0 = time.time()
+    corpus, deplain = read_gold_pairs(args.deplain)
+    website, sgc = read_gold_pairs(args.sgc, "website")
+    pool = deplain + sgc
+    probe = CRFAligner.default()
+    gold_inputs, plain_inputs = featurize_all(probe, pool), featurize_all(probe, pool, with_gold=False)
+    print(f"featurized {len(pool)} documents in {time.time() - t0:.0f} s")
+    portal = [i for i, c in enumerate(corpus) if c == PORTAL]
+    tmp = tempfile.TemporaryDirectory()
+    bases = {}
+    results = {}
+    for domain in args.domains.split(","):
+        if domain == "bible":
+            docs = [i for i, c in enumerate(corpus) if c == BIBLE]
+            background = portal
+            if "portal" not in bases:
+                t1 = time.time()
+                base = train_aligner(
+                    [pool[i] for i in portal], encoder=probe.encoder, inputs=[gold_inputs[i] for i in portal]
+                )
+                base.save(Path(tmp.name) / "portal")
+                bases["portal"] = str(Path(tmp.name) / "portal")
+                print(f"portal-only base trained in {time.time() - t1:.0f} s")
+            folder = bases["portal"]
+        else:
+            docs = [len(deplain) + i for i, w in enumerate(website) if w == domain]
+            background, folder = list(range(len(deplain))), args.sgc_base
+        if len(docs) <= max(ks):
+            raise SystemExit(f"error: {domain} has {len(docs)} documents, too few for k = {max(ks)}")
+        base = CRFAligner.load(folder, encoder=probe.encoder)
+        choices = {}
+        for draw in draws:
+            order = list(docs)
+            random.Random(draw).shuffle(order)
+            choices[("random", draw)] = order
+        if args.rank != "none":
+            ranked = sorted(docs, key=lambda i: -unsureness(base, plain_inputs[i], args.rank))
+            choices.update({("rank", draw): ranked for draw in draws})
+        rows = results.setdefault(domain, {})
+        for (how, draw), order in choices.items():
+            pick, test = order[: max(ks)], order[max(ks) :]
+            for k in ks:
+                for variant in variants if k else ["base"]:
+                    if k == 0:
+                        aligner = base
+                    else:
+                        settings = AdaptSettings(**{"seed": draw, **fixed, **VARIANTS[variant]})
+                        aligner = adapted_aligner(
+                            folder,
+                            [pool[i] for i in pick[:k]],
+                            [gold_inputs[i] for i in pick[:k]],
+                            [plain_inputs[i] for i in pick[:k]],
+                            [gold_inputs[i] for i in background],
+                            settings,
+                            encoder=probe.encoder,
+                        )
+                    tally = Tally()
+                    for i in test:
+                        tally.add(pool[i], aligner.align_input(plain_inputs[i]))
+                    fig = tally.figures()
+                    key = f"{how} k={k} {variant}"
+                    rows.setdefault(key, []).append(
+                        {"draw": draw, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(test)}
+                    )
+        print(f"\n{domain}: {len(docs)} documents; base {Path(folder).name}; mean over draws {draws}")
+        print(f"{'choice':<8} {'k':>2}  {'variant':<9} {'link F1':>8} {'bead-text F1':>13}  test docs")
+        for key, runs in rows.items():
+            how, k, variant = key.split()
+            link = sum(r["link"] for r in runs) / len(runs)
+            bt = sum(r["bead_text"] for r in runs) / len(runs)
+            print(f"{how:<8} {k[2:]:>2}  {variant:<9} {link:>8.3f} {bt:>13.3f}  {runs[0]['test']}")
+    cost = None if args.time_adapt == "none" else time_adapt(args.sgc, args.time_adapt, tmp.name)
+    print(f"\n{time.time() - t0:.0f} s")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        settings = dataclasses.asdict(AdaptSettings(**fixed))
+        Path(args.json).write_text(
+            json.dumps(
+                {"ks": ks, "draws": draws, "settings": settings, "domains": results, "adapt_cost": cost}, indent=2
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

@@ -1,0 +1,105 @@
+"""Adapting trained CRF weights to a user's domain from a few gold documents (issue 24, the
+`adapt` command).
+
+Mixing two gold documents of a new domain into the training data unweighted changes nothing
+(issue 24: fiction bead-text 0.310 -> 0.309): among 82 background documents they are 2% of the
+steps. Here the CRF continues from trained weights (the shipped ones, or any weights folder) for a
+few epochs in which every user document is shown `repeat` times among the background documents
+shown once each (so the model keeps what it knew: the background is the data the weights were
+trained on, DEplain-web dev for the shipped ones). Then (`refit`) the two stages that training
+fits on held-out decodes, the learned combination (its bias holds the null/threshold trade-off)
+and the bead decoder's scorer, are refitted on the adapted CRF's decodes of the user documents:
+the domain's own marginals, although in-sample (with epochs = 0: the base's decodes, held out).
+Refitting on the base's decodes before fine-tuning, or alone, was worse; what each choice gives
+is measured by project/eval_adapt.py (docs/results.md)."""
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence
+
+import numpy as np
+
+from ...ranges import AT_LEAST_0, AT_LEAST_1, Range, ranges
+from ...structures import TrainingPair
+from .aligner import CRFAligner
+from .combine import fit_combination
+from .features import PairInput
+from .train import CRFTrainer, fit_bead_decoder, fit_joined_stage, set_seed
+
+
+@dataclass
+@ranges(epochs=AT_LEAST_0, repeat=AT_LEAST_1, learn_rate=Range(0))
+class AdaptSettings:
+    """How `adapt` fine-tunes: the command's options, with their defaults here only."""
+
+    epochs: int = 5  # passes over the background documents and the repeated user documents (0: none)
+    repeat: int = 10  # each user document is shown this many times per epoch
+    learn_rate: float = 0.003  # Adam's, below the 0.01 of training from scratch
+    refit: bool = True  # then refit the combination and the bead scorer on the user documents' decodes
+    seed: int = 0
+
+
+def schedule(n_user: int, n_background: int, repeat: int) -> List[int]:
+    """One epoch's steps as indices into background + user documents: every background document
+    once, every user document `repeat` times (CRFTrainer.fit shuffles them)."""
+    return list(range(n_background)) + [n_background + i for i in range(n_user) for _ in range(repeat)]
+
+
+def fine_tune(
+    aligner,
+    user: Sequence[PairInput],
+    background: Sequence[PairInput],
+    settings: AdaptSettings = AdaptSettings(),
+    tick: Optional[Callable[[], None]] = None,
+    log: Optional[Callable[[str], None]] = None,
+) -> None:
+    """Continue training the aligner's model (loaded weights) on the background documents and the
+    repeated user documents (features with gold); `tick` is called after every step."""
+    training = dataclasses.replace(aligner.settings, learn_rate=settings.learn_rate, seed=settings.seed)
+    set_seed(settings.seed)
+    pool = list(background) + list(user)
+    steps = [pool[i] for i in schedule(len(user), len(background), settings.repeat)]
+    CRFTrainer(aligner, training).fit(steps, settings.epochs, log, tick=tick)
+
+
+def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], seed: int = 0) -> None:
+    """Refit the aligner's learned combination and bead scorer (and its joined-text stage, if it
+    has one) on its CRF's decodes of the user documents (`plain`: their features without gold);
+    a stage whose gold there holds one class only keeps its weights."""
+    cfg = aligner.config
+    if cfg["combination"] != "learned" or cfg.get("combination_weights") is None:
+        return
+    decodes = [(i, x, aligner.decode(x)) for i, x in enumerate(plain)]
+    settings = dataclasses.replace(aligner.settings, seed=seed)
+    examples = [dec + (pairs[i].links,) for i, _, dec in decodes]
+    if len({int(k in links) for s2c, c2s, links in examples for k in set(s2c.probs) | set(c2s.probs)}) == 2:
+        weights = fit_combination(examples, seed, settings.combination_c, settings.combination_max_iter)
+        cfg["combination_weights"] = [round(float(w), 6) for w in np.asarray(weights)]
+    if cfg.get("bead_weights") is not None:
+        cfg["bead_weights"] = fit_bead_decoder(aligner, decodes, pairs, settings) or cfg["bead_weights"]
+    if cfg.get("bead_text_weights") is not None:
+        settings = dataclasses.replace(settings, bead_text_floor=cfg["bead_text_floor"])
+        cfg["bead_text_weights"] = fit_joined_stage(aligner, decodes, pairs, settings) or cfg["bead_text_weights"]
+
+
+def adapted_aligner(
+    folder,
+    pairs: Sequence[TrainingPair],
+    inputs: Sequence[PairInput],
+    plain: Sequence[PairInput],
+    background: Sequence[PairInput],
+    settings: AdaptSettings = AdaptSettings(),
+    encoder=None,
+    tick: Optional[Callable[[], None]] = None,
+    log: Optional[Callable[[str], None]] = None,
+) -> CRFAligner:
+    """The aligner of the weights `folder` adapted to the user documents `pairs` (`inputs`: their
+    features with gold, `plain`: without): settings.epochs of fine-tuning with `background`
+    (features with gold of the documents the weights were trained on), then the refit of its
+    stages on its decodes of the user documents (settings.refit)."""
+    aligner = CRFAligner.load(folder, encoder=encoder)
+    if settings.epochs:
+        fine_tune(aligner, inputs, background, settings, tick, log)
+    if settings.refit:
+        refit_stages(aligner, pairs, plain, settings.seed)
+    return aligner

@@ -1,0 +1,145 @@
+"""`adapt GOLD.jsonl OUTPUT_DIR [--base PATH] [--epochs N] [--repeat N] [--seed S] ...`: the CRF
+aligner fine-tuned on a few gold documents of the user's domain (aligners/crf/adapt.py), saved as
+a CRF weights folder for `align --model OUTPUT_DIR` (and, with --pipeline, as a spaCy pipeline
+that spacy.load reads). The background documents shown beside them are the data the base was
+trained on: for the shipped weights, DEplain-web dev (assets/deplain-web-dev in the repository)."""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..engines.progress import add_progress_option
+from ..errors import InputError
+from ..outputs import Paths
+
+NAME = "adapt"
+HELP = (
+    "Fine-tune the CRF aligner on a few gold documents of your domain (pair JSONL with gold), mixed with "
+    "its training data; writes a CRF weights folder for `align --model`"
+)
+REPO_BACKGROUND = Path(__file__).resolve().parents[2] / "assets" / "deplain-web-dev" / "pairs.jsonl"
+
+
+def add_arguments(parser) -> None:
+    from ..aligners.crf.adapt import AdaptSettings
+
+    defaults = AdaptSettings()
+    parser.add_argument(
+        "gold", metavar="GOLD.jsonl", help="pair JSONL; its pairs with gold are learned from (`review` saves gold)"
+    )
+    parser.add_argument("output", metavar="OUTPUT_DIR", help="CRF weights folder to write (config.json, model.pt)")
+    parser.add_argument(
+        "--base", default=None, metavar="PATH", help="CRF weights folder to start from (default: shipped)"
+    )
+    parser.add_argument(
+        "--background",
+        action="append",
+        default=None,
+        metavar="FILE",
+        help="pair JSONL with gold the base was trained on, shown once per epoch (repeatable; default: "
+        f"DEplain-web dev, {REPO_BACKGROUND.relative_to(REPO_BACKGROUND.parents[2])})",
+    )
+    parser.add_argument("--epochs", type=int, default=defaults.epochs, help="passes (0: refit only)")
+    parser.add_argument(
+        "--repeat", type=int, default=defaults.repeat, help="times each gold document is shown per pass"
+    )
+    parser.add_argument("--learn-rate", type=float, default=defaults.learn_rate)
+    parser.add_argument(
+        "--refit",
+        action=argparse.BooleanOptionalAction,
+        default=defaults.refit,
+        help="after the passes, refit the combination and bead scorer on the gold documents' decodes",
+    )
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
+    parser.add_argument("--pipeline", default=None, metavar="DIR", help="also save a spaCy pipeline with it here")
+    add_progress_option(parser)
+
+
+def paths(args) -> Paths:
+    """The gold and the base's files are read; OUTPUT_DIR's two files are replaced."""
+    base = [os.path.join(args.base, name) for name in ("config.json", "model.pt")] if args.base else []
+    out = [os.path.join(args.output, name) for name in ("config.json", "model.pt")]
+    return Paths(inputs=[args.gold, *(args.background or []), *base], outputs=out, folders=[args.output, args.pipeline])
+
+
+def gold_pairs(path: str, lang, what: str = "GOLD.jsonl"):
+    """(the training pairs of the pairs that have gold, how many have none) of a pair JSONL file:
+    a file that `review` saves gold into as the user goes, so the pairs not reviewed yet are
+    skipped; bad gold or input is a one-line error, as for `align`."""
+    from ..formats.pairs import read_pairs
+
+    if not os.path.isfile(path):
+        raise InputError("no such file", path)
+    records = list(read_pairs(path, default_lang=lang))
+    pairs = [record.training_pair(path) for record in records if record.gold is not None]
+    if not pairs:
+        raise InputError(f"no pair has gold ({len(records)} pairs): {what} needs at least one", path)
+    return pairs, len(records) - len(pairs)
+
+
+def save_atomically(aligner, folder: str) -> None:
+    """Save into a fresh folder beside `folder`, then move its files in: no half-written folder."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".adapt-", dir=str(Path(folder).resolve().parent))
+    try:
+        aligner.save(staging)
+        for name in sorted(os.listdir(staging), key=lambda n: n == "config.json"):  # config.json last
+            os.replace(os.path.join(staging, name), os.path.join(folder, name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def run(args) -> int:
+    from ..aligners.crf.adapt import AdaptSettings, adapted_aligner, schedule
+    from ..aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+    from ..aligners.crf.train import featurize_all
+    from ..engines.progress import progress_bar
+
+    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed)
+    for key, allowed in AdaptSettings.setting_ranges.items():
+        problem = allowed.problem(getattr(settings, key))
+        if problem:
+            raise InputError(f"--{key.replace('_', '-')} {problem}, got {getattr(settings, key)}")
+    base = args.base or str(DEFAULT_WEIGHTS)
+    if not os.path.isdir(base):
+        raise InputError("CRF weights folder not found", base)
+    background_files = args.background or [str(REPO_BACKGROUND)]
+    if args.background is None and not REPO_BACKGROUND.is_file():
+        raise InputError("the DEplain-web dev pairs are not here (a repository checkout has them): pass --background")
+    t0 = time.time()
+    pairs, without = gold_pairs(args.gold, args.lang)
+    background = [p for f in background_files for p in gold_pairs(f, args.lang or "de", "--background")[0]]
+    probe = CRFAligner.load(base)
+    skipped = f" ({without} pairs without gold skipped)" if without else ""
+    print(
+        f"adapt: {len(pairs)} gold documents{skipped}, {len(background)} background documents; features ...",
+        file=sys.stderr,
+    )
+    inputs, plain = featurize_all(probe, pairs), featurize_all(probe, pairs, with_gold=False)
+    background_inputs = featurize_all(probe, background) if settings.epochs else []
+    steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
+    with progress_bar(steps, unit="steps", enabled=args.progress) as bar:
+        aligner = adapted_aligner(
+            base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick=lambda: bar.update(1)
+        )
+    save_atomically(aligner, args.output)
+    if args.pipeline:
+        from ..pipeline.build import carried_pipeline
+
+        nlp = carried_pipeline(pairs[0].complex.lang, args.output)
+        staging = tempfile.mkdtemp(prefix=".adapt-", dir=str(Path(args.pipeline).resolve().parent))
+        nlp.to_disk(staging)
+        shutil.rmtree(args.pipeline, ignore_errors=True)
+        os.replace(staging, args.pipeline)
+    print(
+        f"adapted {base} on {len(pairs)} gold documents (x{settings.repeat}) and {len(background_inputs)} background "
+        f"documents, {settings.epochs} epochs{', refit' if settings.refit else ''}, in {time.time() - t0:.0f} s "
+        f"-> {args.output}" + (f" (pipeline: {args.pipeline})" if args.pipeline else ""),
+        file=sys.stderr,
+    )
+    return 0

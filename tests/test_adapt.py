@@ -1,0 +1,161 @@
+"""`adapt` and `rank` (issue 24): fine-tuning the CRF on a user's gold documents, refitting its
+stages on them, the command's output folder and pipeline and its one-line errors, and the
+documents ranked by how unsure the CRF is."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from conftest import SMALL, write_jsonl
+
+from spacy_simalign.__main__ import main
+from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, schedule
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
+from spacy_simalign.aligners.crf.train import featurize_all
+from spacy_simalign.aligners.crf.unsure import sentence_entropy, unsureness
+
+
+def nll(aligner, x) -> float:
+    with torch.no_grad():
+        return float(aligner.model.nll(x.s2c) + aligner.model.nll(x.c2s))
+
+
+@pytest.fixture(scope="module")
+def user_and_background(shipped, small_pairs):
+    """The first SMALL pair as the user's document, the other two as background, featurized."""
+    feats = featurize_all(shipped, small_pairs)
+    plain = featurize_all(shipped, small_pairs, with_gold=False)
+    return small_pairs[:1], feats[:1], plain[:1], feats[1:]
+
+
+def test_each_epoch_shows_the_background_once_and_each_user_document_repeat_times():
+    steps = schedule(n_user=2, n_background=3, repeat=4)
+    assert sorted(steps) == [0, 1, 2] + [3] * 4 + [4] * 4
+
+
+def test_fine_tuning_fits_the_user_documents_and_leaves_the_base_alone(shipped, user_and_background):
+    pairs, feats, plain, background = user_and_background
+    before = nll(shipped, feats[0])
+    state = {k: v.clone() for k, v in shipped.model.state_dict().items()}
+    steps = []
+    settings = AdaptSettings(epochs=2, repeat=3, refit=False)
+    adapted = adapted_aligner(
+        DEFAULT_WEIGHTS, pairs, feats, plain, background, settings, shipped.encoder, tick=lambda: steps.append(1)
+    )
+    assert len(steps) == 2 * (len(background) + 3)  # the progress bar's steps
+    assert nll(adapted, feats[0]) < before * 0.9
+    assert all(torch.equal(v, shipped.model.state_dict()[k]) for k, v in state.items())
+    assert adapted.config["combination_weights"] == shipped.config["combination_weights"]  # no refit asked
+
+
+def test_refit_only_refits_the_combination_and_bead_scorer_on_the_user_documents(shipped, small_pairs):
+    plain = featurize_all(shipped, small_pairs, with_gold=False)
+    settings = AdaptSettings(epochs=0, refit=True)
+    adapted = adapted_aligner(DEFAULT_WEIGHTS, small_pairs, [], plain, [], settings, shipped.encoder)
+    assert all(torch.equal(v, shipped.model.state_dict()[k]) for k, v in adapted.model.state_dict().items())
+    for stage in ("combination_weights", "bead_weights"):
+        assert len(adapted.config[stage]) == len(shipped.config[stage])
+        assert not np.allclose(adapted.config[stage], shipped.config[stage])
+    # by default the stages are refitted after fine-tuning, on the adapted CRF's decodes
+    feats = featurize_all(shipped, small_pairs)
+    both = adapted_aligner(DEFAULT_WEIGHTS, small_pairs, feats, plain, [], AdaptSettings(epochs=1), shipped.encoder)
+    assert not np.allclose(both.config["bead_weights"], adapted.config["bead_weights"])
+    again = adapted_aligner(DEFAULT_WEIGHTS, small_pairs, [], plain, [], settings, shipped.encoder)
+    assert adapted.config["bead_weights"] == again.config["bead_weights"]  # deterministic
+
+
+def test_entropy_of_marginal_rows():
+    rows = np.array([[1.0, 0.0, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25], [0.5, 0.5, 0.0, 0.0]])
+    assert np.allclose(sentence_entropy(rows), [0.0, np.log(4), np.log(2)])
+
+
+def test_a_mismatched_pair_is_more_unsure_than_its_true_pairs(shipped, small_pairs):
+    """The complex side of one document with the simple side of another: no simple sentence has a
+    counterpart, and the null marginal says so."""
+    true = [shipped.featurize(p.complex, p.simple) for p in small_pairs[:2]]
+    wrong = shipped.featurize(small_pairs[0].complex, small_pairs[1].simple)
+    scores = [unsureness(shipped, x, "null") for x in true]
+    assert unsureness(shipped, wrong, "null") > max(scores) + 0.2
+
+
+def small_rows(deplain_pairs):
+    by_id = {r["id"]: r for r in deplain_pairs}
+    return [by_id[i] for i in SMALL]
+
+
+def test_rank_prints_the_most_unsure_first_and_writes_the_same_lines(tmp_path, deplain_pairs, capsys):
+    rows = small_rows(deplain_pairs)
+    wrong = dict(rows[0], id="mismatched", simple=rows[1]["simple"])
+    del wrong["gold"]
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", rows[:2] + [wrong])
+    out = tmp_path / "ranked.tsv"
+    assert main(["rank", str(pairs), "--score", "null", "--output", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert out.read_text(encoding="utf-8").splitlines() == lines
+    ids, scores = zip(*(line.split("\t") for line in lines))
+    assert ids[0] == "mismatched" and sorted(ids) == sorted(["mismatched", SMALL[0], SMALL[1]])
+    assert list(map(float, scores)) == sorted(map(float, scores), reverse=True)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda row: row.pop("gold"), "no pair has gold (1 pairs)"),
+        (lambda row: row["gold"].append([[999], [0]]), "gold"),
+    ],
+)
+def test_bad_gold_is_one_line_and_writes_nothing(tmp_path, deplain_pairs, capsys, change, message):
+    row = json.loads(json.dumps(small_rows(deplain_pairs)[0]))
+    change(row)
+    gold = write_jsonl(tmp_path / "gold.jsonl", [row])
+    out = tmp_path / "adapted"
+    assert main(["adapt", str(gold), str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {gold}") and message in err and "\n" not in err
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_bad_options_and_base_are_one_line(tmp_path, deplain_pairs, capsys):
+    gold = write_jsonl(tmp_path / "gold.jsonl", small_rows(deplain_pairs)[:1])
+    assert main(["adapt", str(gold), str(tmp_path / "a"), "--epochs", "-1"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --epochs must be at least 0, got -1"
+    assert main(["adapt", str(gold), str(tmp_path / "a"), "--base", str(tmp_path)]) == 2
+    assert "not a CRF aligner folder" in capsys.readouterr().err
+    assert main(["adapt", str(gold), str(DEFAULT_WEIGHTS), "--base", str(DEFAULT_WEIGHTS)]) == 2
+    assert "would overwrite the input" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_loop_rank_align_review_adapt_and_the_adapted_folder_and_pipeline(tmp_path, deplain_pairs, capsys):
+    """A user's pairs without gold: rank them, align them, save the prediction of the most unsure
+    one as its gold (what the review page does when the user accepts it), adapt on the file (the
+    pair with gold only); align --model and spacy.load use the result, and the pipeline carries
+    its weights (it loads with the weights folder gone)."""
+    import shutil
+
+    import spacy
+
+    from spacy_simalign.review.store import PairStore
+
+    rows = [dict(r) for r in small_rows(deplain_pairs)]
+    for row in rows:
+        del row["gold"]
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", rows)
+    assert main(["rank", str(pairs), "--output", str(tmp_path / "ranked.tsv")]) == 0
+    first = (tmp_path / "ranked.tsv").read_text(encoding="utf-8").split("\t")[0]
+    predicted = tmp_path / "predicted.jsonl"
+    assert main(["align", str(pairs), str(predicted)]) == 0
+    store = PairStore(str(pairs), str(predicted))
+    view, etag = store.view(first)
+    store.save(first, [[list(b.complex), list(b.simple)] for b in view.beads], etag)
+    background = write_jsonl(tmp_path / "background.jsonl", small_rows(deplain_pairs)[1:])
+    out, pipe = tmp_path / "adapted", tmp_path / "pipeline"
+    args = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "1", "--pipeline", str(pipe)]
+    assert main(args) == 0
+    assert "1 gold documents (2 pairs without gold skipped)" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt"]
+    assert main(["align", str(pairs), str(tmp_path / "again.jsonl"), "--model", str(out)]) == 0
+    shutil.move(str(out), str(tmp_path / "moved"))
+    nlp = spacy.load(pipe)
+    assert nlp.pipe_names == ["segmenter", "sentence_aligner"] and nlp.get_pipe("sentence_aligner").aligner.ready
