@@ -8,6 +8,8 @@ quality take `fake_encoder` (hashed character n-grams, no model to load) instead
 
 import json
 import os
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -143,3 +145,12 @@ def xling_aligned(tmp_path_factory):
     assert main(["match-docs", de, fr, str(matches), "--window-days", "3"]) == 0
     assert main(["align-xling", str(matches), str(aligned), "--source", de, "--target", fr]) == 0
     return matches, aligned
+
+
+def align_cli(src, out, *extra):
+    """`python -m spacy_simalign align SRC OUT --method tfidf --batch-size 3 EXTRA...` in a fresh process
+    (the engines' tests compare its bytes across process counts and engines); it must succeed."""
+    cmd = [sys.executable, "-m", "spacy_simalign", "align", str(src), str(out), "--method", "tfidf"]
+    result = subprocess.run([*cmd, "--batch-size", "3", *extra], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result

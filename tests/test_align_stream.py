@@ -10,7 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import numbered_rows, with_fake_encoder
+from conftest import align_cli, numbered_rows, with_fake_encoder
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.methods import method_config
@@ -78,25 +78,7 @@ def test_two_processes_write_the_bytes_of_one(tmp_path, deplain_pairs):
     outs = []
     for n in (1, 2):
         out = tmp_path / f"out{n}.jsonl"
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "spacy_simalign",
-                "align",
-                str(src),
-                str(out),
-                "--method",
-                "tfidf",
-                "--batch-size",
-                "3",
-                "--n-process",
-                str(n),
-            ],
-            capture_output=True,
-            text=True,
-        )
-        assert result.returncode == 0, result.stderr
+        result = align_cli(src, out, "--n-process", str(n))
         assert result.stderr.startswith("aligned 12 of 12 pairs (") and result.stderr.count("\n") == 1, (
             "one summary line and no progress bar when stderr is not a terminal"
         )

@@ -3,11 +3,9 @@ pipeline (the model) once, not once per pair. The default tests use a cluster in
 (threads, no worker processes to start); the 2-process LocalCluster of `--engine dask` is the slow tests'."""
 
 import json
-import subprocess
-import sys
 
 import pytest
-from conftest import numbered_rows, write_jsonl
+from conftest import align_cli, numbered_rows, write_jsonl
 
 pytest.importorskip("distributed")
 
@@ -23,34 +21,13 @@ def pairs_file(tmp_path_factory, deplain_pairs):
     return write_jsonl(tmp_path_factory.mktemp("dask") / "in.jsonl", numbered_rows(deplain_pairs, 14))
 
 
-def align_cli(src, out, *extra):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "spacy_simalign",
-            "align",
-            str(src),
-            str(out),
-            "--method",
-            "tfidf",
-            "--batch-size",
-            "3",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    return out.read_bytes()
-
-
 @pytest.mark.slow
 def test_dask_localcluster_writes_the_local_bytes(tmp_path, pairs_file):
-    local = align_cli(pairs_file, tmp_path / "local.jsonl")
-    dask = align_cli(pairs_file, tmp_path / "dask.jsonl", "--engine", "dask", "--n-process", "2")
-    assert dask == local
-    assert local.count(b"\n") == 14
+    local, remote = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    align_cli(pairs_file, local)
+    align_cli(pairs_file, remote, "--engine", "dask", "--n-process", "2")
+    assert remote.read_bytes() == local.read_bytes()
+    assert local.read_bytes().count(b"\n") == 14
 
 
 def test_a_cluster_in_this_process_gives_the_local_lines_and_builds_once(pairs_file):
