@@ -5,6 +5,7 @@ they calibrate neither the combination nor the bead decoder."""
 import dataclasses
 
 import pytest
+import torch
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.crf.train import TrainingSettings, heldout_folds, training_input
@@ -35,9 +36,23 @@ def test_a_linked_only_pair_supervises_its_links_and_not_the_null_label(sgc, fak
     full = training_input(aligner, dataclasses.replace(pair, linked_only=False))
     linked = training_input(aligner, pair)
     for f, x in ((full.s2c, linked.s2c), (full.c2s, linked.c2s)):
-        assert not f.gold[:, 0].any()  # as ordinary gold: no sentence may stay unaligned
-        assert x.gold[:, 0].all()  # linked-only: unaligned is never wrong
-        assert (x.gold[:, 1:] == f.gold[:, 1:]).all() and f.gold[:, 1:].any(dim=1).all()
+        assert f.labels is None and (x.gold == f.gold).all() and not f.gold[:, 0].any()
+        assert not x.labels[:, 0].any() and (x.labels[:, 1:] == x.mask[:, 1:]).all()
+    model = aligner.model
+    model.zero_grad()
+    loss = model.nll(linked.s2c) + model.nll(linked.c2s)
+    loss.backward()
+    # conditioned on being aligned: the null score and the null transitions get no gradient ...
+    assert all(float(p.grad.abs().sum()) == 0.0 for p in model.emission.null.parameters())
+    assert float(model.transition.g.grad.abs().sum()) == 0.0
+    with torch.no_grad():
+        model.emission.null[-1].bias += 3.0
+        again = model.nll(linked.s2c) + model.nll(linked.c2s)
+        moved = model.nll(full.s2c) + model.nll(full.c2s)
+        model.emission.null[-1].bias -= 3.0
+    # ... and its loss does not move with the null score, which the ordinary gold's does
+    assert float(again) == pytest.approx(float(loss), abs=1e-5)
+    assert float(moved) > float(model.nll(full.s2c) + model.nll(full.c2s)) + 1.0
 
 
 def test_linked_only_documents_are_in_no_held_out_fold_but_train_the_first_crfs():
