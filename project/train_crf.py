@@ -15,6 +15,11 @@ give: project/eval_crf_adaptation.py.
 
     .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
         --data my-gold.jsonl --output my-crf
+
+Gold whose sides hold only linked sentences (the Simple German Corpus: no deletions, no additions)
+goes in with --linked-only PATH: learned conditioned on its sentences being aligned, and kept out of
+the folds that calibrate nulls (TrainingPair.linked_only). The shipped weights do not use it: with
+sgc-dev added, the DEplain-web CV falls (docs/results.md, "Training on more than one corpus").
 """
 
 import argparse
