@@ -304,6 +304,32 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3
 
 
+@pytest.mark.slow
+def test_train_crf_takes_linked_only_gold_beside_ordinary_gold(tmp_path):
+    """project/train_crf.py --linked-only PATH trains on sgc-dev documents beside DEplain's, and the
+    5 DEplain documents fit the combination and the bead decoder (crf.train.heldout_folds)."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")
+    sgc = (ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "sgc.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
+    run = run_script(
+        ROOT / "project" / "train_crf.py",
+        "--data",
+        tmp_path / "a.jsonl",
+        "--linked-only",
+        tmp_path / "sgc.jsonl",
+        "--output",
+        tmp_path / "crf",
+        "--epochs",
+        "1",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "trained on 7 documents" in run.stdout
+    config = json.loads((tmp_path / "crf" / "config.json").read_text(encoding="utf-8"))
+    assert config["combination_weights"] is not None and config["bead_weights"] is not None
+
+
 # -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------
 
 
