@@ -52,6 +52,14 @@ def score(pairs, preds):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument(
+        "--linked-only",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="pair JSONL whose sides hold only linked sentences (sgc-dev), added to every fold's training "
+        "as linked-only pairs (as project/train_crf.py --linked-only trains on them); scored nowhere",
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
@@ -62,10 +70,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     config = json.loads(args.config) if args.config else {}
     corpus_of, pairs = read_gold_pairs(args.data)
+    extra = [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
     held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
-    train_inputs = featurize_all(probe, pairs, with_gold=True)
+    pool = pairs + extra
+    train_inputs = featurize_all(probe, pool, with_gold=True)
     test_inputs = featurize_all(probe, pairs, with_gold=False)
     results = {"folds": []}
     combos = ("union", "intersection", "learned")
@@ -73,10 +83,10 @@ def main(argv=None) -> int:
     modes = [m for m in IDENTICAL_MODES if m != probe.config["identical"]]
     per_identical = {m: [] for m in modes}
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
-        train = [i for i in range(len(pairs)) if i not in set(test)]
+        train = [i for i in range(len(pool)) if i not in set(test)]
         settings = TrainingSettings(seed=args.seed)
         aligner = train_aligner(
-            [pairs[i] for i in train],
+            [pool[i] for i in train],
             config,
             epochs=args.epochs,
             settings=settings,
@@ -133,7 +143,10 @@ def main(argv=None) -> int:
         with atomic_output(args.predictions) as handle:
             for p, beads in zip(pairs, held_out):
                 handle.write(dump_line(alignment_record(p.id, beads)))
-    print(f"\n{len(pairs)} documents, {args.folds} folds by document, seed {args.seed}, {time.time() - t0:.0f} s")
+    added = f", {len(extra)} linked-only documents added to every fold's training" if extra else ""
+    print(
+        f"\n{len(pairs)} documents, {args.folds} folds by document{added}, seed {args.seed}, {time.time() - t0:.0f} s"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     fixed = {key: json.loads(value) for key, _, value in (text.partition("=") for text in args.set)}
     t0 = time.time()
     corpus, deplain = read_gold_pairs(args.deplain)
-    website, sgc = read_gold_pairs(args.sgc, "website")
+    website, sgc = read_gold_pairs(args.sgc)
     pool = deplain + sgc
     probe = CRFAligner.default()
     gold_inputs, plain_inputs = featurize_all(probe, pool), featurize_all(probe, pool, with_gold=False)

@@ -17,6 +17,11 @@ give: project/eval_crf_adaptation.py. Mixed in unweighted, two documents change 
 
     .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
         --data my-gold.jsonl --output my-crf
+
+Gold whose sides hold only linked sentences (the Simple German Corpus: no deletions, no additions)
+goes in with --linked-only PATH: learned conditioned on its sentences being aligned, and kept out of
+the folds that calibrate nulls (TrainingPair.linked_only). The shipped weights do not use it: with
+sgc-dev added, the DEplain-web CV falls (docs/results.md, "Training on more than one corpus").
 """
 
 import argparse
@@ -29,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
 from spacy_simalign.configs import resolve_section  # noqa: E402
+from spacy_simalign.evaluation.crossval import read_gold_pairs  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
@@ -63,6 +69,14 @@ def main(argv=None) -> int:
         default=None,
         help="pair JSONL with gold beads, pre-segmented sides (repeatable; default: the DEplain-web dev pairs)",
     )
+    ap.add_argument(
+        "--linked-only",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="pair JSONL whose sides hold only linked sentences (e.g. the Simple German Corpus; repeatable): "
+        "trained on for which sentences go together, not for leaving sentences unaligned",
+    )
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
     ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"training config with a [{BLOCK}] block")
     ap.add_argument(
@@ -83,6 +97,7 @@ def main(argv=None) -> int:
     if args.seed is not None:
         args.set.append(("training.seed", args.seed))
     pairs = [pair for path in (args.data or [str(DEFAULT_DATA)]) for pair in read_training_pairs(path)]
+    pairs += [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
     t0 = time.time()
     aligner = build_aligner(args.config, args.set)
     log = lambda m: print(m, flush=True)  # noqa: E731

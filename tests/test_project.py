@@ -267,6 +267,15 @@ def test_generated_project_outputs_are_not_versioned():
     assert ignored.split() == generated
 
 
+def train_crf(tmp_path, *args):
+    """(the run, the saved config.json) of project/train_crf.py ARGS for 1 epoch into tmp_path/crf."""
+    run = run_script(
+        ROOT / "project" / "train_crf.py", *args, "--output", tmp_path / "crf", "--epochs", "1", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    return run, json.loads((tmp_path / "crf" / "config.json").read_text(encoding="utf-8"))
+
+
 @pytest.mark.slow
 def test_train_crf_reads_several_gold_files(tmp_path):
     """project/train_crf.py --data A --data B trains on the documents of both (a user's own gold beside
@@ -274,21 +283,8 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "a.jsonl").write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
     (tmp_path / "b.jsonl").write_text("\n".join(lines[3:6]) + "\n", encoding="utf-8")
-    run = run_script(
-        ROOT / "project" / "train_crf.py",
-        "--data",
-        tmp_path / "a.jsonl",
-        "--data",
-        tmp_path / "b.jsonl",
-        "--output",
-        tmp_path / "crf",
-        "--epochs",
-        "1",
-        cwd=tmp_path,
-    )
-    assert run.returncode == 0, run.stderr
+    run, config = train_crf(tmp_path, "--data", tmp_path / "a.jsonl", "--data", tmp_path / "b.jsonl")
     assert "trained on 6 documents" in run.stdout
-    config = json.loads((tmp_path / "crf" / "config.json").read_text(encoding="utf-8"))
     assert config["combination_weights"] is not None  # fitted on held-out documents: there were enough of them
     run = run_script(
         "-m",
@@ -302,6 +298,19 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3
+
+
+@pytest.mark.slow
+def test_train_crf_takes_linked_only_gold_beside_ordinary_gold(tmp_path):
+    """project/train_crf.py --linked-only PATH trains on sgc-dev documents beside DEplain's, and the
+    5 DEplain documents fit the combination and the bead decoder (crf.train.heldout_folds)."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")
+    sgc = (ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "sgc.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
+    run, config = train_crf(tmp_path, "--data", tmp_path / "a.jsonl", "--linked-only", tmp_path / "sgc.jsonl")
+    assert "trained on 7 documents" in run.stdout
+    assert config["combination_weights"] is not None and config["bead_weights"] is not None
 
 
 # -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------

@@ -2,6 +2,7 @@
 eval_crf_domains.py, eval_crf_adaptation.py, bench_peers.py): the seeded folds, and gold pairs
 read with the corpus each comes from, so that every script draws the same folds."""
 
+import dataclasses
 import random
 from typing import List, Tuple
 
@@ -18,8 +19,10 @@ def folds_of(n: int, k: int, seed: int) -> List[List[int]]:
     return [sorted(order[f::k]) for f in range(k)]
 
 
-def read_gold_pairs(path, field: str = "corpus") -> Tuple[List[str], List[TrainingPair]]:
+def read_gold_pairs(path, linked_only: bool = False) -> Tuple[List[str], List[TrainingPair]]:
     """(the domain of each pair, its training pair) of a pair JSONL file with gold: the domain is
-    the pair's `field` ("corpus" in DEplain-web dev, "website" in sgc-dev; "?" where missing)."""
+    the `corpus` field (DEplain-web), else the `website` field (the Simple German Corpus), else "?".
+    `linked_only`: the file's sides hold only linked sentences (TrainingPair.linked_only)."""
     records = list(read_pairs(str(path), default_lang="de"))
-    return [r.raw.get(field, "?") for r in records], [r.training_pair(str(path)) for r in records]
+    domains = [r.raw.get("corpus", r.raw.get("website", "?")) for r in records]
+    return domains, [dataclasses.replace(r.training_pair(str(path)), linked_only=linked_only) for r in records]

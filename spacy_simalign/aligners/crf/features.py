@@ -68,6 +68,9 @@ class DirectionInput:
     tgt_texts: List[str] = field(default_factory=list, repr=False)
     src_is_complex: bool = False
     gold: Optional[torch.Tensor] = None  # [n, K+1] bool: labels consistent with the gold
+    # [n, K+1] bool: the labels the training loss normalises over (None: all of them); a linked-only
+    # pair's leave "unaligned" out where the gold links the sentence (crf.train.training_input)
+    labels: Optional[torch.Tensor] = None
 
     def __len__(self) -> int:
         return int(self.cand.shape[0])
@@ -86,7 +89,15 @@ class DirectionInput:
         null[:, NULL_LEXICAL] = 0.0
         null[:, NULL_FEATURE_NAMES.index("cross_lingual")] = 1.0
         return DirectionInput(
-            self.cand, feats, null, self.n_target, self.src_texts, self.tgt_texts, self.src_is_complex, self.gold
+            self.cand,
+            feats,
+            null,
+            self.n_target,
+            self.src_texts,
+            self.tgt_texts,
+            self.src_is_complex,
+            self.gold,
+            self.labels,
         )
 
 

@@ -246,11 +246,13 @@ class CRF(nn.Module):
 
     def nll(self, x: DirectionInput) -> torch.Tensor:
         """-log p(gold labels) = logZ - logZ restricted to the gold labels (several gold
-        labels at a position, as in an n:m bead, are summed over)."""
+        labels at a position, as in an n:m bead, are summed over); with x.labels, both sums
+        run over those labels only (the likelihood conditioned on them)."""
         if len(x) == 0:
             return torch.zeros(())
         emit, start, trans = self.potentials(x)
-        return forward_logz(emit, start, trans) - forward_logz(emit, start, trans, x.gold)
+        gold = x.gold if x.labels is None else x.gold & x.labels
+        return forward_logz(emit, start, trans, x.labels) - forward_logz(emit, start, trans, gold)
 
     def numpy_potentials(self, x: DirectionInput, threads: int = 0) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(emit, start, trans) as float64 arrays: the feature network's in numpy (no autograd, no

@@ -71,11 +71,26 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def training_input(aligner, pair: TrainingPair) -> PairInput:
+    """A training document's features with its gold labels. A linked-only pair (TrainingPair.linked_only)
+    is learned conditioned on its sentences being aligned: "unaligned" is left out of the loss of every
+    linked sentence, in both directions, so the loss asks the gold target to beat the other candidates
+    and gives the null score and the null transitions no gradient at all. Its sides were filtered to the
+    linked sentences: the full gold would teach that no sentence is ever unaligned. (Counting
+    "unaligned" as agreeing with the gold instead rewards a null wherever the gold is hard to find:
+    measured in docs/results.md, it costs the DEplain-web CV.)"""
+    x = aligner.featurize(pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
+    if pair.linked_only:
+        for d in (x.s2c, x.c2s):
+            d.labels = d.mask.clone()
+            d.labels[d.gold[:, 1:].any(dim=1), 0] = False
+    return x
+
+
 def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
-    return [
-        aligner.featurize(p.complex, p.simple, p.paragraph_links, gold_links=p.links if with_gold else None)
-        for p in pairs
-    ]
+    if with_gold:
+        return [training_input(aligner, p) for p in pairs]
+    return [aligner.featurize(p.complex, p.simple, p.paragraph_links) for p in pairs]
 
 
 def pair_loss(
@@ -120,6 +135,7 @@ class CRFTrainer:
             s.lang,
             None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
             tuple(sorted(pair.links)),
+            pair.linked_only,
         )
 
     def features(self, pair: TrainingPair, known: Optional[PairInput] = None) -> PairInput:
@@ -130,11 +146,7 @@ class CRFTrainer:
         if feats is None:
             if len(self._features) >= 4096:
                 self._features.clear()
-            feats = (
-                known
-                if known is not None
-                else self.aligner.featurize(pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
-            )
+            feats = known if known is not None else training_input(self.aligner, pair)
             self._features[key] = feats
         return feats
 
@@ -206,15 +218,26 @@ def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[in
     return order[:cut], order[cut:]
 
 
-def heldout_folds(n: int, settings: TrainingSettings) -> Tuple[List[int], List[List[int]]]:
+def heldout_folds(
+    n: int, settings: TrainingSettings, linked_only: Sequence[int] = ()
+) -> Tuple[List[int], List[List[int]]]:
     """(the documents in the hold-out split's shuffled order, the held-out folds of the second
     stage): the combination's hold-out first, then, for the bead decoder, the other documents
-    cut into bead_folds - 1 folds (none when bead_folds < 2)."""
-    held, rest = holdout_split(n, settings.combination_holdout, settings.seed)
+    cut into bead_folds - 1 folds (none when bead_folds < 2). The `linked_only` documents are
+    in no fold (they come last in the order, for the first CRFs to train on): the combination
+    and the bead decoder calibrate keeping a link against leaving a sentence unaligned, which
+    such a document cannot show."""
+    skip = set(linked_only)
+    eligible = [i for i in range(n) if i not in skip]
+    held, rest = (
+        [eligible[i] for i in part]
+        for part in holdout_split(len(eligible), settings.combination_holdout, settings.seed)
+    )
+    order = held + rest + [i for i in range(n) if i in skip]
     k = settings.bead_folds - 1
     if k < 1 or len(rest) < k:
-        return held + rest, [held]
-    return held + rest, [held] + [rest[round(f * len(rest) / k) : round((f + 1) * len(rest) / k)] for f in range(k)]
+        return order, [held]
+    return order, [held] + [rest[round(f * len(rest) / k) : round((f + 1) * len(rest) / k)] for f in range(k)]
 
 
 def heldout_decodes(
@@ -285,13 +308,21 @@ def prepare_aligner(
     log: Optional[Callable[[str], None]] = None,
 ) -> Optional[Sequence[PairInput]]:
     """Ready a fresh aligner for its training steps: with the learned combination (and at least
-    5 documents), fit the combination on the decodes of held-out documents by a first CRF, and
-    the bead decoder on those of bead_folds held-out folds (the combination's among them); then
+    5 documents that are not linked-only), fit the combination on the decodes of held-out documents
+    by a first CRF, and the bead decoder on those of bead_folds held-out folds (the combination's
+    among them; linked-only documents train the first CRFs, and are held out in no fold); then
     a fresh model. Returns the documents' features with gold when it computed them (`inputs`)."""
     config = aligner.config
     config["bead_weights"] = config["bead_text_weights"] = config["bead_text_floor"] = None
     first_epochs = settings.combination_epochs
-    if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
+    linked_only = [i for i, p in enumerate(pairs) if p.linked_only]
+    calibrating = len(pairs) - len(linked_only)
+    if (
+        config["combination"] == "learned"
+        and calibrating >= 5
+        and settings.combination_holdout > 0
+        and first_epochs > 0
+    ):
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
 
@@ -299,7 +330,7 @@ def prepare_aligner(
             return aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
 
         first_config = dict(config, combination_weights=None)
-        order, folds = heldout_folds(len(pairs), settings)
+        order, folds = heldout_folds(len(pairs), settings, linked_only)
         decodes = [
             heldout_decodes(aligner, first_config, inputs, plain, held, order, settings, first_epochs, log)
             for held in folds
