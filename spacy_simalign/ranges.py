@@ -40,11 +40,6 @@ AT_LEAST_2 = Range(2)
 UNIT = Range(0, 1)  # probabilities, shares, relative distances
 COSINE = Range(-1, 1)  # a similarity threshold (embedding cosines may be negative)
 
-# functions whose module this one must leave alone (their ranges belong next to them)
-BY_NAME: Dict[str, Dict[str, Range]] = {
-    "spacy-simalign.BeadDP.v1": {"max_align": AT_LEAST_2, "top_k": AT_LEAST_1, "window": AT_LEAST_0},
-}
-
 
 def ranges(**rules: Range):
     """Declare the ranges of a registered function's settings (a decorator; classes too)."""
@@ -78,7 +73,7 @@ def problems(node, path: str, rules: Optional[Dict[str, Range]] = None) -> List[
     if refs:
         registry_name, name = refs[0]
         function = _function(registry_name, name)
-        rules = getattr(function, "setting_ranges", None) or BY_NAME.get(name, {})
+        rules = getattr(function, "setting_ranges", None) or {}
     rules = rules or {}
     for key, value in node.items():
         if key.startswith("@"):

@@ -20,10 +20,12 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..ranges import AT_LEAST_0, AT_LEAST_1, AT_LEAST_2, ranges
 from ..registry import aligner_registry
 from ..structures import Bead, ParagraphLink, Side
 from .bead_units import CandidateRescorer
 from .protocol import SentenceAlignerBase
+from .runs import run_text
 
 CONCATENATIONS = ("sum", "text", "candidates")
 
@@ -46,7 +48,7 @@ def runs(vectors: np.ndarray, lengths: np.ndarray, longest: int, texts=None, enc
         starts = np.maximum(ends - a, 0)
         total[a - 1] = cum_len[ends] - cum_len[starts]
         if texts is not None and a > 1:
-            joined = [" ".join(texts[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+            joined = [run_text(texts, s, e - 1) for s, e in zip(starts.tolist(), ends.tolist())]
             out[a - 1] = np.asarray(encode(joined), dtype=np.float32)
         else:
             out[a - 1] = cum[ends] - cum[starts]
@@ -319,6 +321,7 @@ class BeadDPAligner(SentenceAlignerBase):
 
 
 @aligner_registry("spacy-simalign.BeadDP.v1")
+@ranges(max_align=AT_LEAST_2, top_k=AT_LEAST_1, window=AT_LEAST_0)
 def make_bead_dp(
     similarity=None,
     max_align: int = 5,

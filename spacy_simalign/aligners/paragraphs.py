@@ -293,8 +293,7 @@ def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity, threshold
     """Each simple paragraph to its most similar complex paragraph (cosine of the joined texts)
     if at least `threshold`; pairs sharing a paragraph are merged. The similarities are read in
     blocks (best_match.py): the memory of one block, however many paragraphs."""
-    if similarity is None:
-        similarity = massalign_model(complex, simple)
+    similarity = default_word_tfidf(similarity)
     texts = complex.paragraph_texts(), simple.paragraph_texts()
     scores = pair_scores(similarity, *texts, complex.lang, simple.lang)
     found = best_matches(scores, range(len(texts[0])), range(len(texts[1])), threshold, False, np.float64)

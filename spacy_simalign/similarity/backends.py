@@ -34,13 +34,6 @@ class SimilarityBackend:
     def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
         raise NotImplementedError
 
-    def scores(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de"):
-        """The similarities of a x b, read in blocks (similarity.scores); a backend that can
-        compute a block alone overrides this to bound the memory of a large pair."""
-        from .scores import DenseScores
-
-        return DenseScores(self.matrix(a, b, lang_a, lang_b))
-
     def for_pair(self, complex_side, simple_side) -> "SimilarityBackend":
         """The backend to compare the texts of one document pair with (MASSAlign's model is
         fitted on the pair's sentences); most backends are the same for every pair."""

@@ -6,21 +6,20 @@ decoder's settings here (their defaults are make_bead_dp's). The CRF learned fro
 simplifications, which delete a lot, and leaves a translation's sentences unaligned too often
 (docs/results.md)."""
 
-import inspect
 from dataclasses import dataclass, fields
 
 from ...errors import InputError
-from ...ranges import BY_NAME, Range, ranges
+from ...ranges import Range, ranges
 from ...registry import aligner_registry
 from ...structures import Side
+from ..bead_dp import SETTINGS as _BEAD_DP
 from ..bead_dp import BeadDPAligner, make_bead_dp
 
 MODES = ("bead-dp", "crf")
-_BEAD_DP = {name: p.default for name, p in inspect.signature(make_bead_dp).parameters.items()}
 
 
 @dataclass(frozen=True)
-@ranges(length_ratio=Range(1), **BY_NAME["spacy-simalign.BeadDP.v1"])
+@ranges(length_ratio=Range(1), **make_bead_dp.setting_ranges)
 class TranslationSettings:
     """mode: "bead-dp" (translations go to the bead decoder) or "crf" (the CRF aligns them too);
     length_ratio: the most the two sides' character counts may differ by, as a factor; the rest
