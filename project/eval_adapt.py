@@ -34,7 +34,7 @@ from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, tra
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import unsureness
 from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.report import add_output_option, run_main, setting
 from spacy_simalign.evaluation.tally import Tally
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +83,7 @@ def main(argv=None) -> int:
         "--set",
         action="append",
         default=[],
+        type=setting,
         metavar="KEY=VALUE",
         help="an AdaptSettings value for every variant (epochs=10, repeat=20, learn_rate=0.01)",
     )
@@ -105,7 +106,7 @@ def main(argv=None) -> int:
     ks = [int(k) for k in args.ks.split(",")]
     draws = [int(v) for v in args.draws.split(",")]
     variants = args.variants.split(",")
-    fixed = {key: json.loads(value) for key, _, value in (text.partition("=") for text in args.set)}
+    fixed = dict(args.set)
     t0 = time.time()
     corpus, deplain = read_gold_pairs(args.deplain)
     website, sgc = read_gold_pairs(args.sgc)

@@ -25,7 +25,6 @@ sgc-dev added, the DEplain-web CV falls (docs/results.md, "Training on more than
 """
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -35,20 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
 from spacy_simalign.configs import resolve_section  # noqa: E402
 from spacy_simalign.evaluation.crossval import read_gold_pairs  # noqa: E402
+from spacy_simalign.evaluation.report import setting  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
 DEFAULT_CONFIG = ROOT / "configs" / "crf.cfg"
 BLOCK = "components.sentence_aligner.aligner"
-
-
-def setting(text: str):
-    """KEY=VALUE of --set, the value read as JSON (a bare word is a string)."""
-    key, _, value = text.partition("=")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
 
 
 def build_aligner(config_path: str, overrides):

@@ -4,6 +4,7 @@ script without a shell, so without `> FILE`."""
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 
@@ -62,6 +63,15 @@ def run_main(main, argv=None) -> int:
     except _Failed as failed:
         return failed.args[0]
     return status
+
+
+def setting(text: str):
+    """KEY=VALUE of a script's --set, the value read as JSON (a bare word is a string): an argparse type."""
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def add_output_option(parser: argparse.ArgumentParser) -> None:
