@@ -33,7 +33,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         if not hasattr(module, "NAME"):
             continue
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        if command is None or module.NAME == command:
+        if module.NAME == command:  # the top-level help lists commands, not their arguments
             module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run, _paths=getattr(module, "paths", None))
     return parser

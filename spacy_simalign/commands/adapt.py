@@ -120,7 +120,8 @@ def run(args) -> int:
         f"adapt: {len(pairs)} gold documents{skipped}, {len(background)} background documents; features ...",
         file=sys.stderr,
     )
-    inputs, plain = featurize_all(probe, pairs), featurize_all(probe, pairs, with_gold=False)
+    inputs = featurize_all(probe, pairs) if settings.epochs else []  # only fine-tuning reads them
+    plain = featurize_all(probe, pairs, with_gold=False) if settings.refit else []  # only the refit reads them
     background_inputs = featurize_all(probe, background) if settings.epochs else []
     steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
     with progress_bar(steps, unit="steps", enabled=args.progress) as bar:

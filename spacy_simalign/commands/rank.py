@@ -46,7 +46,7 @@ def run(args) -> int:
     aligner = CRFAligner.load(model)
     validate_pairs(args.pairs, args.lang)
     scored = []
-    for record in read_pairs(args.pairs, default_lang=args.lang):
+    for record in read_pairs(args.pairs, default_lang=args.lang, unique_ids=False):  # validated above
         complex_side, simple_side = record.side("complex"), record.side("simple")
         value = 0.0
         if len(complex_side) and len(simple_side):

@@ -44,9 +44,10 @@ def pair_digest(record) -> str:
     return digest([record.raw, record.lang, record.lang_simple])
 
 
-def made_from(record, job: AlignJob) -> Dict[str, str]:
-    """What an output line records of its making (FORMATS.md, alignment JSONL `made_from`)."""
-    return {"pair": pair_digest(record), "settings": job.digest()}
+def made_from(record, settings_digest: str) -> Dict[str, str]:
+    """What an output line records of its making (FORMATS.md, alignment JSONL `made_from`): the pair's
+    digest and the run's settings digest (AlignJob.digest, computed once per batch)."""
+    return {"pair": pair_digest(record), "settings": settings_digest}
 
 
 def aligner_id(config_text: str) -> str:

@@ -78,7 +78,8 @@ def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str
 def align_batch(job: AlignJob, start: int, records: Sequence[PairRecord]):
     """Engine task: (start, [alignment JSONL line per record]) for the batch at `start`."""
     objects = align_records(records, job)
-    return start, [dump_line(dict(obj, made_from=made_from(r, job))) for r, obj in zip(records, objects)]
+    settings = job.digest()
+    return start, [dump_line(dict(obj, made_from=made_from(r, settings))) for r, obj in zip(records, objects)]
 
 
 def worker_stats() -> Dict[str, int]:
