@@ -6,7 +6,7 @@ from typing import Dict, Iterable, List, Optional
 
 from spacy.language import Language
 
-from ..pipeline.anonymiser import SENSITIVE_TEXT
+from ..pipeline.anonymiser import PLACEHOLDERS, SENSITIVE_TEXT
 
 TRAINED_PIPELINES = {
     "nl": ("nl_core_news_lg", "nl_core_news_md", "nl_core_news_sm"),
@@ -129,7 +129,7 @@ def format_category_recall(counts: Dict[str, Dict[str, List[int]]], langs=("de",
 def format_evaluation(counts: Dict[str, Dict[str, int]]) -> str:
     lines = [f"{'label':<13} {'gold':>5} {'found':>5} {'P':>6} {'R':>6}"]
     total = {"tp": 0, "fp": 0, "fn": 0}
-    for label in ("NAME", "ORGANIZATION", "ADDRESS", "NUMBER", "EMAIL", "URL", "SENSITIVE"):
+    for label in (*PLACEHOLDERS, "SENSITIVE"):
         row = counts.get(label, {"tp": 0, "fp": 0, "fn": 0})
         for k in total:
             total[k] += row[k]

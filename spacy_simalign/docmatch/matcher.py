@@ -11,6 +11,7 @@ sentence evidence alone separates near-duplicate stories across languages. So th
 their weights and the threshold come from a *profile* per language pair: `same` and `cross`
 by default, or one calibrate-docs wrote for the exact pair ("de-fr")."""
 
+import functools
 import inspect
 import json
 from dataclasses import dataclass, field
@@ -326,7 +327,7 @@ def is_v1(config) -> bool:
 
 
 def default_config():
-    return Config().from_str(DEFAULT_CONFIG_STR)
+    return Config().from_str(_default_config_str())
 
 
 @registry.misc("spacy-simalign.DocMatcher.v2")
@@ -412,6 +413,7 @@ def make_doc_matcher(
     )
 
 
+@functools.lru_cache(maxsize=None)
 def _default_config_str() -> str:
     """The [docmatch] config of the defaults: the v2 matcher filled from its signature, with
     multilingual USE and the default profiles."""
@@ -422,4 +424,9 @@ def _default_config_str() -> str:
     return registry.fill(Config().from_str(short)).to_str()
 
 
-DEFAULT_CONFIG_STR = _default_config_str()
+def __getattr__(name: str):
+    """DEFAULT_CONFIG_STR is filled on first use, not at import (importers such as calibration
+    need only Profile and pair_key)."""
+    if name == "DEFAULT_CONFIG_STR":
+        return _default_config_str()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

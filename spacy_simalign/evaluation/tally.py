@@ -5,7 +5,7 @@ gold bead shape, and which wrong links touch an added or a deleted sentence."""
 from typing import Dict, Sequence
 
 from ..structures import Bead, TrainingPair
-from .scoring import PRF, AlignmentScorer
+from .scoring import PRF, AlignmentScorer, links_of
 
 SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
 
@@ -32,7 +32,7 @@ class Tally:
         gold_beads = {(b.complex, b.simple) for b in pair.gold}
         pred_beads = {(b.complex, b.simple) for b in pred}
         self.strict.add(len(gold_beads & pred_beads), len(pred_beads), len(gold_beads))
-        pred_links = {link for b in pred for link in b.links()}
+        pred_links = links_of(pred)
         gold_links = pair.links
         for b in pair.gold:
             s = shape_of(b)
