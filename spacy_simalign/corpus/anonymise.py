@@ -25,6 +25,7 @@ def anonymiser_pipeline(
     import spacy
     from spacy.util import is_package
 
+    from ..blank import blank_language
     from ..errors import InputError
 
     if model is None and use_ner:
@@ -35,7 +36,7 @@ def anonymiser_pipeline(
         except OSError:
             raise InputError(f"spaCy pipeline '{model}' is not installed") from None
     else:
-        nlp = spacy.blank(lang)
+        nlp = blank_language(lang)
     if not any(nlp.has_pipe(p) for p in ("parser", "senter", "sentencizer")):
         nlp.add_pipe("sentencizer")
     nlp.add_pipe("simalign_anonymiser", config={**(config or {}), "use_ner": use_ner})

@@ -10,6 +10,7 @@ from thinc.api import Config
 
 from .. import caches
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, method_config
+from ..blank import blank_language
 from ..configs import config_error
 from ..errors import InputError
 from . import pair
@@ -42,7 +43,7 @@ def _build(lang: str, aligner: str, model: Optional[str]):
             from ..aligners.crf.aligner import saved_settings
 
             config["aligner"].update(saved_settings(model))
-    nlp = spacy.blank(lang)
+    nlp = blank_language(lang)
     nlp.add_pipe("simalign_segmenter")
     try:
         nlp.add_pipe("simalign_sentence_aligner", config={"aligner": config["aligner"]})
@@ -57,7 +58,6 @@ def carried_pipeline(lang: str, folder: str):
     it as one), that carries the weights itself: its config says weights = null (with the
     folder's saved settings) and to_disk writes the weights into the pipeline's own folder, so
     spacy.load reads it on another machine, without `folder` (what `adapt --pipeline` saves)."""
-    import spacy
 
     from ..aligners.crf.aligner import saved_settings
 
@@ -65,7 +65,7 @@ def carried_pipeline(lang: str, folder: str):
     config = method_config(DEFAULT_SENTENCE_METHOD)
     config["aligner"].update(saved_settings(folder))
     config["aligner"]["weights"] = None
-    nlp = spacy.blank(lang)
+    nlp = blank_language(lang)
     nlp.add_pipe("simalign_segmenter", name="segmenter")
     nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner", config={"aligner": config["aligner"]})
     nlp.get_pipe("sentence_aligner").aligner.from_disk(folder)

@@ -13,11 +13,11 @@ Spans, beads, each sentence's aligned sentences) are getters on top.
 import bisect
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-import spacy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .. import caches
+from ..blank import blank_language
 from ..errors import InputError
 from ..structures import SUPPORTED_LANGS, Bead, ParagraphLink, Side
 
@@ -70,7 +70,7 @@ def install_extensions() -> None:
 
 def _tokenizer_for(lang: str):
     """The tokenizer of another language than the pipeline's (the simple side of a cross-lingual pair)."""
-    return caches.shared("tokenizer", lang, lambda: spacy.blank(lang).tokenizer)
+    return caches.shared("tokenizer", lang, lambda: blank_language(lang).tokenizer)
 
 
 def _paragraph_list(value) -> List[List[str]]:
