@@ -23,6 +23,7 @@ import numpy as np
 from ..ranges import AT_LEAST_0, AT_LEAST_1, AT_LEAST_2, ranges
 from ..registry import aligner_registry
 from ..structures import Bead, ParagraphLink, Side
+from .band_scores import BandScores
 from .bead_units import CandidateRescorer
 from .protocol import SentenceAlignerBase
 from .runs import run_text
@@ -227,7 +228,7 @@ def align_monotone(
     ratio = float(src_len.sum() / max(tgt_len.sum(), 1.0))
     path = anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, top_k)
     lo, hi = band_around(path, n, m, window)
-    score = bead_scorer(S, T, SL, TL, ratio, margin, length_penalty)
+    score = BandScores(bead_scorer(S, T, SL, TL, ratio, margin, length_penalty), lo, hi)
     cost, back = forward(n, m, types, lo, hi, score, skip)
     if rescore is not None:
         S, T, score, allowed = rescore(

@@ -77,8 +77,11 @@ class CandidateRescorer:
             return np.isin(cols, kept.get((t, i), ()))
 
         unit = make_score(S, T)
+        first_pass = score
 
         def score(a, b, i, cols):
+            if a == b == 1:  # single sentences keep their vectors, so their scores are the first pass's
+                return first_pass(a, b, i, cols)
             return unit(a, b, i, cols) - self.penalty * (a + b - 2)
 
         return S, T, score, allowed
