@@ -1,12 +1,16 @@
 """Issue 25, item 15: what a short job pays at start-up beyond spaCy's blank pipeline and the
 encoder's load (timed by project/bench_startup.py, never here): the USE weights are read once, not
 once per encoding thread, and a command builds only its own arguments (another command's
-add_arguments may import its whole subsystem: match-docs and calibrate-docs import docmatch)."""
+add_arguments may import its whole subsystem: match-docs and calibrate-docs import docmatch).
+Issue 23's speed target: our own blank pipelines load no other package's spaCy factories, spaCy's
+long tokenizer patterns come from the start-up cache, and the command line skips the teardown."""
 
+import re
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 
 def test_use_weights_are_read_once_whatever_the_encoding_threads(monkeypatch):
@@ -41,3 +45,94 @@ def test_a_command_builds_only_its_own_arguments():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "[]"  # neither docmatch, nor spaCy, nor torch
+
+
+def french_words(shared_data):
+    """A pattern over the first French sentences of TransRead, long enough to be cached."""
+    import json
+
+    with open(shared_data / "transread-dev-en-fr" / "pairs.jsonl", encoding="utf-8") as handle:
+        record = json.loads(handle.readline())
+    assert record["lang_simple"] == "fr"
+    words = sorted({w for para in record["simple"]["paragraphs"] for s in para for w in re.findall(r"\w+", s)})
+    pattern = "(?iu)" + "|".join(f"(?:^{re.escape(w)}[-’'][\\w]+$)" for w in words)
+    from spacy_simalign.regex_cache import MIN_LENGTH
+
+    while len(pattern) < MIN_LENGTH:
+        pattern += "|(?:^" + re.escape(pattern[-40:]) + "$)"
+    return pattern, words
+
+
+def test_a_long_pattern_from_the_cache_is_the_pattern_re_builds(tmp_path, monkeypatch, shared_data):
+    from spacy_simalign import regex_cache
+
+    monkeypatch.setenv(regex_cache.ENV, str(tmp_path))
+    pattern, words = french_words(shared_data)
+    plain = re.compile(pattern)
+    re.purge()
+    with regex_cache.cached_long_patterns():
+        cold = re.compile(pattern)  # compiled, and its code stored
+    re.purge()
+    with regex_cache.cached_long_patterns():
+        warm = re.compile(pattern)  # read from the file
+    assert len(list(tmp_path.glob("*.code"))) == 1
+    assert cold == plain and warm == plain  # Pattern equality compares the compiled code too
+    probes = [f"{w}-test" for w in words[:50]] + [f"{w}x" for w in words[:50]]
+    assert [bool(warm.match(p)) for p in probes] == [bool(plain.match(p)) for p in probes]
+    assert any(warm.match(p) for p in probes) and not all(warm.match(p) for p in probes)
+
+
+def test_a_damaged_cache_file_costs_only_the_compile(tmp_path, monkeypatch, shared_data):
+    from spacy_simalign import regex_cache
+
+    monkeypatch.setenv(regex_cache.ENV, str(tmp_path))
+    pattern, _ = french_words(shared_data)
+    re.purge()
+    with regex_cache.cached_long_patterns():
+        re.compile(pattern)
+    (path,) = tmp_path.glob("*.code")
+    path.write_bytes(path.read_bytes()[:-10])  # truncated
+    re.purge()
+    with regex_cache.cached_long_patterns():
+        assert re.compile(pattern) == re.compile(pattern, 0)
+
+
+@pytest.mark.slow
+def test_our_blank_pipelines_load_only_our_factories_and_french_tokenizes_as_spacy_does(tmp_path):
+    """In a fresh process (the cache in tmp_path, cold then warm): no spacy_transformers import, our
+    components available, spaCy's French TOKEN_MATCH the very pattern re builds, and a later
+    spacy.blank loads every package's factories again."""
+    code = (
+        "import re, sys\n"
+        "from spacy_simalign.blank import blank_language\n"
+        "nlp = blank_language('fr')\n"
+        "nlp.add_pipe('simalign_segmenter')\n"
+        "assert 'spacy_transformers' not in sys.modules\n"
+        "from spacy.lang.fr.tokenizer_exceptions import TOKEN_MATCH\n"
+        "p = TOKEN_MATCH.__self__\n"
+        "re.purge()\n"
+        "assert p == re.compile(p.pattern)\n"
+        "assert [t.text for t in nlp.tokenizer(\"Aujourd'hui, c'est-à-dire l'après-midi.\")] == "
+        "['Aujourd\\'hui', ',', 'c\\'', 'est', '-', 'à', '-', 'dire', 'l\\'', 'après-midi', '.']\n"
+        "from spacy.util import registry\n"
+        "assert registry._entry_point_factories.entry_points\n"
+        "print('ok')\n"
+    )
+    env = {**__import__("os").environ, "SPACY_SIMALIGN_STARTUP_CACHE": str(tmp_path)}
+    for _ in ("cold", "warm"):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+        assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+    assert len(list(tmp_path.glob("*.code"))) >= 1
+
+
+def test_the_command_line_runs_exit_handlers_and_flushes_before_it_leaves():
+    code = (
+        "import atexit\n"
+        "from spacy_simalign.__main__ import leave\n"
+        "atexit.register(lambda: print('handler ran', flush=True))\n"
+        "print('buffered', end='')\n"
+        "leave(3)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 3
+    assert result.stdout == "handler ranbuffered" or result.stdout == "bufferedhandler ran\n"
