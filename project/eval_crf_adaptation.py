@@ -16,14 +16,13 @@ stay those of --seed) and the table gives the mean and the range over them. Runs
 independent and seeded; --jobs runs them in forked processes (same results)."""
 
 import argparse
-import json
 import random
 import sys
 import time
 from pathlib import Path
 
 from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.tally import Tally
 from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
 
@@ -80,21 +79,8 @@ def main(argv=None) -> int:
             f"{sum(bt) / len(bt):.3f} [{min(bt):.3f}-{max(bt):.3f}]  {p:.3f} / {r:.3f}"
         )
     print(f"\n{time.time() - t0:.0f} s")
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                {
-                    "ks": ks,
-                    "epochs": args.epochs,
-                    "seed": args.seed,
-                    "train_seeds": seeds,
-                    "rows": {str(k): {str(sd): fig for sd, fig in v.items()} for k, v in rows.items()},
-                },
-                indent=2,
-            )
-            + "\n",
-            encoding="utf-8",
-        )
+    rows = {str(k): {str(sd): fig for sd, fig in v.items()} for k, v in rows.items()}
+    write_json(args.json, {"ks": ks, "epochs": args.epochs, "seed": args.seed, "train_seeds": seeds, "rows": rows})
     return 0
 
 

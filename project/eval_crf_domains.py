@@ -32,7 +32,7 @@ from typing import Dict, List
 import numpy as np
 
 from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.tally import SHAPES, Tally
 from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
 from spacy_simalign.structures import Bead, Side, TrainingPair
@@ -241,8 +241,7 @@ def main(argv=None) -> int:
                     )
                 )
     print(f"\n{time.time() - t0:.0f} s")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    write_json(args.json, out)
     if args.predictions:
         Path(args.predictions).write_text(
             json.dumps(

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from spacy_simalign.aligners.bead_dp import make_bead_dp
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
@@ -122,9 +122,7 @@ def main(argv=None) -> int:
     for variant, settings in variants.items():
         print(f"{variant}: {json.dumps(settings) if settings else 'make_bead_dp defaults'}")
     print("All sets were seen while choosing the settings: these figures are in-sample.")
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    write_json(args.json, rows)
     return 0
 
 

@@ -189,6 +189,19 @@ def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_
     assert run_main(main, []) == 0 and sorted(p.name for p in report.parent.iterdir()) == ["table.md"]
 
 
+def test_a_script_json_file_is_written_whole_into_a_new_folder(tmp_path):
+    """evaluation.report.write_json: every script's `--json FILE` (the folder made; nothing without a path)."""
+    import json
+
+    from spacy_simalign.evaluation.report import write_json
+
+    path = tmp_path / "metrics" / "new" / "figures.json"
+    write_json(str(path), {"f1": 0.5, "rows": [1, 2]})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"f1": 0.5, "rows": [1, 2]}
+    assert sorted(p.name for p in path.parent.iterdir()) == ["figures.json"]  # no temporary left
+    write_json(None, {"ignored": True})
+
+
 def run_script(*args, cwd=ROOT):
     import subprocess
     import sys

@@ -82,3 +82,13 @@ def add_output_option(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write what is printed to FILE (kept only when the run succeeds)",
     )
+
+
+def write_json(path, value) -> None:
+    """A script's `--json FILE` figures: indented JSON, its folder created, the file replaced only
+    when whole (nothing half-written if the disk fills)."""
+    if not path:
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_output(str(path)) as handle:
+        handle.write(json.dumps(value, indent=2) + "\n")
