@@ -335,7 +335,7 @@ def run_bertalign(docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, 
     preds, dropped = [], 0
     for doc, r in zip(docs, result["docs"]):
         assert r["id"] == doc.id
-        kept = [(tuple(s), tuple(t)) for s, t in r["beads"] if s and t]
+        kept = drop_empty([(tuple(s), tuple(t)) for s, t in r["beads"]])
         dropped += len(r["beads"]) - len(kept)
         preds.append(kept)
     info = dict(

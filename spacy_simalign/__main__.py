@@ -14,7 +14,7 @@ import sys
 from typing import List, Optional
 
 from . import commands
-from .errors import InputError, Terminated, is_disk_full
+from .errors import InputError, OutputError, Terminated, is_disk_full
 from .outputs import check_paths
 from .terminal import safe
 
@@ -45,6 +45,12 @@ def command_of(argv: List[str]) -> Optional[str]:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+def report(err: InputError) -> int:
+    """Print the one line of a bad input or an unwritable output; its exit status (2)."""
+    print(f"error: {safe(str(err), newlines=False)}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(command_of(argv))
@@ -57,8 +63,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             check_paths(args._paths(args))
         return int(args._run(args) or 0)
     except InputError as err:
-        print(f"error: {safe(str(err), newlines=False)}", file=sys.stderr)
-        return 2
+        return report(err)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
@@ -74,9 +79,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as err:  # after BrokenPipeError, an OSError too
         if not is_disk_full(err):
             raise
-        where = f"{err.filename}: " if err.filename else ""
-        print(f"error: {where}cannot write: {err.strerror.lower()} (free some space, then run again)", file=sys.stderr)
-        return 2
+        return report(
+            OutputError(f"cannot write: {err.strerror.lower()} (free some space, then run again)", err.filename)
+        )
 
 
 def leave(code: int) -> None:

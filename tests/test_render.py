@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 import spacy
-from conftest import DEPLAIN_PAIRS
+from conftest import DEPLAIN_PAIRS, write_jsonl
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.formats.pairs import parse_pair
@@ -202,10 +202,6 @@ def test_out_of_range_beads_are_refused(deplain_pairs):
     n = len(flat(obj["complex"]))
     with pytest.raises(ValueError, match="out of range"):
         render(record, alignments=[Bead((n,), (0,), 0.5)], jupyter=False)
-
-
-def write_jsonl(path, objs):
-    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
 
 
 def test_cli_writes_static_page(deplain_pairs, tmp_path, capsys):

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DEPLAIN_PAIRS
+from conftest import DEPLAIN_PAIRS, write_jsonl
 
 from spacy_simalign.errors import OutputError
 from spacy_simalign.formats import jsonl
@@ -15,10 +15,6 @@ from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.review.app import create_app
 from spacy_simalign.review.store import Conflict, PairStore
 from spacy_simalign.structures import Side
-
-
-def write_jsonl(path, objs):
-    path.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
 
 
 @pytest.fixture()
