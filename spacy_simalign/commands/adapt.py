@@ -15,6 +15,7 @@ from pathlib import Path
 from ..engines.progress import add_progress_option
 from ..errors import InputError
 from ..outputs import Paths
+from . import crf_weights
 
 NAME = "adapt"
 HELP = (
@@ -96,7 +97,7 @@ def save_atomically(aligner, folder: str) -> None:
 
 def run(args) -> int:
     from ..aligners.crf.adapt import AdaptSettings, adapted_aligner, schedule
-    from ..aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+    from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.train import featurize_all
     from ..engines.progress import progress_bar
 
@@ -105,9 +106,7 @@ def run(args) -> int:
         problem = allowed.problem(getattr(settings, key))
         if problem:
             raise InputError(f"--{key.replace('_', '-')} {problem}, got {getattr(settings, key)}")
-    base = args.base or str(DEFAULT_WEIGHTS)
-    if not os.path.isdir(base):
-        raise InputError("CRF weights folder not found", base)
+    base = crf_weights(args.base)
     background_files = args.background or [str(REPO_BACKGROUND)]
     if args.background is None and not REPO_BACKGROUND.is_file():
         raise InputError("the DEplain-web dev pairs are not here (a repository checkout has them): pass --background")

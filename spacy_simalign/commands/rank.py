@@ -2,10 +2,10 @@
 how unsure the CRF aligner is about them (aligners/crf/unsure.py), most unsure first, one
 `id<TAB>score` line each: review those first (`review`), then `adapt` on them."""
 
-from ..errors import InputError
 from ..formats.jsonl import atomic_output
 from ..outputs import Paths
 from ..terminal import safe
+from . import crf_weights
 
 NAME = "rank"
 HELP = (
@@ -34,15 +34,11 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    import os
-
-    from ..aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+    from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.unsure import unsureness
     from ..formats.pairs import read_pairs, validate_pairs
 
-    model = args.model or str(DEFAULT_WEIGHTS)
-    if not os.path.isdir(model):
-        raise InputError("CRF weights folder not found", model)
+    model = crf_weights(args.model)
     aligner = CRFAligner.load(model)
     validate_pairs(args.pairs, args.lang)
     scored = []
