@@ -133,9 +133,12 @@ def run(args) -> int:
 
         nlp = carried_pipeline(pairs[0].complex.lang, args.output)
         staging = tempfile.mkdtemp(prefix=".adapt-", dir=str(Path(args.pipeline).resolve().parent))
-        nlp.to_disk(staging)
-        shutil.rmtree(args.pipeline, ignore_errors=True)
-        os.replace(staging, args.pipeline)
+        try:  # a failed save (a full disk) leaves the old pipeline and no staging folder
+            nlp.to_disk(staging)
+            shutil.rmtree(args.pipeline, ignore_errors=True)
+            os.replace(staging, args.pipeline)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     print(
         f"adapted {base} on {len(pairs)} gold documents (x{settings.repeat}) and {len(background_inputs)} background "
         f"documents, {settings.epochs} epochs{', refit' if settings.refit else ''}, in {time.time() - t0:.0f} s "
