@@ -4,28 +4,22 @@ pairs, so that the matcher never sees a title.
 
 Ids are drawn from a seeded shuffle (k0001.., w0001..) and lines are written in id order, so
 neither the id nor the line position reveals the file name (the title). The "lead" is the
-first paragraph; `== Heading` lines of the Wikipedia side are dropped from the text.
+first paragraph; `== Heading` lines of the Wikipedia side are dropped from the text (the parser of
+corpus/klexikon.py, the corpus tools' own).
 Data: Klexikon (Aumiller and Gertz, 2022), CC BY-SA."""
 
 import json
 import os
 import random
-from typing import List, Tuple
+from typing import Tuple
+
+from ..corpus.klexikon import read_article as parse_klexikon_article
 
 
 def read_article(path: str) -> Tuple[str, str]:
-    """(text, lead): paragraphs joined by a blank line; headings removed."""
-    with open(path, encoding="utf-8") as handle:
-        lines = [line.rstrip("\n") for line in handle]
-    paragraphs: List[List[str]] = [[]]
-    for line in lines:
-        if line.startswith("=="):
-            line = ""
-        if line.strip():
-            paragraphs[-1].append(line.strip())
-        elif paragraphs[-1]:
-            paragraphs.append([])
-    paragraphs = [p for p in paragraphs if p]
+    """(text, lead): the paragraphs of corpus.klexikon's parser (headings dropped) joined by a blank
+    line, and the first paragraph."""
+    paragraphs = parse_klexikon_article(path).paragraphs
     text = "\n\n".join("\n".join(p) for p in paragraphs)
     return text, " ".join(paragraphs[0]) if paragraphs else ""
 
