@@ -8,6 +8,7 @@ from ..corpus.export import (
     export_corpus,
     export_files,
     pair_languages,
+    pair_records,
     read_rows,
     row_languages,
     rows_from_alignment_file,
@@ -51,8 +52,9 @@ def run(args) -> int:
         rows = read_rows(args.rows)
         source, langs = args.rows, row_languages(rows)
     elif args.pairs and args.alignments:
-        rows = rows_from_alignment_file(args.pairs, args.alignments, args.split_simple)
-        source, langs = f"{args.pairs} aligned in {args.alignments}", pair_languages(args.pairs)
+        records = pair_records(args.pairs)
+        rows = rows_from_alignment_file(args.pairs, args.alignments, args.split_simple, records)
+        source, langs = f"{args.pairs} aligned in {args.alignments}", pair_languages(records.values())
     else:
         raise InputError("give --rows FILE, or --pairs FILE and --alignments FILE")
     if args.lang:

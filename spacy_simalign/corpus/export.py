@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 from ..errors import InputError
 from ..formats.alignments import read_alignments
 from ..formats.jsonl import atomic_output, dump_line, read_jsonl
-from ..formats.pairs import read_pairs
+from ..formats.pairs import PairRecord, read_pairs
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 
 FORMATS = ("jsonl", "csv", "tsv", "hf")
@@ -224,10 +224,15 @@ def export_corpus(
     return written
 
 
-def pair_languages(pairs_path: str) -> List[str]:
-    """The languages of a pair file's sides, in order of first use (the data card's)."""
+def pair_records(pairs_path: str) -> Dict[str, PairRecord]:
+    """A pair file's records by id, read once for both the rows and the languages."""
+    return {r.id: r for r in read_pairs(pairs_path)}
+
+
+def pair_languages(records: Iterable[PairRecord]) -> List[str]:
+    """The languages of the pair records' sides, in order of first use (the data card's)."""
     langs: Dict[str, None] = {}
-    for record in read_pairs(pairs_path):
+    for record in records:
         langs.update(dict.fromkeys((record.lang, record.lang_simple)))
     return list(langs)
 
@@ -237,11 +242,14 @@ def row_languages(rows: Sequence[SentencePair]) -> List[str]:
     return list(dict.fromkeys(str(r.extra["lang"]) for r in rows if r.extra.get("lang")))
 
 
-def rows_from_alignment_file(pairs_path: str, alignments_path: str, split_simple: bool = False) -> List[SentencePair]:
+def rows_from_alignment_file(
+    pairs_path: str, alignments_path: str, split_simple: bool = False, records: Optional[Dict[str, PairRecord]] = None
+) -> List[SentencePair]:
     """Sentence-pair rows of any aligned corpus: pair JSONL (the documents) plus the
     alignment JSONL an aligner wrote for it (FORMATS.md). One row per bead unless
-    `split_simple`; deletions and additions give no row."""
-    records = {r.id: r for r in read_pairs(pairs_path)}
+    `split_simple`; deletions and additions give no row. `records`: the pair file already read
+    (pair_records)."""
+    records = pair_records(pairs_path) if records is None else records
     rows: List[SentencePair] = []
     for line in read_alignments(alignments_path):
         if line.id not in records:
