@@ -299,10 +299,15 @@ def running(pid: int) -> bool:
         return False
 
 
+def wait_for_pairs(proc, partial: Path, count: int) -> None:
+    """Until the running `align` has saved `count` pairs to its partial file (or ended)."""
+    while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < count):
+        time.sleep(0.02)
+
+
 def kill_and_count_workers(proc, partial: Path) -> str:
     """SIGKILL `align --n-process` once it saved 3 pairs; how many of its workers run 5 s later."""
-    while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < 3):
-        time.sleep(0.02)
+    wait_for_pairs(proc, partial, 3)
     found = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True)
     workers = [int(pid) for pid in found.stdout.split()]
     proc.send_signal(signal.SIGKILL)
@@ -368,8 +373,7 @@ def run_case(argv, setup):
                 cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
             )
             partial = folder / "out.jsonl.partial"
-            while proc.poll() is None and (not partial.exists() or partial.read_bytes().count(b"\n") < 3):
-                time.sleep(0.02)
+            wait_for_pairs(proc, partial, 3)
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate()
             code = proc.returncode
