@@ -34,11 +34,12 @@ def main(argv=None) -> int:
     parser.add_argument("--data", default=str(DATA), help="the shared data folder")
     add_output_option(parser)
     args = parser.parse_args(argv)
-    for lang in ("nl", "de", "fr", "en"):
+    pipelines = {lang: anonymiser_pipeline(lang, use_ner=False) for lang in ("nl", "de", "fr", "en")}  # patterns only
+    for lang in pipelines:
         sample = ROOT / "tests" / "data" / "anonymisation" / f"{lang}.jsonl"
         n = sum(1 for line in open(sample, encoding="utf-8") if line.strip())
         print(f"\n[{lang}] {n} sentences, patterns only")
-        print(format_evaluation(evaluate_sample(anonymiser_pipeline(lang, use_ner=False), str(sample))))
+        print(format_evaluation(evaluate_sample(pipelines[lang], str(sample))))
         installed = [m for m in TRAINED_PIPELINES[lang] if is_package(m)]
         if installed:
             print(f"[{lang}] with NER of {installed[0]}")
@@ -46,13 +47,12 @@ def main(argv=None) -> int:
         else:
             print(f"[{lang}] no trained pipeline installed ({', '.join(TRAINED_PIPELINES[lang])}): NER not measured")
 
-    pipelines = {lang: anonymiser_pipeline(lang, use_ner=False) for lang in ("de", "nl", "fr", "en")}
     counts = category_recall(str(ROOT / "tests" / "data" / "anonymisation" / "categories.jsonl"), pipelines)
     print("\ncontact data and special categories (categories.jsonl), patterns only: recall (caught/lines)\n")
     print(format_category_recall(counts))
 
     rows = read_amsterdam_csv(str(Path(args.data) / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
-    out = anonymise_rows(rows, "nl", anonymiser_pipeline("nl", use_ner=False))
+    out = anonymise_rows(rows, "nl", pipelines["nl"])
     changed = [(a, b) for a, b in zip(rows, out) for x, y in ((a.complex, b.complex), (a.simple, b.simple)) if x != y]
     print(f"\npublished Amsterdam corpus (already anonymised): {len(changed)} of {2 * len(rows)} texts changed")
     for a, b in changed[:5]:
