@@ -76,16 +76,21 @@ def main(argv=None) -> int:
     head = (
         f"{'domain':40s} {'simple':>7s} {'whole':>6s} {'clauses':>8s}   {'complex':>7s} {'whole':>6s} {'clauses':>8s}"
     )
-    print(head + f"   {'encoder texts x':>15s}")
+    print(head + f"   {'encoder texts x':>15s} {'characters x':>12s}")
     for t in sorted(hits, key=lambda d: ("/" not in d, d)):
         h = hits[t]
-        n_sent, n_clause = len(texts[t][0]), len(texts[t][1] - texts[t][0])
+        sentences, extra = texts[t][0], texts[t][1] - texts[t][0]
+        n_sent, n_clause = len(sentences), len(extra)
+        chars = (sum(map(len, sentences)) + sum(map(len, extra))) / max(sum(map(len, sentences)), 1)
         print(
             f"{t[:40]:40s} {len(h['whole']):7d} {np.mean(h['whole']):6.3f} {np.mean(h['clauses']):8.3f}   "
             f"{len(h['whole_rev']):7d} {np.mean(h['whole_rev']):6.3f} {np.mean(h['clauses_rev']):8.3f}   "
-            f"{(n_sent + n_clause) / max(n_sent, 1):15.2f}"
+            f"{(n_sent + n_clause) / max(n_sent, 1):15.2f} {chars:12.2f}"
         )
-    print("\nencoder texts x: distinct texts encoded with the clauses over the distinct sentences")
+    print(
+        "\nencoder texts x: distinct texts encoded with the clauses over the distinct sentences; characters x:"
+        " their characters over the sentences' (the encoder's work grows with the text it reads)"
+    )
     return 0
 
 
