@@ -15,7 +15,6 @@ from spacy_simalign.aligners.crf.train import TrainingSettings, pair_loss, train
 from spacy_simalign.aligners.units import SentenceUnits, best_unit_cosines, best_unit_maxima
 from spacy_simalign.evaluation.training_runs import split_settings
 
-
 # (language, sentence, its clauses separated by " | ")
 CASES = [
     (
