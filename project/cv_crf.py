@@ -2,7 +2,8 @@
 bead-text F1 per fold and mean, beside lexical baselines and the published figures.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run cv-crf
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20]
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20] \
+        [--set clauses=true] [--linked-only PATH --set training.linked_only_weight=0.3]
 """
 
 import argparse
@@ -17,8 +18,9 @@ from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
 from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
 from spacy_simalign.evaluation.scoring import AlignmentScorer
+from spacy_simalign.evaluation.training_runs import split_settings
 from spacy_simalign.structures import TrainingPair, beads_from_links
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,11 +66,16 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
+    add_set_option(
+        ap,
+        "an aligner setting (clauses=true) or, as training.KEY, a training setting (training.linked_only_weight=0.3)",
+    )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--predictions", default=None, help="write the held-out alignments (alignment JSONL) here")
     add_output_option(ap)
     args = ap.parse_args(argv)
-    config = json.loads(args.config) if args.config else {}
+    overrides, training = split_settings(args.set)
+    config = {**(json.loads(args.config) if args.config else {}), **overrides}
     corpus_of, pairs = read_gold_pairs(args.data)
     extra = [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
     held_out = [None] * len(pairs)
@@ -84,7 +91,7 @@ def main(argv=None) -> int:
     per_identical = {m: [] for m in modes}
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
         train = [i for i in range(len(pool)) if i not in set(test)]
-        settings = TrainingSettings(seed=args.seed)
+        settings = TrainingSettings(**{**training, "seed": args.seed})
         aligner = train_aligner(
             [pool[i] for i in train],
             config,
@@ -146,9 +153,9 @@ def main(argv=None) -> int:
     added = f", {len(extra)} linked-only documents added to every fold's training" if extra else ""
     print(
         f"\n{len(pairs)} documents, {args.folds} folds by document{added}, seed {args.seed}, {time.time() - t0:.0f} s"
+        f"\nconfig {json.dumps(config, sort_keys=True)}  training {json.dumps(training, sort_keys=True)}"
     )
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    write_json(args.json, results)
     return 0
 
 

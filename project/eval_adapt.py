@@ -34,7 +34,7 @@ from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, tra
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import unsureness
 from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main, setting, write_json
+from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
 from spacy_simalign.evaluation.tally import Tally
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,13 +80,9 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", default="0,1,2", help="seeds of the random draws (and of adapt's training)")
     ap.add_argument("--variants", default="finetune,refit,both", help=f"ways of adapting: {', '.join(VARIANTS)}")
     ap.add_argument("--rank", default="entropy", help="rank's score for the ranked choice ('none': no ranked choice)")
-    ap.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        type=setting,
-        metavar="KEY=VALUE",
-        help="an AdaptSettings value for every variant (epochs=10, repeat=20, learn_rate=0.01)",
+    add_set_option(
+        ap,
+        "an AdaptSettings value for every variant (epochs=10, repeat=20, learn_rate=0.01)",
     )
     ap.add_argument(
         "--time-adapt",

@@ -15,7 +15,8 @@ DEplain rows are the ones with nulls to find.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-lodo8
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_lodo8.py \
-        [--jobs 1] [--skip before] [--sgc-supervision full] [--json out.json]
+        [--jobs 1] [--skip before] [--sgc-supervision full] [--json out.json] \
+        [--set clauses=true] [--set training.linked_only_weight=0.3]
 """
 
 import argparse
@@ -28,9 +29,9 @@ from typing import Dict, List
 import numpy as np
 
 from spacy_simalign.evaluation.crossval import read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
 from spacy_simalign.evaluation.tally import SHAPES, Tally
-from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
+from spacy_simalign.evaluation.training_runs import prepare_runs, run_training, split_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -68,6 +69,10 @@ def main(argv=None) -> int:
         help="train on sgc-dev as linked-only pairs (the shipped recipe) or as ordinary gold (the ablation)",
     )
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
+    add_set_option(
+        ap,
+        "an aligner setting (clauses=true) or, as training.KEY, a training setting (training.linked_only_weight=0.3)",
+    )
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1, help="training runs in parallel (forked processes)")
@@ -76,13 +81,14 @@ def main(argv=None) -> int:
     add_output_option(ap)
     args = ap.parse_args(argv)
     stages = [s for s in STAGES if s not in set(args.skip.split(","))]
-    config = json.loads(args.config) if args.config else {}
+    overrides, training = split_settings(args.set)
+    config = {**(json.loads(args.config) if args.config else {}), **overrides}
     t0 = time.time()
     dp_domain, dp_pairs = read_gold_pairs(args.deplain)
     sgc_domain, sgc_pairs = read_gold_pairs(args.sgc, linked_only=args.sgc_supervision == "linked-only")
     pool, domain = dp_pairs + sgc_pairs, dp_domain + sgc_domain
     is_sgc = [False] * len(dp_pairs) + [True] * len(sgc_pairs)
-    prepare_runs(pool, config, args.epochs, args.jobs)
+    prepare_runs(pool, config, args.epochs, args.jobs, training)
     jobs = lodo_jobs(domain, is_sgc, stages, args.seed)
     preds = {}
     for name, test, p in run_training(jobs, args.jobs):
@@ -90,6 +96,7 @@ def main(argv=None) -> int:
     names = sorted(set(domain), key=lambda d: (is_sgc[domain.index(d)], d))
     out: Dict = {
         "config": config,
+        "training": training,
         "epochs": args.epochs,
         "seed": args.seed,
         "sgc_supervision": args.sgc_supervision,
@@ -104,7 +111,7 @@ def main(argv=None) -> int:
                 t.add(pool[i], preds[(stage, i)])
             out["domains"][d][stage] = t.figures()
     print(
-        f"config {json.dumps(config, sort_keys=True)}  epochs {args.epochs}  seed {args.seed}  "
+        f"config {json.dumps(config, sort_keys=True)}  training {json.dumps(training, sort_keys=True)}  epochs {args.epochs}  seed {args.seed}  "
         f"sgc-dev supervision {args.sgc_supervision}\n"
     )
     head = "".join(f" {s + ' link':>12s} {'bead-text':>9s}" for s in stages)
@@ -134,8 +141,7 @@ def main(argv=None) -> int:
             )
         print(f"{d[:28]:28s}{cells}")
     print(f"\n{len(pool)} documents ({len(dp_pairs)} DEplain-web, {len(sgc_pairs)} sgc-dev), {time.time() - t0:.0f} s")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    write_json(args.json, out)
     return 0
 
 

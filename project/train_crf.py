@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
 from spacy_simalign.configs import resolve_section  # noqa: E402
 from spacy_simalign.evaluation.crossval import read_gold_pairs  # noqa: E402
-from spacy_simalign.evaluation.report import setting  # noqa: E402
+from spacy_simalign.evaluation.report import add_set_option  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
@@ -70,13 +70,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
     ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"training config with a [{BLOCK}] block")
-    ap.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        type=setting,
-        metavar="KEY=VALUE",
-        help="a setting of the aligner block (training.epochs=10, top_k=8, ...)",
+    add_set_option(
+        ap,
+        "a setting of the aligner block (training.epochs=10, top_k=8, ...)",
     )
     ap.add_argument(
         "--epochs", type=int, default=None, help="both CRFs' epochs (training.epochs and training.combination_epochs)"

@@ -74,6 +74,11 @@ def setting(text: str):
         return key, value
 
 
+def add_set_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """A script's repeatable `--set KEY=VALUE` option (values read by `setting`), into args.set."""
+    parser.add_argument("--set", action="append", default=[], type=setting, metavar="KEY=VALUE", help=help)
+
+
 def add_output_option(parser: argparse.ArgumentParser) -> None:
     """The `--output FILE` option that run_main reads."""
     parser.add_argument(

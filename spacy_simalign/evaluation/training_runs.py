@@ -2,12 +2,30 @@
 in forked processes with the same results (every run is seeded): what the CRF experiments
 (project/eval_crf_domains.py, eval_crf_adaptation.py) train their folds and domains with."""
 
-from typing import Dict, List, Sequence
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..aligners.crf.aligner import CRFAligner, train_aligner
 from ..aligners.crf.train import TrainingSettings, featurize_all
 
-RUN_STATE: Dict = {}  # what the training runs read (set before forking): pool, config, epochs, encoder, *_inputs
+RUN_STATE: Dict = {}  # what the training runs read (set before forking): pool, config, training, epochs, encoder, *_inputs
+
+
+def split_settings(items: Sequence[Tuple[str, object]]) -> Tuple[Dict, Dict]:
+    """(CRFAligner config overrides, TrainingSettings overrides) of a script's --set KEY=VALUE
+    items: `training.KEY` is a training setting (as in project/train_crf.py), any other KEY an
+    aligner setting. An unknown training setting is an error here, before any training."""
+    fields = {f.name for f in dataclasses.fields(TrainingSettings)}
+    config, training = {}, {}
+    for key, value in items:
+        if key.startswith("training."):
+            name = key.split(".", 1)[1]
+            if name not in fields:
+                raise ValueError(f"unknown training setting {name!r}: one of {', '.join(sorted(fields))}")
+            training[name] = value
+        else:
+            config[key] = value
+    return config, training
 
 
 def _run(job):
@@ -19,7 +37,7 @@ def _run(job):
         [st["pool"][i] for i in train_idx],
         st["config"],
         epochs=st["epochs"],
-        settings=TrainingSettings(seed=seed),
+        settings=TrainingSettings(**{**st["training"], "seed": seed}),
         encoder=st["encoder"],
         inputs=[st["train_inputs"][i] for i in train_idx],
     )
@@ -27,9 +45,9 @@ def _run(job):
     return name, test_idx, preds
 
 
-def prepare_runs(pool: Sequence, config: Dict, epochs: int, n_jobs: int) -> None:
+def prepare_runs(pool: Sequence, config: Dict, epochs: int, n_jobs: int, training: Optional[Dict] = None) -> None:
     """Fill RUN_STATE for run_training: the pool's documents featurized once, with and without their
-    gold. With n_jobs above 1, torch gets one thread first: no OpenMP pool in the parent, on which
+    gold (`training`: TrainingSettings overrides of every run, its seed aside). With n_jobs above 1, torch gets one thread first: no OpenMP pool in the parent, on which
     forked children would deadlock (training runs on one torch thread anyway, and the features do not
     depend on torch's thread count)."""
     if n_jobs > 1:
@@ -40,6 +58,7 @@ def prepare_runs(pool: Sequence, config: Dict, epochs: int, n_jobs: int) -> None
     RUN_STATE.update(
         pool=pool,
         config=config,
+        training=dict(training or {}),
         epochs=epochs,
         encoder=probe.encoder,
         train_inputs=featurize_all(probe, pool, with_gold=True),

@@ -29,7 +29,7 @@ from ..protocol import SentenceAlignerBase
 from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, chosen_beads, decode_beads
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
-from .features import PairFeaturizer, PairInput
+from .features import PairFeaturizer, PairInput, feature_count
 from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
 from .joined import JoinedText, rescored
@@ -50,7 +50,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "bead_text_floor": None,  # the first-stage probability that stage gates at; trained with it
 }
 # model shape: loaded weights bring their own, a fresh model takes the config's
-SHAPE_SETTINGS = ("hidden", "emission", "cross_encoder_path")
+SHAPE_SETTINGS = ("hidden", "emission", "cross_encoder_path", "clauses")
 # settings that came after the shipped weights, at the values that decoded before them: saved only
 # where they differ, so a config.json keeps the keys it had (a missing key is the default)
 LATER_SETTINGS = (
@@ -62,6 +62,7 @@ LATER_SETTINGS = (
     "bead_max_block",
     "bead_text_floor",
     "bead_text_weights",
+    "clauses",
 )
 
 
@@ -164,7 +165,7 @@ class CRFAligner(SentenceAlignerBase):
             return CRF(cfg["hidden"], emission=CrossEncoderEmission(cfg["cross_encoder_path"]))
         if cfg["emission"] != "features":
             raise InputError(f"unknown emission {cfg['emission']!r}: choose 'features' or 'cross-encoder'")
-        return CRF(cfg["hidden"])
+        return CRF(cfg["hidden"], n_features=feature_count(cfg["clauses"]))
 
     @property
     def encoder(self):
@@ -176,7 +177,9 @@ class CRFAligner(SentenceAlignerBase):
     def featurizer(self) -> PairFeaturizer:
         if self._featurizer is None:
             c = self.config
-            self._featurizer = PairFeaturizer(self.encoder, c["top_k"], c["top_k_lexical"], c["band"], c["neighbours"])
+            self._featurizer = PairFeaturizer(
+                self.encoder, c["top_k"], c["top_k_lexical"], c["band"], c["neighbours"], clauses=c["clauses"]
+            )
         return self._featurizer
 
     def featurize(
@@ -451,6 +454,7 @@ def make_crf_aligner(
     hidden: Optional[int] = 32,
     emission: Optional[str] = "features",
     cross_encoder_path: Optional[str] = None,
+    clauses: bool = False,
     identical: Optional[str] = "unique",
     identical_min_words: int = MIN_WORDS_UNLINKED,
     split_fill: Optional[float] = 0.4,
@@ -474,6 +478,8 @@ def make_crf_aligner(
         below which a direction drops a link (crf/combine.py).
     top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidates.py).
     hidden, emission, cross_encoder_path: a fresh model's shape; loaded weights bring their own.
+    clauses: also score each sentence against the clauses of the other side's (crf/features.py,
+        units.py): six more pair features, so part of the shape too (off in the shipped weights).
     identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
         "linked" or "off"; crf/identical.py).
     split_fill: the split fill (crf/combine.py); bead_threshold, bead_candidate_floor,
@@ -498,6 +504,7 @@ def make_crf_aligner(
         "hidden": hidden,
         "emission": emission,
         "cross_encoder_path": cross_encoder_path,
+        "clauses": clauses,
         "identical": identical,
         "identical_min_words": identical_min_words,
         "split_fill": split_fill,

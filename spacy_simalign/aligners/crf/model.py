@@ -50,10 +50,10 @@ def mlp_np(layers: nn.Sequential, x: np.ndarray) -> np.ndarray:
 class EmissionNet(nn.Module):
     """sim(i, j) from pair features, and the score of leaving i unaligned from its row features."""
 
-    def __init__(self, hidden: int = 32):
+    def __init__(self, hidden: int = 32, n_features: int = N_FEATURES):
         super().__init__()
         self.pair = nn.Sequential(
-            nn.Linear(N_FEATURES, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
+            nn.Linear(n_features, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1)
         )
         self.null = nn.Sequential(nn.Linear(N_NULL_FEATURES, 16), nn.Tanh(), nn.Linear(16, 1))
 
@@ -234,9 +234,9 @@ def pad_potentials(potentials):
 class CRF(nn.Module):
     """Emission and transition networks with the CRF's losses and decoders."""
 
-    def __init__(self, hidden: int = 32, emission: Optional[nn.Module] = None):
+    def __init__(self, hidden: int = 32, emission: Optional[nn.Module] = None, n_features: int = N_FEATURES):
         super().__init__()
-        self.emission = emission if emission is not None else EmissionNet(hidden)
+        self.emission = emission if emission is not None else EmissionNet(hidden, n_features)
         self.transition = TransitionNet()
 
     def potentials(self, x: DirectionInput):

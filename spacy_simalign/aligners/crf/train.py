@@ -38,6 +38,7 @@ from .threads import torch_threads
     bead_c=Range(0),
     cross_lingual_rate=UNIT,
     combination_holdout=UNIT,
+    linked_only_weight=Range(0),
 )
 class TrainingSettings:
     """How the CRF learns, the [aligner.training] block of a CRF aligner's config; the same for
@@ -57,6 +58,7 @@ class TrainingSettings:
     # the combination's hold-out); below 2: no bead decoder
     bead_c: float = BEAD_C  # the bead scorer's logistic regression
     bead_max_iter: int = BEAD_MAX_ITER
+    linked_only_weight: float = 1.0  # the loss weight of a linked-only document (TrainingPair.linked_only)
     bead_text_floor: float = 0.0  # above 0: also fit the bead decoder's second stage over the joined
     # text of the candidates of first-stage probability at least this (joined.py); 0: none (shipped)
     seed: int = 0
@@ -81,6 +83,7 @@ def training_input(aligner, pair: TrainingPair) -> PairInput:
     measured in docs/results.md, it costs the DEplain-web CV.)"""
     x = aligner.featurize(pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
     if pair.linked_only:
+        x.linked_only = True
         for d in (x.s2c, x.c2s):
             d.labels = d.mask.clone()
             d.labels[d.gold[:, 1:].any(dim=1), 0] = False
@@ -94,18 +97,20 @@ def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True
 
 
 def pair_loss(
-    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float
+    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float, linked_only_weight: float = 1.0
 ) -> Tuple[Optional[torch.Tensor], int]:
     """(NLL of both directions per sentence, sentence count) of one training document, or
     (None, 0) for an empty one; with probability `cross_lingual_rate` the document is shown
-    without its lexical features, as a cross-lingual pair would be."""
+    without its lexical features, as a cross-lingual pair would be. A linked-only document's
+    loss is multiplied by `linked_only_weight`."""
     dirs = [pair.s2c, pair.c2s]
     if rng.random() < cross_lingual_rate:
         dirs = [d.without_lexical() for d in dirs]
     n = sum(len(d) for d in dirs)
     if not n:
         return None, 0
-    return sum(model.nll(d) for d in dirs) / n, n
+    loss = sum(model.nll(d) for d in dirs) / n
+    return (loss * linked_only_weight if pair.linked_only and linked_only_weight != 1.0 else loss), n
 
 
 class CRFTrainer:
@@ -162,7 +167,9 @@ class CRFTrainer:
         total, weighted, count, docs = None, 0.0, 0, 0
         with torch_threads(self.aligner.config["torch_threads"]):
             for x in inputs:
-                loss, n = pair_loss(model, x, self.rng, self.settings.cross_lingual_rate)
+                loss, n = pair_loss(
+                    model, x, self.rng, self.settings.cross_lingual_rate, self.settings.linked_only_weight
+                )
                 if loss is None:
                     continue
                 total = loss if total is None else total + loss
