@@ -7,19 +7,17 @@ cannot pickle a compiled pattern, but what `re` builds from the text is a list o
 text, flags and Python version, so the next process skips the parsing. The pattern is the same
 object `re` would build (same code), so tokenization cannot change.
 
-The cache is a folder of small files: $SPACY_SIMALIGN_STARTUP_CACHE, else
-$XDG_CACHE_HOME/spacy-simalign/regex (~/.cache/...); `SPACY_SIMALIGN_STARTUP_CACHE=off` turns it
-off. A folder that cannot be written only costs the compile time."""
+The files are in the start-up cache's `regex` folder (startup_cache.py, which says where and how
+to turn it off)."""
 
 import contextlib
 import hashlib
 import json
 import os
 import sys
-import tempfile
 import threading
 from array import array
-from typing import Iterator, Optional
+from typing import Iterator
 
 try:  # Python 3.11 on
     from re import _compiler as _sre_compiler
@@ -28,20 +26,10 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
 
 import _sre
 
+from .startup_cache import cache_folder, store
+
 MIN_LENGTH = 50_000  # shorter patterns compile in milliseconds: not worth a file
-ENV = "SPACY_SIMALIGN_STARTUP_CACHE"
 _LOCK = threading.Lock()
-
-
-def cache_folder() -> Optional[str]:
-    """The folder of the cached codes, or None when the cache is turned off."""
-    setting = os.environ.get(ENV, "")
-    if setting.lower() in ("off", "0", "no", "false"):
-        return None
-    if setting:
-        return setting
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "spacy-simalign", "regex")
 
 
 def _key(pattern: str, flags: int) -> str:
@@ -66,7 +54,7 @@ def _load(path: str, pattern: str):
 
 
 def _store(path: str, args) -> None:
-    """Write the arguments of one `_sre.compile` call atomically; a failure only loses the cache."""
+    """Keep the arguments of one `_sre.compile` call (startup_cache.store: whole or not at all)."""
     _, flags, code, groups, groupindex, indexgroup = args
     header = {
         "flags": flags,
@@ -75,19 +63,12 @@ def _store(path: str, args) -> None:
         "indexgroup": list(indexgroup),
         "length": len(code),
     }
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".part-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(json.dumps(header).encode() + b"\n")
-                handle.write(array("I", code).tobytes())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except (OSError, OverflowError):
-        pass
+
+    def write(handle):
+        handle.write(json.dumps(header).encode() + b"\n")
+        handle.write(array("I", code).tobytes())
+
+    store(path, write)
 
 
 class _Recorder:
@@ -131,7 +112,7 @@ def cached_long_patterns() -> Iterator[None]:
     """While active, `re.compile` of a pattern of MIN_LENGTH characters or more reads its code
     from the cache folder, or compiles and stores it there. Meant for the few moments in which
     a spaCy language is imported; other threads compile as usual meanwhile (they hold no lock)."""
-    folder = cache_folder()
+    folder = cache_folder("regex")
     if folder is None or getattr(_sre_compiler, "_sre", None) is not _sre:
         yield
         return
@@ -144,4 +125,4 @@ def cached_long_patterns() -> Iterator[None]:
             _sre_compiler.compile = original
 
 
-__all__ = ["cached_long_patterns", "cache_folder", "MIN_LENGTH"]
+__all__ = ["cached_long_patterns", "MIN_LENGTH"]

