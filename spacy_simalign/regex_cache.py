@@ -39,18 +39,19 @@ def _key(pattern: str, flags: int) -> str:
 
 
 def _load(path: str, pattern: str):
-    """The pattern object from a cached file, or None (missing, unreadable or not ours)."""
+    """The pattern object from a cached file, or None: missing, unreadable, damaged or not ours
+    (`_sre` validates the code it is given; any failure here is only a cache miss)."""
     try:
         with open(path, "rb") as handle:
             header = json.loads(handle.readline())
             code = array("I")
             code.frombytes(handle.read())
-    except (OSError, ValueError):
+        if len(code) != header["length"]:
+            return None
+        indexgroup = tuple(header["indexgroup"])
+        return _sre.compile(pattern, header["flags"], code.tolist(), header["groups"], header["groupindex"], indexgroup)
+    except Exception:  # noqa: BLE001 - a cache file that does not read back is ignored
         return None
-    if len(code) != header.get("length"):
-        return None
-    indexgroup = tuple(header["indexgroup"])
-    return _sre.compile(pattern, header["flags"], code.tolist(), header["groups"], header["groupindex"], indexgroup)
 
 
 def _store(path: str, args) -> None:

@@ -95,6 +95,11 @@ def test_a_damaged_cache_file_costs_only_the_compile(tmp_path, monkeypatch, shar
     re.purge()
     with regex_cache.cached_long_patterns():
         assert re.compile(pattern) == re.compile(pattern, 0)
+    header, _, code = path.read_bytes().partition(b"\n")
+    path.write_bytes(header + b"\n" + bytes(len(code)))  # the right length, invalid code
+    re.purge()
+    with regex_cache.cached_long_patterns():
+        assert re.compile(pattern) == re.compile(pattern, 0)
 
 
 @pytest.mark.slow
