@@ -167,10 +167,10 @@ def ours_warm_startup_cache() -> str:
     ("warm" / "cold" / "off")."""
     from spacy_simalign.startup_cache import cache_folder
 
-    folder = cache_folder("regex")
-    if folder is None:
+    folders = [cache_folder(kind) for kind in ("regex", "use")]
+    if None in folders:
         return "off"
-    before = "warm" if os.path.isdir(folder) and any(n.endswith(".code") for n in os.listdir(folder)) else "cold"
+    before = "warm" if all(os.path.isdir(f) and os.listdir(f) for f in folders) else "cold"
     code = (
         "from spacy_simalign.blank import blank_language\nfor lang in ('de', 'en', 'fr', 'nl'): blank_language(lang)\n"
         "from spacy_simalign.similarity.use_startup import load_use\nload_use()"

@@ -7,6 +7,7 @@ exits with status 2, as does a full disk met anywhere (the writers that know the
 errors.OutputError; this is the net below them)."""
 
 import argparse
+import atexit
 import importlib
 import os
 import pkgutil
@@ -94,7 +95,6 @@ def leave(code: int) -> None:
 
     others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
     children = "multiprocessing" in sys.modules and sys.modules["multiprocessing"].active_children()
-    atexit = sys.modules.get("atexit") or importlib.import_module("atexit")
     if others or children or os.environ.get("SPACY_SIMALIGN_FULL_EXIT") or not hasattr(atexit, "_run_exitfuncs"):
         sys.exit(code)
     atexit._run_exitfuncs()
