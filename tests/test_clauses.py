@@ -11,8 +11,9 @@ import torch
 from spacy_simalign.aligners.clauses import clauses
 from spacy_simalign.aligners.crf.aligner import CRFAligner, make_crf_aligner, train_aligner
 from spacy_simalign.aligners.crf.features import CLAUSE_FEATURE_NAMES, FEATURE_INDEX, N_FEATURES
+from spacy_simalign.aligners.crf.joined import N_JOINED_FEATURES, UNIT_FEATURE_NAMES
 from spacy_simalign.aligners.crf.train import TrainingSettings, pair_loss, training_input
-from spacy_simalign.aligners.units import SentenceUnits, best_unit_cosines, best_unit_maxima
+from spacy_simalign.aligners.units import SentenceUnits, best_unit_cosines, best_unit_matrix, best_unit_maxima
 from spacy_simalign.evaluation.training_runs import split_settings
 
 # (language, sentence, its clauses separated by " | ")
@@ -81,6 +82,33 @@ def test_a_sentence_scores_its_best_unit(fake_encoder):
     row, col = best_unit_maxima(su, cu, chunk=1)
     dense = best_unit_cosines(su, cu, np.repeat([0, 1], 2), np.tile([0, 1], 2)).reshape(2, 2)
     assert row == pytest.approx(dense.max(axis=1)) and col == pytest.approx(dense.max(axis=0))
+    assert best_unit_matrix(su, cu) == pytest.approx(dense)  # the bead stage's matrix: the same scores
+
+
+def test_the_bead_stage_scores_each_member_by_its_best_unit_inside_the_block(small_pairs, fake_encoder):
+    """With clauses on, the joined stage adds UNIT_FEATURE_NAMES: per block, each simple sentence's
+    best cosine with a unit of the block's complex sentences (mean, min), and the reverse."""
+    pair = small_pairs[0]
+    aligner = CRFAligner({"clauses": True}, encoder=fake_encoder, ready=False)
+    x = aligner.featurize(pair.complex, pair.simple)
+    text = aligner.joined_text(x)
+    assert text.clauses and text.n_features == N_JOINED_FEATURES + len(UNIT_FEATURE_NAMES)
+    cands = np.array([[0, 0, 0, 0], [0, 0, 0, 1], [0, 1, 1, 1]])
+    feats = text.features(cands, np.zeros((3, 1)))
+    assert feats.shape == (3, 1 + 2 + len(UNIT_FEATURE_NAMES))
+    c, s = list(pair.complex.sentences), list(pair.simple.sentences)
+    ec, es = (np.asarray(fake_encoder.encode(t, "de"), dtype=np.float32) for t in (c, s))
+    sub = best_unit_matrix(SentenceUnits.of(fake_encoder, s, "de", es), SentenceUnits.of(fake_encoder, c, "de", ec))
+    sup = best_unit_matrix(SentenceUnits.of(fake_encoder, c, "de", ec), SentenceUnits.of(fake_encoder, s, "de", es))
+    units = feats[:, 3:]
+    assert units[0] == pytest.approx([sub[0, 0], sub[0, 0], sup[0, 0], sup[0, 0]], abs=1e-5)
+    assert units[1] == pytest.approx(
+        [sub[:2, 0].mean(), sub[:2, 0].min(), sup[0, :2].max(), sup[0, :2].max()], abs=1e-5
+    )
+    merge = sup[:2, 1]  # the merge: each complex member against the one simple sentence's units
+    assert units[2] == pytest.approx([sub[1, :2].max(), sub[1, :2].max(), merge.mean(), merge.min()], abs=1e-5)
+    plain = CRFAligner.default(encoder=fake_encoder).joined_text(x)
+    assert not plain.clauses and plain.features(cands, np.zeros((3, 1))).shape == (3, 3)
 
 
 def test_the_clause_features_are_a_setting_that_adds_six_pair_features(small_pairs, fake_encoder):

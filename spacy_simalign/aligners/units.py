@@ -66,6 +66,19 @@ def best_unit_maxima(query: SentenceUnits, target: SentenceUnits, chunk: int = 5
     return row, col
 
 
+def best_unit_matrix(query: SentenceUnits, target: SentenceUnits) -> np.ndarray:
+    """[n, m] S[i, j] = the best cosine of query sentence i with a unit of target sentence j, for
+    the blocks of one pair (crf/joined.py): [n, m + clauses] floats, not [n, m, dim]."""
+    whole = query.sentences @ target.sentences.T
+    if not len(target.owner) or not len(query):
+        return whole
+    parts = query.sentences @ target.clauses.T  # [n, u], grouped by owner in order
+    owners = np.flatnonzero(np.diff(target.first))  # the sentences that split
+    best = np.maximum.reduceat(parts, target.first[owners], axis=1)
+    whole[:, owners] = np.maximum(whole[:, owners], best)
+    return whole
+
+
 def best_unit_cosines(query: SentenceUnits, target: SentenceUnits, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """[p] the best cosine of query sentence rows[k] with a unit of target sentence cols[k]."""
     best = np.einsum("pd,pd->p", query.sentences[rows], target.sentences[cols])

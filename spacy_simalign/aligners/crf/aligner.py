@@ -266,7 +266,9 @@ class CRFAligner(SentenceAlignerBase):
 
     def joined_text(self, pair: PairInput) -> JoinedText:
         """The joined-text view of a pair for the bead decoder's second stage (joined.py)."""
-        return JoinedText(self.encoder, pair.s2c.tgt_texts, pair.s2c.src_texts, pair.langs)
+        return JoinedText(
+            self.encoder, pair.s2c.tgt_texts, pair.s2c.src_texts, pair.langs, bool(self.config.get("clauses"))
+        )
 
     def decode(self, pair: PairInput):
         decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
@@ -479,7 +481,8 @@ def make_crf_aligner(
     top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidates.py).
     hidden, emission, cross_encoder_path: a fresh model's shape; loaded weights bring their own.
     clauses: also score each sentence against the clauses of the other side's (crf/features.py,
-        units.py): six more pair features, so part of the shape too (off in the shipped weights).
+        units.py): six more pair features, so part of the shape too (off in the shipped weights),
+        and, if the bead decoder's second stage is trained (crf/joined.py), four bead features.
     identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
         "linked" or "off"; crf/identical.py).
     split_fill: the split fill (crf/combine.py); bead_threshold, bead_candidate_floor,
