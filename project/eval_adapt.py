@@ -12,11 +12,13 @@ documents come from, the rest the test documents, the same for every k (k = 0: t
 `rank`, the pool is the max(ks) documents the base is most unsure about, one pool for every draw
 (the draws differ by the training seed only). Each variant is one way of adapting (AdaptSettings):
 fine-tuning alone, refitting the combination and bead scorer alone, or both (adapt's default). Pooled link and bead-text F1 over
-the test documents, mean over the draws.
+the test documents, mean over the draws. `--all-others F`: also what adapt gives with every other
+document of the domain (F folds by document, each adapted from the base on the other F - 1 folds):
+how far the curve can climb with this CRF.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-adapt
     .venv/bin/python project/eval_adapt.py [--domains bible,mdr.de] [--ks 0,1,2,4] [--draws 0,1,2] \\
-        [--variants both,finetune,refit] [--json metrics/adapt.json] [--output metrics/adapt.txt]"""
+        [--variants both,finetune,refit] [--all-others 4] [--json metrics/adapt.json] [--output metrics/adapt.txt]"""
 
 import argparse
 import dataclasses
@@ -97,6 +99,13 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--deplain", default=str(DEPLAIN))
     ap.add_argument("--sgc", default=str(SGC))
+    ap.add_argument(
+        "--all-others",
+        type=int,
+        default=0,
+        metavar="FOLDS",
+        help="also adapt each domain on all its other documents, FOLDS folds by document (0: not)",
+    )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     add_output_option(ap)
     args = ap.parse_args(argv)
@@ -170,6 +179,27 @@ def main(argv=None) -> int:
                     rows.setdefault(key, []).append(
                         {"draw": draw, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(test)}
                     )
+        if args.all_others > 1:
+            tally = Tally()
+            for fold in range(args.all_others):
+                test = docs[fold :: args.all_others]
+                pick = [i for i in docs if i not in test]
+                aligner = adapted_aligner(
+                    folder,
+                    [pool[i] for i in pick],
+                    [gold_inputs[i] for i in pick],
+                    [plain_inputs[i] for i in pick],
+                    [gold_inputs[i] for i in background],
+                    AdaptSettings(**{"seed": 0, **fixed}),
+                    encoder=probe.encoder,
+                )
+                for i in test:
+                    tally.add(pool[i], aligner.align_input(plain_inputs[i]))
+            fig = tally.figures()
+            n = len(docs) - len(docs) // args.all_others
+            rows[f"others k~{n} both"] = [
+                {"draw": 0, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(docs)}
+            ]
         print(f"\n{domain}: {len(docs)} documents; base {Path(folder).name}; mean over draws {draws}")
         print(f"{'choice':<8} {'k':>2}  {'variant':<9} {'link F1':>8} {'bead-text F1':>13}  test docs")
         for key, runs in rows.items():
