@@ -3,7 +3,7 @@ bead-text F1 per fold and mean, beside lexical baselines and the published figur
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run cv-crf
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20] \
-        [--set clauses=true] [--linked-only PATH --set training.linked_only_weight=0.3]
+        [--set clauses=true] [--linked-only PATH --set training.linked_only_weight=0.3] [--extra PATH] [--train-seed 1]
 """
 
 import argparse
@@ -62,9 +62,18 @@ def main(argv=None) -> int:
         help="pair JSONL whose sides hold only linked sentences (sgc-dev), added to every fold's training "
         "as linked-only pairs (as project/train_crf.py --linked-only trains on them); scored nowhere",
     )
+    ap.add_argument(
+        "--extra",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="pair JSONL added to every fold's training as ordinary gold (as project/train_crf.py --data); "
+        "scored nowhere",
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="the folds' seed (and the training seed, by default)")
+    ap.add_argument("--train-seed", type=int, default=None, help="the training seed, on the same folds")
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     add_set_option(
         ap,
@@ -77,7 +86,8 @@ def main(argv=None) -> int:
     overrides, training = split_settings(args.set)
     config = {**(json.loads(args.config) if args.config else {}), **overrides}
     corpus_of, pairs = read_gold_pairs(args.data)
-    extra = [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
+    extra = [pair for path in args.extra for pair in read_gold_pairs(path)[1]]
+    extra += [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
     held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
@@ -91,7 +101,7 @@ def main(argv=None) -> int:
     per_identical = {m: [] for m in modes}
     for f, test in enumerate(folds_of(len(pairs), args.folds, args.seed)):
         train = [i for i in range(len(pool)) if i not in set(test)]
-        settings = TrainingSettings(**{**training, "seed": args.seed})
+        settings = TrainingSettings(**{**training, "seed": args.seed if args.train_seed is None else args.train_seed})
         aligner = train_aligner(
             [pool[i] for i in train],
             config,
@@ -150,9 +160,12 @@ def main(argv=None) -> int:
         with atomic_output(args.predictions) as handle:
             for p, beads in zip(pairs, held_out):
                 handle.write(dump_line(alignment_record(p.id, beads)))
-    added = f", {len(extra)} linked-only documents added to every fold's training" if extra else ""
+    linked = sum(p.linked_only for p in extra)
+    added = f", {len(extra)} documents ({linked} linked-only) added to every fold's training" if extra else ""
     print(
-        f"\n{len(pairs)} documents, {args.folds} folds by document{added}, seed {args.seed}, {time.time() - t0:.0f} s"
+        f"\n{len(pairs)} documents, {args.folds} folds by document{added}, seed {args.seed}"
+        + ("" if args.train_seed is None else f", training seed {args.train_seed}")
+        + f", {time.time() - t0:.0f} s"
         f"\nconfig {json.dumps(config, sort_keys=True)}  training {json.dumps(training, sort_keys=True)}"
     )
     write_json(args.json, results)
