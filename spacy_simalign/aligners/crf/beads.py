@@ -101,7 +101,7 @@ def _prefix(x: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(np.asarray(x, dtype=np.float64))])
 
 
-def _expand(start: np.ndarray, stop: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def expand_ranges(start: np.ndarray, stop: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """(owner, index) of every index in start[k]..stop[k] (inclusive), for all k."""
     size = stop - start + 1
     owner = np.repeat(np.arange(len(start)), size)
@@ -109,7 +109,7 @@ def _expand(start: np.ndarray, stop: np.ndarray) -> Tuple[np.ndarray, np.ndarray
     return owner, start[owner] + np.arange(int(size.sum())) - first
 
 
-def _mean_min(owner: np.ndarray, values: np.ndarray, n: int) -> Tuple[np.ndarray, np.ndarray]:
+def mean_min(owner: np.ndarray, values: np.ndarray, n: int) -> Tuple[np.ndarray, np.ndarray]:
     """(mean, min) of values per owner (owners 0..n-1 in order, each with at least one value)."""
     count = np.bincount(owner, minlength=n)
     mean = np.bincount(owner, weights=values, minlength=n) / np.maximum(count, 1)
@@ -166,10 +166,10 @@ class BeadContext:
         out[:, 3] = (nc > 1) & (ns == 1)
         out[:, 4] = (nc > 1) & (ns > 1)
         out[:, 5], out[:, 6] = np.log(nc), np.log(ns)
-        own_s, s_idx = _expand(s0, s1)  # every (candidate, simple member)
-        own_c, c_idx = _expand(c0, c1)  # every (candidate, complex member)
-        out[:, 7], out[:, 8] = _mean_min(own_s, self.p1.sum_over_complex(s_idx, c0[own_s], c1[own_s]), n)
-        out[:, 9], out[:, 10] = _mean_min(own_c, self.p2.sum_over_simple(c_idx, s0[own_c], s1[own_c]), n)
+        own_s, s_idx = expand_ranges(s0, s1)  # every (candidate, simple member)
+        own_c, c_idx = expand_ranges(c0, c1)  # every (candidate, complex member)
+        out[:, 7], out[:, 8] = mean_min(own_s, self.p1.sum_over_complex(s_idx, c0[own_s], c1[own_s]), n)
+        out[:, 9], out[:, 10] = mean_min(own_c, self.p2.sum_over_simple(c_idx, s0[own_c], s1[own_c]), n)
         comb_s = np.zeros(len(s_idx))
         for d in range(int(nc.max(initial=1))):
             ok = c0[own_s] + d <= c1[own_s]
@@ -179,8 +179,8 @@ class BeadContext:
             ok = s0[own_c] + d <= s1[own_c]
             comb_c = np.maximum(comb_c, np.where(ok, self.combo.get(c_idx, s0[own_c] + d), 0.0))
             in_v += np.bincount(own_c, weights=np.where(ok, self.viterbi.get(c_idx, s0[own_c] + d), 0.0), minlength=n)
-        out[:, 11], out[:, 12] = _mean_min(own_s, comb_s, n)
-        out[:, 13], out[:, 14] = _mean_min(own_c, comb_c, n)
+        out[:, 11], out[:, 12] = mean_min(own_s, comb_s, n)
+        out[:, 13], out[:, 14] = mean_min(own_c, comb_c, n)
         out[:, 15] = np.maximum(  # s2c mass of the simple sentences just outside the run
             np.where(s0 > 0, self.p1.sum_over_complex(np.maximum(s0 - 1, 0), c0, c1), 0.0),
             np.where(s1 + 1 < self.ns, self.p1.sum_over_complex(np.minimum(s1 + 1, self.ns - 1), c0, c1), 0.0),

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..runs import embed_runs
 from ..units import SentenceUnits, best_unit_matrix
-from .beads import N_BEAD_FEATURES, BeadContext, _expand, _mean_min, block_of, candidate_beads
+from .beads import N_BEAD_FEATURES, BeadContext, block_of, candidate_beads, expand_ranges, mean_min
 
 JOINED_FEATURE_NAMES = ("joined_cos", "joined_gain")
 N_JOINED_FEATURES = N_BEAD_FEATURES + len(JOINED_FEATURE_NAMES)
@@ -60,7 +60,7 @@ class JoinedText:
         self.n_features = joined_feature_count(clauses)
 
     def features(self, cands: np.ndarray, first: np.ndarray) -> np.ndarray:
-        """[N, N_JOINED_FEATURES]: the first-stage features `first` of blocks `cands` and the joined ones."""
+        """[N, self.n_features]: the first-stage features `first` of blocks `cands` and the joined ones."""
         c0, c1, s0, s1 = cands.T
         ec = embed_runs(self.encoder, self.complex_texts, c0, c1, self.langs[0])
         es = embed_runs(self.encoder, self.simple_texts, s0, s1, self.langs[1])
@@ -80,8 +80,8 @@ class JoinedText:
         sub, sup = best_unit_matrix(su, cu), best_unit_matrix(cu, su)  # [ns, nc], [nc, ns]
         c0, c1, s0, s1 = cands.T
         n = len(cands)
-        own_s, s_idx = _expand(s0, s1)
-        own_c, c_idx = _expand(c0, c1)
+        own_s, s_idx = expand_ranges(s0, s1)
+        own_c, c_idx = expand_ranges(c0, c1)
         in_s = np.full(len(s_idx), -1.0)
         for d in range(int((c1 - c0).max(initial=0)) + 1):
             ok = c0[own_s] + d <= c1[own_s]
@@ -90,7 +90,7 @@ class JoinedText:
         for d in range(int((s1 - s0).max(initial=0)) + 1):
             ok = s0[own_c] + d <= s1[own_c]
             in_c = np.where(ok, np.maximum(in_c, sup[c_idx, np.minimum(s0[own_c] + d, s1[own_c])]), in_c)
-        return [*_mean_min(own_s, in_s, n), *_mean_min(own_c, in_c, n)]
+        return [*mean_min(own_s, in_s, n), *mean_min(own_c, in_c, n)]
 
 
 def gated(ctx: BeadContext, base, weights: Sequence[float], floor: float) -> Tuple[np.ndarray, np.ndarray]:
