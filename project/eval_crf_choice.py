@@ -1,0 +1,130 @@
+"""Two CRFs and the surer one per document (issue 24, step 1): the shipped recipe (DEplain-web dev only)
+and the same with sgc-dev as ordinary gold ("wide", better on domains it never saw, worse in the
+DEplain-web CV). Each document is aligned by the wide CRF only when that CRF is surer about it by a
+margin: its mean per-simple-sentence entropy (crf/unsure.py, `rank`'s score) lower by at least the
+margin than the DEplain-only CRF's. Scored in the DEplain-web dev 5-fold CV (the folds of cv-crf) and
+leave one domain out over the 8 domains (those of eval-crf-lodo8), for several margins in one run;
+margin "inf" is the DEplain-only CRF, "wide" the wide one alone.
+
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_choice.py [--train-seed 1] \\
+        [--margins 0,0.02,0.05,0.1,0.2] [--score entropy] [--jobs 2] [--json metrics/crf/choice.json]"""
+
+import argparse
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
+from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
+from spacy_simalign.aligners.crf.unsure import SCORES, unsureness
+from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
+from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
+from spacy_simalign.evaluation.tally import Tally
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
+SGC = ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl"
+_STATE = {}  # the forked workers' documents and features
+
+
+def _decode_both(task):
+    """(task name, per test document: index, both CRFs' beads and unsureness) of one fold or domain."""
+    name, test, narrow, wide = task
+    pool, gold, plain, encoder, seed, score = (_STATE[k] for k in ("pool", "gold", "plain", "encoder", "seed", "score"))
+    settings = TrainingSettings(seed=seed)
+    crfs = [
+        train_aligner([pool[i] for i in idx], encoder=encoder, settings=settings, inputs=[gold[i] for i in idx])
+        for idx in (narrow, wide)
+    ]
+    rows = []
+    for i in test:
+        beads = [crf.align_input(plain[i]) for crf in crfs]
+        unsure = [unsureness(crf, plain[i], score) for crf in crfs]
+        rows.append((i, beads, unsure))
+    return name, rows
+
+
+def chosen(rows, margin: float):
+    """(beads per document, how many went to the wide CRF) at `margin` (inf: none, -inf: all)."""
+    picks = [(i, b[1] if u[1] < u[0] - margin else b[0]) for i, b, u in rows]
+    return picks, sum(u[1] < u[0] - margin for _, _, u in rows)
+
+
+def figures(pool, picks):
+    tally = Tally()
+    for i, beads in picks:
+        tally.add(pool[i], beads)
+    fig = tally.figures()
+    return fig["link"]["f"], fig["bead_text"]["f"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deplain", default=str(DEPLAIN))
+    ap.add_argument("--sgc", default=str(SGC))
+    ap.add_argument("--margins", default="0,0.02,0.05,0.1,0.2", help="comma-separated margins in nats")
+    ap.add_argument("--score", default="entropy", choices=SCORES)
+    ap.add_argument("--train-seed", type=int, default=0, help="both CRFs' training seed (the CV folds stay seed 0's)")
+    ap.add_argument("--jobs", type=int, default=2, help="folds and domains trained in parallel (forked processes)")
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    add_output_option(ap)
+    args = ap.parse_args(argv)
+    margins = [float("inf")] + [float(m) for m in args.margins.split(",")] + [float("-inf")]
+    t0 = time.time()
+    corpus, deplain = read_gold_pairs(args.deplain)
+    website, sgc = read_gold_pairs(args.sgc)
+    pool, domain = deplain + sgc, corpus + website
+    probe = CRFAligner.default()
+    _STATE.update(
+        pool=pool,
+        gold=featurize_all(probe, pool),
+        plain=featurize_all(probe, pool, with_gold=False),
+        encoder=probe.encoder,
+        seed=args.train_seed,
+        score=args.score,
+    )
+    nd, everything = len(deplain), range(len(pool))
+    tasks = []
+    for f, test in enumerate(folds_of(nd, 5, 0)):
+        train = [i for i in range(nd) if i not in set(test)]
+        tasks.append((f"cv fold {f + 1}", test, train, train + list(range(nd, len(pool)))))
+    for d in dict.fromkeys(domain):
+        test = [i for i in everything if domain[i] == d]
+        tasks.append((d, test, [i for i in range(nd) if domain[i] != d], [i for i in everything if domain[i] != d]))
+    if args.jobs > 1:
+        with Pool(args.jobs) as workers:
+            results = dict(workers.map(_decode_both, tasks))
+    else:
+        results = dict(map(_decode_both, tasks))
+    folds = [n for n in results if n.startswith("cv fold")]
+    domains = [n for n in results if not n.startswith("cv fold")]
+    label = {float("inf"): "DEplain-only", float("-inf"): "wide alone"}
+    print(f"\nscore {args.score}, training seed {args.train_seed}; bead-text F1 unless marked")
+    print(f"{'margin':<13} {'CV link / bead-text':>20} {'wide':>6}  {'8-domain mean':>13}  " + "  ".join(domains))
+    out = {"score": args.score, "train_seed": args.train_seed, "margins": {}}
+    for m in margins:
+        cv = [figures(pool, chosen(results[n], m)[0]) for n in folds]
+        cv_link, cv_bt = (sum(x[k] for x in cv) / len(cv) for k in (0, 1))
+        cv_wide = sum(chosen(results[n], m)[1] for n in folds)
+        held = {d: figures(pool, chosen(results[d], m)[0])[1] for d in domains}
+        mean = sum(held.values()) / len(held)
+        name = label.get(m, f"{m:g}")
+        print(
+            f"{name:<13} {cv_link:>10.3f} / {cv_bt:.3f} {cv_wide:>3}/{nd}  {mean:>13.3f}  "
+            + "  ".join(f"{held[d]:.3f} ({chosen(results[d], m)[1]}/{len(results[d])})" for d in domains)
+        )
+        out["margins"][name] = {
+            "cv_link": cv_link,
+            "cv_bead_text": cv_bt,
+            "cv_wide": cv_wide,
+            "lodo_mean": mean,
+            **held,
+        }
+    print(f"\n{len(pool)} documents, {len(tasks)} folds and domains, 2 CRFs each, {time.time() - t0:.0f} s")
+    write_json(args.json, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))
