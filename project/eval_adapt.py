@@ -120,6 +120,26 @@ def main(argv=None) -> int:
     probe = CRFAligner.default()
     gold_inputs, plain_inputs = featurize_all(probe, pool), featurize_all(probe, pool, with_gold=False)
     print(f"featurized {len(pool)} documents in {time.time() - t0:.0f} s")
+
+    def adapt(folder, pick, background, settings):
+        """The weights `folder` adapted to the documents `pick`, with `background` (AdaptSettings values)."""
+        return adapted_aligner(
+            folder,
+            [pool[i] for i in pick],
+            [gold_inputs[i] for i in pick],
+            [plain_inputs[i] for i in pick],
+            [gold_inputs[i] for i in background],
+            AdaptSettings(**settings),
+            encoder=probe.encoder,
+        )
+
+    def scored(aligner, test, tally=None):
+        """`tally` (a new one by default) with the aligner's beads of the documents `test` added."""
+        tally = Tally() if tally is None else tally
+        for i in test:
+            tally.add(pool[i], aligner.align_input(plain_inputs[i]))
+        return tally
+
     tmp = tempfile.TemporaryDirectory()
     bases = {}
     results = {}
@@ -161,20 +181,8 @@ def main(argv=None) -> int:
                     if k == 0:
                         aligner = base
                     else:
-                        settings = AdaptSettings(**{"seed": draw, **fixed, **VARIANTS[variant]})
-                        aligner = adapted_aligner(
-                            folder,
-                            [pool[i] for i in pick[:k]],
-                            [gold_inputs[i] for i in pick[:k]],
-                            [plain_inputs[i] for i in pick[:k]],
-                            [gold_inputs[i] for i in background],
-                            settings,
-                            encoder=probe.encoder,
-                        )
-                    tally = Tally()
-                    for i in test:
-                        tally.add(pool[i], aligner.align_input(plain_inputs[i]))
-                    fig = tally.figures()
+                        aligner = adapt(folder, pick[:k], background, {"seed": draw, **fixed, **VARIANTS[variant]})
+                    fig = scored(aligner, test).figures()
                     key = f"{how} k={k} {variant}"
                     rows.setdefault(key, []).append(
                         {"draw": draw, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(test)}
@@ -184,17 +192,7 @@ def main(argv=None) -> int:
             for fold in range(args.all_others):
                 test = docs[fold :: args.all_others]
                 pick = [i for i in docs if i not in test]
-                aligner = adapted_aligner(
-                    folder,
-                    [pool[i] for i in pick],
-                    [gold_inputs[i] for i in pick],
-                    [plain_inputs[i] for i in pick],
-                    [gold_inputs[i] for i in background],
-                    AdaptSettings(**{"seed": 0, **fixed}),
-                    encoder=probe.encoder,
-                )
-                for i in test:
-                    tally.add(pool[i], aligner.align_input(plain_inputs[i]))
+                scored(adapt(folder, pick, background, {"seed": 0, **fixed}), test, tally)
             fig = tally.figures()
             n = len(docs) - len(docs) // args.all_others
             rows[f"others k~{n} both"] = [
