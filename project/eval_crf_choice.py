@@ -104,15 +104,17 @@ def main(argv=None) -> int:
     print(f"{'margin':<13} {'CV link / bead-text':>20} {'wide':>6}  {'8-domain mean':>13}  " + "  ".join(domains))
     out = {"score": args.score, "train_seed": args.train_seed, "margins": {}}
     for m in margins:
-        cv = [figures(pool, chosen(results[n], m)[0]) for n in folds]
+        cv_picked = [chosen(results[n], m) for n in folds]
+        cv = [figures(pool, picks) for picks, _ in cv_picked]
         cv_link, cv_bt = (sum(x[k] for x in cv) / len(cv) for k in (0, 1))
-        cv_wide = sum(chosen(results[n], m)[1] for n in folds)
-        held = {d: figures(pool, chosen(results[d], m)[0])[1] for d in domains}
+        cv_wide = sum(wide for _, wide in cv_picked)
+        picked = {d: chosen(results[d], m) for d in domains}
+        held = {d: figures(pool, picks)[1] for d, (picks, _) in picked.items()}
         mean = sum(held.values()) / len(held)
         name = label.get(m, f"{m:g}")
         print(
             f"{name:<13} {cv_link:>10.3f} / {cv_bt:.3f} {cv_wide:>3}/{nd}  {mean:>13.3f}  "
-            + "  ".join(f"{held[d]:.3f} ({chosen(results[d], m)[1]}/{len(results[d])})" for d in domains)
+            + "  ".join(f"{held[d]:.3f} ({picked[d][1]}/{len(results[d])})" for d in domains)
         )
         out["margins"][name] = {
             "cv_link": cv_link,
