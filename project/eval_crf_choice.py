@@ -16,8 +16,9 @@ from multiprocessing import Pool
 from pathlib import Path
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
+from spacy_simalign.aligners.crf.choice import wide_is_surer
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
-from spacy_simalign.aligners.crf.unsure import SCORES, unsureness
+from spacy_simalign.aligners.crf.unsure import SCORES, document_score
 from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
 from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.tally import Tally
@@ -38,17 +39,18 @@ def _decode_both(task):
         for idx in (narrow, wide)
     ]
     rows = []
-    for i in test:
-        beads = [crf.align_input(plain[i]) for crf in crfs]
-        unsure = [unsureness(crf, plain[i], score) for crf in crfs]
+    for i in test:  # CRFAligner.align_input's steps, both CRFs' beads kept for every margin
+        decoded = [crf.decoded(plain[i]) for crf in crfs]
+        beads = [crf.beads(plain[i], crf.outputs(plain[i], d)) for crf, d in zip(crfs, decoded)]
+        unsure = [document_score(d[0][1], score) for d in decoded]
         rows.append((i, beads, unsure))
     return name, rows
 
 
 def chosen(rows, margin: float):
     """(beads per document, how many went to the wide CRF) at `margin` (inf: none, -inf: all)."""
-    picks = [(i, b[1] if u[1] < u[0] - margin else b[0]) for i, b, u in rows]
-    return picks, sum(u[1] < u[0] - margin for _, _, u in rows)
+    picks = [(i, b[1] if wide_is_surer(*u, margin) else b[0]) for i, b, u in rows]
+    return picks, sum(wide_is_surer(*u, margin) for _, _, u in rows)
 
 
 def figures(pool, picks):

@@ -22,6 +22,11 @@ Gold whose sides hold only linked sentences (the Simple German Corpus: no deleti
 goes in with --linked-only PATH: learned conditioned on its sentences being aligned, and kept out of
 the folds that calibrate nulls (TrainingPair.linked_only). The shipped weights do not use it: with
 sgc-dev added, the DEplain-web CV falls (docs/results.md, "Training on more than one corpus").
+
+The shipped weights are two CRFs (crf/choice.py): the one of --data and, with --wide-data, a wide
+one trained on the --data files and those as ordinary gold, which aligns the documents it is surer of:
+
+    .venv/bin/python project/train_crf.py --wide-data ../shared/data/sgc-dev/pairs.jsonl
 """
 
 import argparse
@@ -68,6 +73,17 @@ def main(argv=None) -> int:
         help="pair JSONL whose sides hold only linked sentences (e.g. the Simple German Corpus; repeatable): "
         "trained on for which sentences go together, not for leaving sentences unaligned",
     )
+    ap.add_argument(
+        "--wide-data",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also train the wide CRF (crf/choice.py) on the --data files and these (repeatable; the shipped "
+        "weights: ../shared/data/sgc-dev/pairs.jsonl), saved in the output's wide/",
+    )
+    ap.add_argument(
+        "--wide-margin", type=float, default=0.1, help="with --wide-data: the entropy margin of the choice (nats)"
+    )
     ap.add_argument("--output", default=str(DEFAULT_WEIGHTS))
     ap.add_argument("--config", default=str(DEFAULT_CONFIG), help=f"training config with a [{BLOCK}] block")
     add_set_option(
@@ -90,6 +106,14 @@ def main(argv=None) -> int:
     log = lambda m: print(m, flush=True)  # noqa: E731
     aligner.initialize(lambda: pairs, log=log)
     aligner.fit(pairs, log)
+    if args.wide_data:
+        wide_pairs = pairs + [pair for path in args.wide_data for pair in read_training_pairs(path)]
+        wide = build_aligner(args.config, args.set)
+        wide.initialize(lambda: wide_pairs, log=log)
+        wide.fit(wide_pairs, log)
+        aligner.config["wide_margin"] = args.wide_margin
+        aligner.attach_wide(lambda encoder: wide)
+        print(f"wide CRF: trained on {len(wide_pairs)} documents", flush=True)
     aligner.save(args.output)
     print(
         f"trained on {len(pairs)} documents ({aligner.settings.epochs} epochs) in {time.time() - t0:.0f} s; "

@@ -154,8 +154,9 @@ def test_the_loop_rank_align_review_adapt_and_the_adapted_folder_and_pipeline(tm
     args = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "1", "--pipeline", str(pipe)]
     assert main(args) == 0
     assert "1 gold documents (2 pairs without gold skipped)" in capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]  # the base's wide CRF kept
     assert main(["align", str(pairs), str(tmp_path / "again.jsonl"), "--model", str(out)]) == 0
     shutil.move(str(out), str(tmp_path / "moved"))
     nlp = spacy.load(pipe)
-    assert nlp.pipe_names == ["segmenter", "sentence_aligner"] and nlp.get_pipe("sentence_aligner").aligner.ready
+    aligner = nlp.get_pipe("sentence_aligner").aligner
+    assert nlp.pipe_names == ["segmenter", "sentence_aligner"] and aligner.ready and aligner.wide is not None

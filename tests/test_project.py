@@ -228,6 +228,8 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
     for data in (
         "weights/crf/model.pt",
         "weights/crf/config.json",
+        "weights/crf/wide/model.pt",
+        "weights/crf/wide/config.json",
         "templates/review.js",
         "templates/review.html",
         "resources/example-de.jsonl",

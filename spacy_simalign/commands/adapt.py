@@ -2,7 +2,9 @@
 aligner fine-tuned on a few gold documents of the user's domain (aligners/crf/adapt.py), saved as
 a CRF weights folder for `align --model OUTPUT_DIR` (and, with --pipeline, as a spaCy pipeline
 that spacy.load reads). The background documents shown beside them are the data the base was
-trained on: for the shipped weights, DEplain-web dev (assets/deplain-web-dev in the repository)."""
+trained on: for the shipped weights, DEplain-web dev (assets/deplain-web-dev in the repository).
+A base with a wide CRF (the shipped weights, crf/choice.py) keeps it unchanged beside the adapted
+one, which aligns every document the wide CRF is not surer of."""
 
 import argparse
 import os
@@ -32,7 +34,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "gold", metavar="GOLD.jsonl", help="pair JSONL; its pairs with gold are learned from (`review` saves gold)"
     )
-    parser.add_argument("output", metavar="OUTPUT_DIR", help="CRF weights folder to write (config.json, model.pt)")
+    parser.add_argument(
+        "output", metavar="OUTPUT_DIR", help="CRF weights folder to write (config.json, model.pt; wide/ from the base)"
+    )
     parser.add_argument(
         "--base", default=None, metavar="PATH", help="CRF weights folder to start from (default: shipped)"
     )

@@ -1,6 +1,7 @@
 """`rank PAIRS.jsonl [--output FILE] [--model PATH] [--score entropy|null]`: the pairs ordered by
 how unsure the CRF aligner is about them (aligners/crf/unsure.py), most unsure first, one
-`id<TAB>score` line each: review those first (`review`), then `adapt` on them."""
+`id<TAB>score` line each: review those first (`review`), then `adapt` on them. The score is the
+CRF's that adapt fine-tunes (not that of the shipped weights' wide CRF, crf/choice.py)."""
 
 from ..formats.jsonl import atomic_output
 from ..outputs import Paths

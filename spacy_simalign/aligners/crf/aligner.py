@@ -11,9 +11,10 @@ import inspect
 import io
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
@@ -27,6 +28,7 @@ from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
 from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, chosen_beads, decode_beads
+from .choice import WIDE_FOLDER, check_shared, wide_is_surer
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput, feature_count
@@ -36,6 +38,7 @@ from .joined import JoinedText, rescored
 from .model import CRF
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
 from .translations import TranslationSettings
+from .unsure import document_score
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
@@ -63,6 +66,7 @@ LATER_SETTINGS = (
     "bead_text_floor",
     "bead_text_weights",
     "clauses",
+    "wide_margin",
 )
 
 
@@ -106,6 +110,24 @@ def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[st
     return caches.shared("crf-weights", (str(folder), stamp), load)
 
 
+def wide_loader(folder: Union[str, Path], overrides: Optional[Dict[str, Any]] = None):
+    """What makes the wide CRF of the weights `folder` (choice.py: its wide/ folder, if it has one)
+    with an encoder; its weights are read now (the folder may go), the inference `overrides` apply
+    to it too."""
+    wide = Path(folder) / WIDE_FOLDER
+    if not wide.is_dir():
+        return None
+    cfg, state = read_weights(wide)
+    cfg = dict(cfg, **{k: v for k, v in (overrides or {}).items() if k != "wide_margin"})
+
+    def load(encoder) -> CRFAligner:
+        aligner = CRFAligner(cfg, encoder=encoder, weights=str(wide))
+        aligner._load_state(state)
+        return aligner
+
+    return load
+
+
 class CRFAligner(SentenceAlignerBase):
     """Aligns the sentences of a complex and a simple Side into n:m beads.
 
@@ -145,6 +167,22 @@ class CRFAligner(SentenceAlignerBase):
         self._trainer = None
         self._bead_dp = None
         self.translations = translations or TranslationSettings()
+        self._wide, self._wide_loader = None, None  # the wide CRF (choice.py), made on first use
+
+    def attach_wide(self, loader: Optional[Callable[[Any], "CRFAligner"]]) -> None:
+        """Give the aligner a wide CRF (choice.py), made by `loader(encoder)` on first use with this
+        aligner's encoder (None: none)."""
+        self._wide, self._wide_loader = None, loader
+
+    @property
+    def wide(self) -> Optional["CRFAligner"]:
+        """The wide CRF of the per-document choice (choice.py), or None."""
+        if self._wide_loader is None:
+            return None
+        if self._wide is None:
+            self._wide = self._wide_loader(self.encoder)
+            check_shared(self.config, self._wide.config, self.weights or "the pipeline")
+        return self._wide
 
     def set_translations(self, mode: str, length_ratio: float) -> None:
         """How pairs that are translations are aligned (translations.py)."""
@@ -220,8 +258,20 @@ class CRFAligner(SentenceAlignerBase):
         return self._bead_dp
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
-        """Beads from already computed features (used by training and cross-validation)."""
-        s2c, c2s = self.decode(pair)
+        """Beads from already computed features (used by training and cross-validation), by this
+        CRF or, if it has one and that one is surer of the document, by the wide CRF (choice.py)."""
+        decoded = self.decoded(pair)
+        wide = self.wide
+        if wide is not None:
+            wide_decoded = wide.decoded(pair)
+            own, theirs = document_score(decoded[0][1]), document_score(wide_decoded[0][1])
+            if wide_is_surer(own, theirs, self.config["wide_margin"]):
+                return wide.beads(pair, wide.outputs(pair, wide_decoded), combination)
+        return self.beads(pair, self.outputs(pair, decoded), combination)
+
+    def beads(self, pair: PairInput, outputs, combination: Optional[str] = None) -> List[Bead]:
+        """Beads of this CRF's decoded directions (s2c, c2s) of the pair."""
+        s2c, c2s = outputs
         cfg = self.config
         method = combination or cfg["combination"]
         weights = cfg.get("combination_weights")
@@ -271,12 +321,19 @@ class CRFAligner(SentenceAlignerBase):
         )
 
     def decode(self, pair: PairInput):
-        decoded = self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
-        s2c, c2s = (
+        """Both directions' outputs (combine.DirectionOutput) of this CRF."""
+        return self.outputs(pair, self.decoded(pair))
+
+    def decoded(self, pair: PairInput):
+        """The model's (best labels, marginals) of the s2c and the c2s direction."""
+        return self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
+
+    def outputs(self, pair: PairInput, decoded):
+        """The directions' outputs of `decoded` (self.decoded(pair))."""
+        return tuple(
             direction_output(best, marg, x.cand.numpy(), x.src_is_complex, self.config["link_floor"])
             for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s))
         )
-        return s2c, c2s
 
     # persistence ---------------------------------------------------------------------------
     def _saved_config(self) -> Dict[str, Any]:
@@ -295,6 +352,10 @@ class CRFAligner(SentenceAlignerBase):
         if cfg["emission"] == "cross-encoder":
             state = {k: v for k, v in state.items() if not k.startswith("emission.encoder.")}
             self.model.emission.save_encoder(folder / "cross_encoder")
+        if self.wide is not None:
+            self.wide.save(folder / WIDE_FOLDER)
+        elif (folder / WIDE_FOLDER).is_dir():  # the folder now holds one CRF: no earlier wide one decodes with it
+            shutil.rmtree(folder / WIDE_FOLDER)
         torch.save(state, folder / "model.pt.tmp")
         os.replace(folder / "model.pt.tmp", folder / "model.pt")
         os.replace(tmp, folder / "config.json")
@@ -306,6 +367,7 @@ class CRFAligner(SentenceAlignerBase):
         cfg = dict(cfg, **(overrides or {}))
         aligner = cls(cfg, encoder=encoder, weights=str(folder))
         aligner._load_state(state)
+        aligner.attach_wide(wide_loader(folder, overrides))
         return aligner
 
     def _load_state(self, state: Dict[str, torch.Tensor]) -> None:
@@ -360,7 +422,10 @@ class CRFAligner(SentenceAlignerBase):
             return srsly.msgpack_dumps({"files": files})
         buffer = io.BytesIO()
         torch.save(self.model.state_dict(), buffer)
-        return srsly.msgpack_dumps({"config": self._saved_config(), "model": buffer.getvalue()})
+        msg = {"config": self._saved_config(), "model": buffer.getvalue()}
+        if self.wide is not None:
+            msg["wide"] = self.wide.to_bytes()
+        return srsly.msgpack_dumps(msg)
 
     def from_bytes(self, data: bytes) -> "CRFAligner":
         msg = srsly.msgpack_loads(data)
@@ -369,9 +434,16 @@ class CRFAligner(SentenceAlignerBase):
                 for rel, content in msg["files"].items():
                     (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
                     (Path(tmp) / rel).write_bytes(content)
-                return self._replace(*read_weights(tmp, cached=False))
+                self._replace(*read_weights(tmp, cached=False))
+                if (Path(tmp) / WIDE_FOLDER).is_dir():
+                    wide = CRFAligner.load(Path(tmp) / WIDE_FOLDER).to_bytes()
+                    self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(wide))
+                return self
         state = torch.load(io.BytesIO(msg["model"]), map_location="cpu", weights_only=True)
-        return self._replace(as_saved(msg["config"]), state)
+        self._replace(as_saved(msg["config"]), state)
+        if "wide" in msg:
+            self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(msg["wide"]))
+        return self
 
     def to_disk(self, path) -> None:
         self.save(path)
@@ -379,7 +451,9 @@ class CRFAligner(SentenceAlignerBase):
     def from_disk(self, path) -> "CRFAligner":
         if not (Path(path) / "config.json").is_file():
             return self
-        return self._replace(*read_weights(path))
+        self._replace(*read_weights(path))
+        self.attach_wide(wide_loader(path))
+        return self
 
     def _replace(self, config: Dict[str, Any], state) -> "CRFAligner":
         """Take over a saved aligner's config and weights (the encoder stays)."""
@@ -389,6 +463,7 @@ class CRFAligner(SentenceAlignerBase):
         self.model = self.build_model(cfg)
         self._load_state(state)
         self._featurizer, self._trainer, self.ready = None, None, True
+        self.attach_wide(None)
         return self
 
     @classmethod
@@ -438,7 +513,7 @@ CRF_RANGES = {
     **dict.fromkeys(
         ("top_k", "hidden", "bead_max_split", "bead_max_merge", "bead_max_block", "torch_threads"), AT_LEAST_1
     ),
-    **dict.fromkeys(("top_k_lexical", "band", "neighbours", "identical_min_words"), AT_LEAST_0),
+    **dict.fromkeys(("top_k_lexical", "band", "neighbours", "identical_min_words", "wide_margin"), AT_LEAST_0),
 }
 
 
@@ -467,6 +542,8 @@ def make_crf_aligner(
     bead_max_merge: int = MAX_MERGE,
     bead_max_block: int = MAX_BLOCK,
     torch_threads: int = 1,
+    wide: bool = True,
+    wide_margin: float = 0.1,
     translations: Union[TranslationSettings, str] = TRANSLATIONS,
     training: TrainingSettings = TRAINING,
 ) -> CRFAligner:
@@ -488,6 +565,9 @@ def make_crf_aligner(
     split_fill: the split fill (crf/combine.py); bead_threshold, bead_candidate_floor,
         bead_max_split, bead_max_merge, bead_max_block: the bead decoder (crf/beads.py).
     torch_threads: torch threads for training and the cross-encoder (inference is numpy).
+    wide, wide_margin: weights with a wide CRF (the shipped ones: trained on more domains, in their
+        folder's wide/) align a document by it when its mean entropy is lower by at least
+        wide_margin nats; wide = false: never (crf/choice.py).
     translations: [aligner.translations], how translations are aligned (crf/translations.py;
         a mode name for short). training: [aligner.training], crf.train.TrainingSettings.
 
@@ -518,8 +598,10 @@ def make_crf_aligner(
         "bead_max_merge": bead_max_merge,
         "bead_max_block": bead_max_block,
         "torch_threads": torch_threads,
+        "wide_margin": wide_margin,
     }
     overrides = {k: v for k, v in given.items() if v is not None}
+
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
     if weights is None:
@@ -530,6 +612,8 @@ def make_crf_aligner(
     overrides = {k: v for k, v in overrides.items() if k not in SHAPE_SETTINGS}
     aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
     aligner.settings, aligner.translations = settings, translations
+    if not wide:
+        aligner.attach_wide(None)
     return aligner
 
 
@@ -537,7 +621,7 @@ DEFAULT_CONFIG.update(
     {
         name: p.default
         for name, p in inspect.signature(make_crf_aligner).parameters.items()
-        if name not in ("weights", "similarity", "translations", "training")
+        if name not in ("weights", "similarity", "translations", "training", "wide")
     }
 )
 

@@ -29,6 +29,11 @@ def unsureness(aligner, pair: PairInput, score: str = "entropy") -> float:
     if score not in SCORES:
         raise ValueError(f"unknown score {score!r}: choose one of {', '.join(SCORES)}")
     ((_, marg),) = aligner.model.decode_many([pair.s2c], aligner.config["torch_threads"])
-    if not len(marg):
+    return document_score(marg, score)
+
+
+def document_score(marginals: np.ndarray, score: str = "entropy") -> float:
+    """The mean over simple sentences of `score` of the simple->complex marginals [n, K+1]; 0 for none."""
+    if not len(marginals):
         return 0.0
-    return float((sentence_entropy(marg) if score == "entropy" else np.asarray(marg)[:, 0]).mean())
+    return float((sentence_entropy(marginals) if score == "entropy" else np.asarray(marginals)[:, 0]).mean())

@@ -1,0 +1,32 @@
+"""The wide CRF and the per-document choice (issue 24, step 1).
+
+The shipped weights are two CRFs: the DEplain-web one (best on the web portal and the bible, the
+domain of the in-domain CV) and a "wide" one trained on DEplain-web dev and the Simple German
+Corpus websites (sgc-dev) as ordinary gold, better on domains neither has seen but worse in the
+DEplain-web CV. A document is aligned by the wide CRF only when it is surer of it: its mean
+per-simple-sentence entropy (unsure.py, `rank`'s score) lower by at least `wide_margin` nats than
+the other CRF's. Both CRFs read the same features, so the featurizer's settings must agree."""
+
+from pathlib import Path
+from typing import Any, Dict
+
+from ...errors import InputError
+
+WIDE_FOLDER = "wide"  # the wide CRF's weights folder inside the weights folder
+# the featurizer's settings (aligner.featurizer): the two CRFs read one PairInput
+SHARED_SETTINGS = ("encoder", "top_k", "top_k_lexical", "band", "neighbours", "clauses")
+
+
+def wide_is_surer(own_score: float, wide_score: float, margin: float) -> bool:
+    """Whether the wide CRF is surer of a document than the own CRF by `margin` nats, from their
+    document scores (unsure.document_score of the simple->complex marginals)."""
+    return wide_score < own_score - margin
+
+
+def check_shared(own: Dict[str, Any], wide: Dict[str, Any], where: Path) -> None:
+    """The wide CRF must read the features the own CRF reads (SHARED_SETTINGS)."""
+    differ = [k for k in SHARED_SETTINGS if own.get(k) != wide.get(k)]
+    if differ:
+        raise InputError(
+            f"the wide CRF in {where} reads other features than its weights folder's CRF ({', '.join(differ)} differ)"
+        )

@@ -1,0 +1,82 @@
+"""The shipped weights' two CRFs and the per-document choice (crf/choice.py): a document goes to the
+wide CRF exactly when its mean entropy there is lower by the margin; the choice survives saving,
+bytes and pipelines, and can be switched off."""
+
+import json
+import shutil
+
+import pytest
+from conftest import DEPLAIN_PAIRS, SMALL
+
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, make_crf_aligner
+from spacy_simalign.aligners.crf.choice import WIDE_FOLDER
+from spacy_simalign.aligners.crf.unsure import document_score
+from spacy_simalign.errors import InputError
+from spacy_simalign.evaluation.crossval import read_gold_pairs
+
+
+@pytest.fixture(scope="module")
+def inputs(shipped, shared_data):
+    """Features of the SMALL DEplain pairs and of the first 6 sgc-dev documents (websites)."""
+    _, deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
+    _, sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    pairs = [p for p in deplain if p.id in SMALL] + sgc[:6]
+    return [shipped.featurize(p.complex, p.simple) for p in pairs]
+
+
+def test_each_document_goes_to_the_crf_the_margin_picks(shipped, inputs):
+    wide = shipped.wide
+    assert wide is not None and shipped.config["wide_margin"] == 0.1
+    routed = 0
+    for x in inputs:
+        own, theirs = (document_score(crf.decoded(x)[0][1]) for crf in (shipped, wide))
+        picked = wide if theirs < own - 0.1 else shipped
+        routed += picked is wide
+        assert shipped.align_input(x) == picked.beads(x, picked.decode(x))
+    assert 0 < routed < len(inputs)  # the choice is made both ways on these documents
+
+
+def test_wide_false_and_a_large_margin_keep_the_deplain_crf(shipped, inputs):
+    off = make_crf_aligner(similarity=shipped.encoder, wide=False)
+    assert off.wide is None
+    never = make_crf_aligner(similarity=shipped.encoder, wide_margin=5.0)
+    for x in inputs:
+        own = shipped.beads(x, shipped.decode(x))
+        assert off.align_input(x) == own == never.align_input(x)
+
+
+def test_the_choice_survives_save_bytes_and_a_pipeline(shipped, inputs, tmp_path):
+    shipped.save(tmp_path / "crf")
+    assert (tmp_path / "crf" / WIDE_FOLDER / "model.pt").read_bytes() == (
+        DEFAULT_WEIGHTS / WIDE_FOLDER / "model.pt"
+    ).read_bytes()
+    loaded = CRFAligner.load(tmp_path / "crf", encoder=shipped.encoder)
+    copied = CRFAligner(encoder=shipped.encoder).from_bytes(shipped.to_bytes())
+    expected = [shipped.align_input(x) for x in inputs]
+    assert [loaded.align_input(x) for x in inputs] == expected
+    assert [copied.align_input(x) for x in inputs] == expected
+    assert copied.wide is not None
+
+
+def test_weights_without_a_wide_crf_are_one_crf_and_saving_one_over_a_pair_drops_the_wide(shipped, inputs, tmp_path):
+    folder = tmp_path / "crf"
+    shutil.copytree(DEFAULT_WEIGHTS, folder)
+    shutil.rmtree(folder / WIDE_FOLDER)
+    alone = CRFAligner.load(folder, encoder=shipped.encoder)
+    assert alone.wide is None
+    assert [alone.align_input(x) for x in inputs] == [shipped.beads(x, shipped.decode(x)) for x in inputs]
+    pair = tmp_path / "pair"
+    shutil.copytree(DEFAULT_WEIGHTS, pair)
+    alone.save(pair)  # the folder now holds one CRF: its old wide CRF must not decode with it
+    assert not (pair / WIDE_FOLDER).exists() and CRFAligner.load(pair).wide is None
+
+
+def test_a_wide_crf_that_reads_other_features_is_refused(shipped, tmp_path):
+    folder = tmp_path / "crf"
+    shutil.copytree(DEFAULT_WEIGHTS, folder)
+    cfg_path = folder / WIDE_FOLDER / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["top_k"] = cfg["top_k"] + 2
+    cfg_path.write_text(json.dumps(cfg))
+    with pytest.raises(InputError, match="top_k"):
+        CRFAligner.load(folder, encoder=shipped.encoder).wide
