@@ -26,6 +26,10 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   cross-validation by document (project/cv_crf.py's folds, from evaluation.crossval, and
   training; fold models run through the CLI with --model); bertalign and intersection have
   nothing to train and run on all 82. An other row gives the shipped weights in-sample.
+- The shipped weights are two CRFs (crf/choice.py): the DEplain-web one and a wide one trained
+  on DEplain-web dev and the Simple German Corpus dev documents. A DEplain fold model is such a
+  pair trained without the fold's documents; on the Simple German Corpus ours holds one website
+  out at a time (the shipped DEplain-web CRF, and a wide CRF trained without that website).
 - One run per set and system: a set's files are joined into one pair JSONL (NTREX: each
   language's texts occur in three of the six pairs, and both systems embed a text once per run,
   through the same in-process cache of USESimilarity).
@@ -68,7 +72,8 @@ class PeerSet(NamedTuple):
     title: str
     kind: str
     files: Tuple[Path, ...]
-    cv: bool  # ours = the CRF in k-fold CV by document (the shipped weights were trained on it)
+    cv: str  # "": ours = the shipped weights; "documents": fold models of a k-fold CV by document (the
+    # shipped weights were trained on the set); "websites": one website held out at a time (the wide CRF was)
     others: bool  # also the other rows of ours (intersection; shipped weights when cv)
 
 
@@ -82,7 +87,7 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "Text+Berg dev de-fr",
                 "translation",
                 (data / "textberg-dev-de-fr/pairs.jsonl",),
-                False,
+                "",
                 True,
             ),
             PeerSet(
@@ -90,7 +95,7 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "TransRead dev en-fr novels",
                 "translation",
                 (data / "transread-dev-en-fr/pairs.jsonl",),
-                False,
+                "",
                 False,
             ),
             PeerSet(
@@ -98,7 +103,7 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "NTREX news, 6 pairs of de/en/fr/nl",
                 "translation, 1:1",
                 tuple(data / "ntrex-news" / f"{p}.jsonl" for p in NTREX_PAIRS),
-                False,
+                "",
                 False,
             ),
             PeerSet(
@@ -106,10 +111,10 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "Simple German Corpus dev",
                 "simplification, splits only",
                 (data / "sgc-dev/pairs.jsonl",),
-                False,
+                "websites",
                 False,
             ),
-            PeerSet("deplain", "DEplain-web dev", "simplification", (deplain,), True, True),
+            PeerSet("deplain", "DEplain-web dev", "simplification", (deplain,), "documents", True),
         )
     }
 
@@ -270,8 +275,23 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
     return preds, total - clock.seconds
 
 
-def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Path) -> Tuple[List[List[int]], float]:
-    """project/cv_crf.py's folds and training: one CRF per fold, saved to outdir/fold<k>.
+def ours_fold_model(narrow, wide_pairs, wide_inputs, epochs: int, seed: int, encoder, folder: Path) -> None:
+    """Save a fold's weights as the shipped ones are made (train_crf.py --wide-data): the CRF
+    `narrow` with a wide CRF (crf/choice.py) trained on `wide_pairs`, in folder/wide."""
+    from spacy_simalign.aligners.crf.aligner import train_aligner
+    from spacy_simalign.aligners.crf.train import TrainingSettings
+
+    settings = TrainingSettings(seed=seed)
+    wide = train_aligner(wide_pairs, {}, epochs=epochs, settings=settings, encoder=encoder, inputs=wide_inputs)
+    narrow.attach_wide(lambda _: wide)
+    narrow.save(folder)
+
+
+def ours_train_folds(
+    path: Path, folds: int, epochs: int, seed: int, outdir: Path, sgc: Path
+) -> Tuple[List[List[int]], float]:
+    """project/cv_crf.py's folds and training: one pair of CRFs per fold (the fold's documents,
+    and those with sgc-dev, as the shipped pair), saved to outdir/fold<k>.
     Returns (test document indices per fold, training seconds)."""
     from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
     from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
@@ -279,9 +299,9 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
     from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()
-    pairs = read_training_pairs(str(path))
+    pairs, extra = read_training_pairs(str(path)), read_training_pairs(str(sgc))
     probe = CRFAligner({})
-    inputs = featurize_all(probe, pairs, with_gold=True)
+    inputs, extra_inputs = (featurize_all(probe, p, with_gold=True) for p in (pairs, extra))
     splits = folds_of(len(pairs), folds, seed)
     for f, test in enumerate(splits):
         train = [i for i in range(len(pairs)) if i not in set(test)]
@@ -293,12 +313,36 @@ def ours_train_folds(path: Path, folds: int, epochs: int, seed: int, outdir: Pat
             encoder=probe.encoder,
             inputs=[inputs[i] for i in train],
         )
-        aligner.save(outdir / f"fold{f}")
+        wide_pairs, wide_inputs = [pairs[i] for i in train] + extra, [inputs[i] for i in train] + extra_inputs
+        ours_fold_model(aligner, wide_pairs, wide_inputs, epochs, seed, probe.encoder, outdir / f"fold{f}")
         print(f"  fold {f + 1}/{folds} trained ({len(train)} documents)", file=sys.stderr, flush=True)
     return splits, time.perf_counter() - t0
 
 
-# ---- end of the calls into spacy_simalign ----
+def ours_train_websites(
+    path: Path, epochs: int, seed: int, outdir: Path, deplain: Path
+) -> Tuple[List[List[int]], float]:
+    """One website of the Simple German Corpus held out at a time: the shipped DEplain-web CRF
+    (it never saw the corpus) with a wide CRF trained on DEplain-web dev and the other websites,
+    saved to outdir/fold<k>. Returns (test document indices per website, training seconds)."""
+    from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+    from spacy_simalign.aligners.crf.train import featurize_all
+    from spacy_simalign.evaluation.crossval import read_gold_pairs
+    from spacy_simalign.formats.pairs import read_training_pairs
+
+    t0 = time.perf_counter()
+    websites, pairs = read_gold_pairs(str(path))
+    base = read_training_pairs(str(deplain))
+    probe = CRFAligner({})
+    inputs, base_inputs = (featurize_all(probe, p, with_gold=True) for p in (pairs, base))
+    splits = [[i for i, w in enumerate(websites) if w == site] for site in dict.fromkeys(websites)]
+    for f, test in enumerate(splits):
+        train = [i for i in range(len(pairs)) if i not in set(test)]
+        narrow = CRFAligner.load(DEFAULT_WEIGHTS, encoder=probe.encoder)
+        wide_pairs, wide_inputs = base + [pairs[i] for i in train], base_inputs + [inputs[i] for i in train]
+        ours_fold_model(narrow, wide_pairs, wide_inputs, epochs, seed, probe.encoder, outdir / f"fold{f}")
+        print(f"  {websites[test[0]]} held out ({len(test)} documents)", file=sys.stderr, flush=True)
+    return splits, time.perf_counter() - t0
 
 
 def peers(args: Sequence[str]) -> float:
@@ -396,10 +440,16 @@ def cli_and_algorithm(cli_args: Sequence[str], out: Path, method: str, path: Pat
     return cli, whole, algo
 
 
-def run_ours_cv(path: Path, docs: Sequence[Doc], args, tmp: Path, notes: List[str]):
-    """The default `align` on fold models of a k-fold CV by document: ({id: beads}, whole, algo)."""
-    folds = min(args.folds, len(docs))
-    splits, train_seconds = ours_train_folds(path, folds, args.epochs, args.seed, tmp)
+def run_ours_cv(peer: PeerSet, path: Path, docs: Sequence[Doc], args, tmp: Path, notes: List[str]):
+    """The default `align` on fold models (a k-fold CV by document, or one website held out at a
+    time): ({id: beads}, whole, algo, label)."""
+    if peer.cv == "websites":
+        splits, train_seconds = ours_train_websites(path, args.epochs, args.seed, tmp, Path(args.deplain))
+        folds = len(splits)
+    else:
+        folds = min(args.folds, len(docs))
+        sgc = Path(args.data) / "sgc-dev" / "pairs.jsonl"
+        splits, train_seconds = ours_train_folds(path, folds, args.epochs, args.seed, tmp, sgc)
     preds, algo, whole = {}, 0.0, 0.0
     for f, test in enumerate(splits):
         sub, out = tmp / f"fold{f}.jsonl", tmp / f"crf-fold{f}.jsonl"
@@ -410,9 +460,17 @@ def run_ours_cv(path: Path, docs: Sequence[Doc], args, tmp: Path, notes: List[st
         preds.update(cli)
         whole += seconds
         algo = None if a is None else algo + a
+    if peer.cv == "websites":
+        notes.append(
+            f"Simple German Corpus: each of its {folds} websites held out in turn: the shipped DEplain-web CRF "
+            f"with a wide CRF trained on DEplain-web dev and the other websites ({args.epochs} epochs, seed "
+            f"{args.seed}), training {train_seconds:.0f} s (not in the times); whole = {folds} CLI runs."
+        )
+        return preds, whole, algo, "leave-one-website-out"
     notes.append(
-        f"DEplain CV: {folds} folds by document (evaluation.crossval, seed {args.seed}), {args.epochs} epochs "
-        f"each, training {train_seconds:.0f} s (not in the times); whole = {folds} CLI runs, one per fold model."
+        f"DEplain CV: {folds} folds by document (evaluation.crossval, seed {args.seed}), each a pair of CRFs as "
+        f"shipped (the fold's documents; the same with sgc-dev, the wide CRF), {args.epochs} epochs, training "
+        f"{train_seconds:.0f} s (not in the times); whole = {folds} CLI runs, one per fold model."
     )
     return preds, whole, algo, f"{folds}-fold CV"
 
@@ -430,7 +488,7 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
     systems = result["systems"]
     timed = not args.no_algorithm_time
     if peer.cv:
-        preds, whole, algo, label = run_ours_cv(path, docs, args, tmp, notes)
+        preds, whole, algo, label = run_ours_cv(peer, path, docs, args, tmp, notes)
     else:
         out = tmp / "ours.jsonl"
         preds, whole, algo = cli_and_algorithm(["align", str(path), str(out)], out, "crf", path, None, timed)
@@ -451,9 +509,9 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
         xling = ["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"]
         preds, whole, algo = cli_and_algorithm(xling, out, "intersection", path, None, timed)
         name = "`align-xling --method intersection --no-filter` (20min-XD)"
-        label = "in-sample" if peer.cv else "all"
+        label = "in-sample" if peer.cv == "documents" else "all"
         systems["intersection"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label, name=name)
-    if peer.others and peer.cv:
+    if peer.others and peer.cv == "documents":
         out = tmp / "shipped.jsonl"
         preds, whole = ours_cli(["align", str(path), str(out)], out)
         name = "`align` with the shipped weights (reference)"
@@ -465,8 +523,8 @@ def general_notes(results: Dict, args) -> List[str]:
     cache = os.environ.get("SPACY_SIMALIGN_CACHE")
     info = next((s["bertalign"] for s in results["sets"].values() if "bertalign" in s), None)
     notes = [
-        "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by a CRF that "
-        "never saw it; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
+        "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by CRFs that "
+        "never saw it; leave-one-website-out = by CRFs that never saw its website; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
         "IN-SAMPLE = weights trained on them. All five sets are development data that the defaults were "
         "chosen on or checked against: every figure is in-sample in that sense (the hidden test sets are "
         "outside the repository).",
