@@ -5,8 +5,11 @@ or chosen by `rank` (the base's most unsure first).
 Domains: the two corpora of DEplain-web dev (bible, portal = Alumniportal), each from a base trained
 on the other corpus only (the shipped weights saw both; the background adapt mixes in is then the
 other corpus),
-and websites of the Simple German Corpus (../shared/data/sgc-dev), from the shipped weights (which
-never saw SGC) with the shipped training data (DEplain-web dev) as background. For each draw, the
+and websites of the Simple German Corpus (../shared/data/sgc-dev), from the shipped DEplain-web CRF
+(which never saw SGC) with the shipped training data (DEplain-web dev) as background. Every base is
+a pair as shipped (crf/choice.py): that CRF and a wide CRF trained on its data and sgc-dev without
+the held-out domain, which adapt keeps beside the adapted CRF (--wide none: the CRF alone, the
+curve before the pair was shipped; --wide both: both rows, "/alone" marking the CRF alone). For each draw, the
 domain's documents are shuffled with the draw's seed: the first max(ks) are the pool the k
 documents come from, the rest the test documents, the same for every k (k = 0: the base); a domain of n documents gets only the k < n. With
 `rank`, the pool is the max(ks) documents the base is most unsure about, one pool for every draw
@@ -18,7 +21,8 @@ how far the curve can climb with this CRF.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-adapt
     .venv/bin/python project/eval_adapt.py [--domains bible,mdr.de] [--ks 0,1,2,4] [--draws 0,1,2] \\
-        [--variants both,finetune,refit] [--all-others 4] [--json metrics/adapt.json] [--output metrics/adapt.txt]"""
+        [--variants both,finetune,refit] [--all-others 4] [--wide keep|none|both] [--json metrics/adapt.json] \\
+        [--output metrics/adapt.txt]"""
 
 import argparse
 import dataclasses
@@ -94,8 +98,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--sgc-base",
         default=str(DEFAULT_WEIGHTS),
-        help="CRF weights folder the SGC websites are adapted from (default: the shipped weights, which must "
-        "not have seen the website; the background is DEplain-web dev)",
+        help="CRF weights folder the SGC websites are adapted from (default: the shipped weights, whose DEplain-web "
+        "CRF never saw the SGC; the background is DEplain-web dev); its wide CRF is replaced, see --wide",
+    )
+    ap.add_argument(
+        "--wide",
+        default="keep",
+        choices=("keep", "none", "both"),
+        help="each base as shipped, with a wide CRF (crf/choice.py) trained on its CRF's data and sgc-dev without "
+        "the domain, kept by adapt (keep); the base's CRF alone (none); or both rows (both)",
     )
     ap.add_argument("--deplain", default=str(DEPLAIN))
     ap.add_argument("--sgc", default=str(SGC))
@@ -143,28 +154,48 @@ def main(argv=None) -> int:
     tmp = tempfile.TemporaryDirectory()
     bases = {}
     results = {}
+    sgc_ids = list(range(len(deplain), len(pool)))
+
+    def base_folders(name, narrow, data, held_out):
+        """{"keep": the CRF `narrow` with a wide CRF trained on the documents `data` and sgc-dev
+        without `held_out` (as shipped), "none": `narrow` alone}, saved under tmp/name."""
+        out = {}
+        if args.wide in ("none", "both"):
+            narrow.attach_wide(None)
+            narrow.save(Path(tmp.name) / name / "none")
+            out["none"] = str(Path(tmp.name) / name / "none")
+        if args.wide in ("keep", "both"):
+            t1 = time.time()
+            wide_ids = list(data) + [i for i in sgc_ids if i not in set(held_out)]
+            wide = train_aligner(
+                [pool[i] for i in wide_ids], encoder=probe.encoder, inputs=[gold_inputs[i] for i in wide_ids]
+            )
+            narrow.attach_wide(lambda _: wide)
+            narrow.save(Path(tmp.name) / name / "keep")
+            out["keep"] = str(Path(tmp.name) / name / "keep")
+            print(f"{name}: wide CRF without it trained in {time.time() - t1:.0f} s")
+        return out
+
     for domain in args.domains.split(","):
         if domain in DEPLAIN_DOMAINS:
             docs = [i for i, c in enumerate(corpus) if c == DEPLAIN_DOMAINS[domain]]
             background = [i for i, c in enumerate(corpus) if c != DEPLAIN_DOMAINS[domain]]
-            if domain not in bases:  # the base: the other DEplain corpus only
-                t1 = time.time()
-                base = train_aligner(
-                    [pool[i] for i in background], encoder=probe.encoder, inputs=[gold_inputs[i] for i in background]
-                )
-                base.save(Path(tmp.name) / domain)
-                bases[domain] = str(Path(tmp.name) / domain)
-                print(f"base without {domain} trained in {time.time() - t1:.0f} s")
-            folder = bases[domain]
+            t1 = time.time()  # the base: the other DEplain corpus only
+            narrow = train_aligner(
+                [pool[i] for i in background], encoder=probe.encoder, inputs=[gold_inputs[i] for i in background]
+            )
+            print(f"base without {domain} trained in {time.time() - t1:.0f} s")
         else:
             docs = [len(deplain) + i for i, w in enumerate(website) if w == domain]
-            background, folder = list(range(len(deplain))), args.sgc_base
+            background = list(range(len(deplain)))
+            narrow = CRFAligner.load(args.sgc_base, encoder=probe.encoder)
+        bases = base_folders(domain, narrow, background, docs)
         domain_ks = [k for k in ks if k < len(docs)]  # at least one test document
         if domain_ks != ks:
             print(
                 f"{domain}: {len(docs)} documents, k = {', '.join(str(k) for k in ks if k not in domain_ks)} left out"
             )
-        base = CRFAligner.load(folder, encoder=probe.encoder)
+        base = CRFAligner.load(next(iter(bases.values())), encoder=probe.encoder)  # rank reads its CRF alone
         choices = {}
         for draw in draws:
             order = list(docs)
@@ -176,35 +207,37 @@ def main(argv=None) -> int:
         rows = results.setdefault(domain, {})
         for (how, draw), order in choices.items():
             pick, test = order[: max(domain_ks)], order[max(domain_ks) :]
-            for k in domain_ks:
-                for variant in variants if k else ["base"]:
-                    if k == 0:
-                        aligner = base
-                    else:
-                        aligner = adapt(folder, pick[:k], background, {"seed": draw, **fixed, **VARIANTS[variant]})
-                    fig = scored(aligner, test).figures()
-                    key = f"{how} k={k} {variant}"
-                    rows.setdefault(key, []).append(
-                        {"draw": draw, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(test)}
-                    )
+            for k, variant, wide in [
+                (k, v, w) for k in domain_ks for v in (variants if k else ["base"]) for w in bases
+            ]:
+                if k == 0:
+                    aligner = CRFAligner.load(bases[wide], encoder=probe.encoder)
+                else:
+                    settings = {"seed": draw, **fixed, **VARIANTS[variant]}
+                    aligner = adapt(bases[wide], pick[:k], background, settings)
+                fig = scored(aligner, test).figures()
+                key = f"{how} k={k} {variant}" + ("" if wide == "keep" else "/alone")
+                rows.setdefault(key, []).append(
+                    {"draw": draw, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(test)}
+                )
         if args.all_others > 1:
             tally = Tally()
             for fold in range(args.all_others):
                 test = docs[fold :: args.all_others]
                 pick = [i for i in docs if i not in test]
-                scored(adapt(folder, pick, background, {"seed": 0, **fixed}), test, tally)
+                scored(adapt(next(iter(bases.values())), pick, background, {"seed": 0, **fixed}), test, tally)
             fig = tally.figures()
             n = len(docs) - len(docs) // args.all_others
             rows[f"others k~{n} both"] = [
                 {"draw": 0, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(docs)}
             ]
-        print(f"\n{domain}: {len(docs)} documents; base {Path(folder).name}; mean over draws {draws}")
-        print(f"{'choice':<8} {'k':>2}  {'variant':<9} {'link F1':>8} {'bead-text F1':>13}  test docs")
+        print(f"\n{domain}: {len(docs)} documents; bases {', '.join(bases)} (alone: without a wide CRF); draws {draws}")
+        print(f"{'choice':<8} {'k':>2}  {'variant':<15} {'link F1':>8} {'bead-text F1':>13}  test docs")
         for key, runs in rows.items():
             how, k, variant = key.split()
             link = sum(r["link"] for r in runs) / len(runs)
             bt = sum(r["bead_text"] for r in runs) / len(runs)
-            print(f"{how:<8} {k[2:]:>2}  {variant:<9} {link:>8.3f} {bt:>13.3f}  {runs[0]['test']}")
+            print(f"{how:<8} {k[2:]:>2}  {variant:<15} {link:>8.3f} {bt:>13.3f}  {runs[0]['test']}")
     cost = None if args.time_adapt == "none" else time_adapt(args.sgc, args.time_adapt, tmp.name)
     print(f"\n{time.time() - t0:.0f} s")
     settings = dataclasses.asdict(AdaptSettings(**fixed))

@@ -262,10 +262,12 @@ class CRFAligner(SentenceAlignerBase):
         CRF or, if it has one and that one is surer of the document, by the wide CRF (choice.py)."""
         decoded = self.decoded(pair)
         wide = self.wide
-        if wide is not None:
-            wide_decoded = wide.decoded(pair)
-            own, theirs = document_score(decoded[0][1]), document_score(wide_decoded[0][1])
+        if wide is not None:  # its s2c direction scores the document; its c2s is decoded only if it wins
+            threads = wide.config["torch_threads"]
+            wide_s2c = wide.model.decode_many([pair.s2c], threads)  # per sequence: the bits of a batch
+            own, theirs = document_score(decoded[0][1]), document_score(wide_s2c[0][1])
             if wide_is_surer(own, theirs, self.config["wide_margin"]):
+                wide_decoded = wide_s2c + wide.model.decode_many([pair.c2s], threads)
                 return wide.beads(pair, wide.outputs(pair, wide_decoded), combination)
         return self.beads(pair, self.outputs(pair, decoded), combination)
 
