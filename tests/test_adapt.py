@@ -155,6 +155,13 @@ def test_the_loop_rank_align_review_adapt_and_the_adapted_folder_and_pipeline(tm
     assert main(args) == 0
     assert "1 gold documents (2 pairs without gold skipped)" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]  # the base's wide CRF kept
+    again = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "0"]
+    assert main(again) == 0 and sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]
+    single = tmp_path / "single"  # a base of one CRF: the folder's earlier wide CRF must go
+    shutil.copytree(DEFAULT_WEIGHTS, single, ignore=shutil.ignore_patterns("wide"))
+    assert main(again + ["--base", str(single)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt"]
+    assert main(args) == 0  # and the pipeline and folder of the first run again
     assert main(["align", str(pairs), str(tmp_path / "again.jsonl"), "--model", str(out)]) == 0
     shutil.move(str(out), str(tmp_path / "moved"))
     nlp = spacy.load(pipe)

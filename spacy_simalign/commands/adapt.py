@@ -88,13 +88,23 @@ def gold_pairs(path: str, lang, what: str = "GOLD.jsonl"):
 
 
 def save_atomically(aligner, folder: str) -> None:
-    """Save into a fresh folder beside `folder`, then move its files in: no half-written folder."""
+    """Save into a fresh folder beside `folder`, then move its files in: no half-written folder.
+    A wide/ CRF folder of an earlier save goes: only the new aligner's decodes with it."""
+    from ..aligners.crf.choice import WIDE_FOLDER
+
     Path(folder).mkdir(parents=True, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".adapt-", dir=str(Path(folder).resolve().parent))
     try:
         aligner.save(staging)
-        for name in sorted(os.listdir(staging), key=lambda n: n == "config.json"):  # config.json last
-            os.replace(os.path.join(staging, name), os.path.join(folder, name))
+        names = os.listdir(staging)
+        for name in sorted(names, key=lambda n: n == "config.json"):  # config.json last
+            target = os.path.join(folder, name)
+            if os.path.isdir(target) and not os.path.islink(target):
+                shutil.rmtree(target)  # os.replace moves a folder only onto nothing or an empty one
+            os.replace(os.path.join(staging, name), target)
+        stale = os.path.join(folder, WIDE_FOLDER)
+        if WIDE_FOLDER not in names and os.path.isdir(stale):
+            shutil.rmtree(stale)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
