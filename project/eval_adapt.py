@@ -51,6 +51,8 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "finetune": {"refit": False},
     "refit": {"epochs": 0},
     "both": {},
+    "wide": {"crf": "wide"},  # both, on the base's wide CRF alone
+    "auto": {"crf": "auto"},  # both, on the base CRF the k documents score higher
 }
 
 

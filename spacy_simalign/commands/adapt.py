@@ -28,7 +28,7 @@ REPO_BACKGROUND = Path(__file__).resolve().parents[2] / "assets" / "deplain-web-
 
 
 def add_arguments(parser) -> None:
-    from ..aligners.crf.adapt import AdaptSettings
+    from ..aligners.crf.adapt import CRF_CHOICES, AdaptSettings
 
     defaults = AdaptSettings()
     parser.add_argument(
@@ -60,6 +60,13 @@ def add_arguments(parser) -> None:
         help="after the passes, refit the combination and bead scorer on the gold documents' decodes",
     )
     parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument(
+        "--crf",
+        choices=CRF_CHOICES,
+        default=defaults.crf,
+        help="the base's CRF that is adapted: its own (keeping its wide CRF beside it), its wide CRF alone, or "
+        "auto: the one with the higher bead-text F1 on the gold documents (default: %(default)s)",
+    )
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
     parser.add_argument("--pipeline", default=None, metavar="DIR", help="also save a spaCy pipeline with it here")
     add_progress_option(parser)
@@ -115,7 +122,7 @@ def run(args) -> int:
     from ..aligners.crf.train import featurize_all
     from ..engines.progress import progress_bar
 
-    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed)
+    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed, args.crf)
     for key, allowed in AdaptSettings.setting_ranges.items():
         problem = allowed.problem(getattr(settings, key))
         if problem:
@@ -134,7 +141,7 @@ def run(args) -> int:
         file=sys.stderr,
     )
     inputs = featurize_all(probe, pairs) if settings.epochs else []  # only fine-tuning reads them
-    plain = featurize_all(probe, pairs, with_gold=False) if settings.refit else []  # only the refit reads them
+    plain = featurize_all(probe, pairs, with_gold=False) if settings.refit or settings.crf == "auto" else []
     background_inputs = featurize_all(probe, background) if settings.epochs else []
     steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
     with progress_bar(steps, unit="steps", enabled=args.progress) as bar:

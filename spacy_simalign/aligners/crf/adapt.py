@@ -19,6 +19,8 @@ from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 
+from ...errors import InputError
+from ...evaluation.tally import Tally
 from ...ranges import AT_LEAST_0, AT_LEAST_1, Range, ranges
 from ...structures import TrainingPair
 from .aligner import CRFAligner
@@ -37,6 +39,33 @@ class AdaptSettings:
     learn_rate: float = 0.003  # Adam's, below the 0.01 of training from scratch
     refit: bool = True  # then refit the combination and the bead scorer on the user documents' decodes
     seed: int = 0
+    crf: str = "own"  # which CRF of the base is adapted (CRF_CHOICES)
+
+
+# "own": the base's CRF, its wide CRF (choice.py) kept unchanged beside it; "wide": the base's wide
+# CRF, adapted alone; "auto": of those two, the one with the higher bead-text F1 on the user
+# documents (neither saw them)
+CRF_CHOICES = ("own", "wide", "auto")
+
+
+def adapted_crf(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], crf: str) -> CRFAligner:
+    """The CRF of the loaded base `aligner` that adapt fine-tunes (CRF_CHOICES); `plain`: the user
+    documents' features without gold ("auto" aligns them with both)."""
+    if crf not in CRF_CHOICES:
+        raise InputError(f"unknown crf {crf!r}: choose one of {', '.join(CRF_CHOICES)}")
+    wide = aligner.wide
+    if crf == "own" or (crf == "auto" and wide is None):
+        return aligner
+    if wide is None:
+        raise InputError(f"crf = 'wide', but the base weights have no wide CRF: {aligner.weights}")
+    if crf == "auto":
+        own, theirs = Tally(), Tally()
+        for pair, x in zip(pairs, plain):
+            own.add(pair, aligner.beads(x, aligner.decode(x)))
+            theirs.add(pair, wide.align_input(x))
+        if theirs.figures()["bead_text"]["f"] <= own.figures()["bead_text"]["f"]:
+            return aligner
+    return wide
 
 
 def schedule(n_user: int, n_background: int, repeat: int) -> List[int]:
@@ -96,8 +125,9 @@ def adapted_aligner(
     """The aligner of the weights `folder` adapted to the user documents `pairs` (`inputs`: their
     features with gold, `plain`: without): settings.epochs of fine-tuning with `background`
     (features with gold of the documents the weights were trained on), then the refit of its
-    stages on its decodes of the user documents (settings.refit)."""
-    aligner = CRFAligner.load(folder, encoder=encoder)
+    stages on its decodes of the user documents (settings.refit); settings.crf: which CRF of the
+    base (adapted_crf)."""
+    aligner = adapted_crf(CRFAligner.load(folder, encoder=encoder), pairs, plain, settings.crf)
     if settings.epochs:
         fine_tune(aligner, inputs, background, settings, tick, log)
     if settings.refit:
