@@ -82,6 +82,9 @@ def main(argv=None) -> int:
     ap.add_argument("--docs", type=int, default=82, help="how many dev documents to time")
     ap.add_argument("--sizes", default="50,200,1000,5000")
     ap.add_argument("--threads", type=int, default=0, help="encoder threads (0 = all cores)")
+    ap.add_argument(
+        "--no-wide", action="store_true", help="the DEplain-web CRF alone, without the wide CRF (crf/choice.py)"
+    )
     add_output_option(ap)
     args = ap.parse_args(argv)
     os.environ.pop("SPACY_SIMALIGN_CACHE", None)
@@ -100,6 +103,8 @@ def main(argv=None) -> int:
     model = warm.model
 
     aligner = CRFAligner.default(encoder=fresh_encoder(model, args.threads))
+    if args.no_wide:
+        aligner.attach_wide(None)
     aligner.align(*synthetic(records, 5, 0))  # load everything once
     bare = fresh_encoder(model, args.threads)
     aligner._encoder = fresh_encoder(model, args.threads)
