@@ -20,7 +20,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from ...errors import InputError
-from ...evaluation.tally import Tally
+from ...evaluation.scoring import AlignmentScorer
 from ...ranges import AT_LEAST_0, AT_LEAST_1, Range, ranges
 from ...structures import TrainingPair
 from .aligner import CRFAligner
@@ -59,11 +59,12 @@ def adapted_crf(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInpu
     if wide is None:
         raise InputError(f"crf = 'wide', but the base weights have no wide CRF: {aligner.weights}")
     if crf == "auto":
-        own, theirs = Tally(), Tally()
+        own, theirs = AlignmentScorer(), AlignmentScorer()
         for pair, x in zip(pairs, plain):
-            own.add(pair, aligner.beads(x, aligner.decode(x)))
-            theirs.add(pair, wide.align_input(x))
-        if theirs.figures()["bead_text"]["f"] <= own.figures()["bead_text"]["f"]:
+            texts = (pair.complex.sentences, pair.simple.sentences)
+            own.add(pair.gold, list(aligner.beads(x, aligner.decode(x))), *texts)
+            theirs.add(pair.gold, list(wide.align_input(x)), *texts)
+        if theirs.scores()["bead_text"]["f"] <= own.scores()["bead_text"]["f"]:
             return aligner
     return wide
 
