@@ -96,7 +96,7 @@ def gold_pairs(path: str, lang, what: str = "GOLD.jsonl"):
 
 def save_atomically(aligner, folder: str) -> None:
     """Save into a fresh folder beside `folder`, then move its files in: no half-written folder.
-    A wide/ CRF folder of an earlier save goes: only the new aligner's decodes with it."""
+    An earlier save's wide/ CRF folder is replaced, or removed when the new aligner has none."""
     from ..aligners.crf.choice import WIDE_FOLDER
 
     Path(folder).mkdir(parents=True, exist_ok=True)

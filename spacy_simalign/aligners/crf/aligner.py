@@ -603,7 +603,6 @@ def make_crf_aligner(
         "wide_margin": wide_margin,
     }
     overrides = {k: v for k, v in given.items() if v is not None}
-
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
     if weights is None:
