@@ -1,6 +1,6 @@
 """CRFAligner: the neural CRF sentence aligner over `Side` objects, with its configuration,
-its trained weights (a folder: config.json + model.pt) and `align(complex, simple)`;
-registered as `spacy-simalign.CRFAligner.v2` for the alignment components.
+its trained weights (a folder: config.json + model.pt, and wide/ for a wide CRF, choice.py) and
+`align(complex, simple)`; registered as `spacy-simalign.CRFAligner.v2` for the alignment components.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download."""
@@ -470,7 +470,8 @@ class CRFAligner(SentenceAlignerBase):
 
     @classmethod
     def default(cls, encoder=None, overrides: Optional[Dict[str, Any]] = None) -> "CRFAligner":
-        """The shipped weights (trained on DEplain-web dev, all 82 documents)."""
+        """The shipped weights: the CRF of DEplain-web dev (all 82 documents) and, in wide/, the wide
+        CRF of those and the 30 sgc-dev documents (choice.py)."""
         return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides)
 
 
