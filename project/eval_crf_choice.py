@@ -7,7 +7,7 @@ leave one domain out over the 8 domains (those of eval-crf-lodo8), for several m
 margin "inf" is the DEplain-only CRF, "wide" the wide one alone.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_choice.py [--train-seed 1] \\
-        [--margins 0,0.02,0.05,0.1,0.2] [--score entropy] [--jobs 2] [--json metrics/crf/choice.json]"""
+        [--margins 0,0.02,0.05,0.1,0.2] [--score entropy] [--detail inf,0.1] [--jobs 2] [--json metrics/crf/choice.json]"""
 
 import argparse
 import sys
@@ -21,7 +21,7 @@ from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
 from spacy_simalign.aligners.crf.unsure import SCORES, document_score
 from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
 from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
-from spacy_simalign.evaluation.tally import Tally
+from spacy_simalign.evaluation.tally import SHAPES, Tally
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -53,12 +53,40 @@ def chosen(rows, margin: float):
     return picks, sum(wide_is_surer(*u, margin) for _, _, u in rows)
 
 
-def figures(pool, picks):
+def pooled(pool, picks) -> dict:
+    """Tally.figures of the chosen beads `picks` (document index, beads), pooled over the documents."""
     tally = Tally()
     for i, beads in picks:
         tally.add(pool[i], beads)
-    fig = tally.figures()
+    return tally.figures()
+
+
+def figures(pool, picks):
+    fig = pooled(pool, picks)
     return fig["link"]["f"], fig["bead_text"]["f"]
+
+
+def print_detail(pool, results, domains, margins, label) -> dict:
+    """Per held-out domain, for each of `margins`: link and bead-text F1 and, per gold bead shape,
+    link recall / exact bead recall (the issue's table of the 8 domains, before and after)."""
+    names = [label.get(m, f"margin {m:g}") for m in margins]
+    print(
+        f"\nper held-out domain, {' -> '.join(names)}: link F1, bead-text F1; per gold bead shape (beads): "
+        "link recall / exact bead recall"
+    )
+    out = {}
+    for d in domains:
+        figs = [pooled(pool, chosen(results[d], m)[0]) for m in margins]
+        out[d] = dict(zip(names, figs))
+        head = " -> ".join(f"{f['link']['f']:.3f} / {f['bead_text']['f']:.3f}" for f in figs)
+        shapes = "; ".join(
+            f"{s} ({figs[0]['shapes'][s]['beads']}) "
+            + " -> ".join(f"{f['shapes'][s]['link_recall']:.2f}/{f['shapes'][s]['exact_recall']:.2f}" for f in figs)
+            for s in SHAPES
+            if figs[0]["shapes"][s]["beads"]
+        )
+        print(f"{d:<28} {head}  |  {shapes}")
+    return out
 
 
 def main(argv=None) -> int:
@@ -69,6 +97,11 @@ def main(argv=None) -> int:
     ap.add_argument("--score", default="entropy", choices=SCORES)
     ap.add_argument("--train-seed", type=int, default=0, help="both CRFs' training seed (the CV folds stay seed 0's)")
     ap.add_argument("--jobs", type=int, default=2, help="folds and domains trained in parallel (forked processes)")
+    ap.add_argument(
+        "--detail",
+        default="inf,0.1",
+        help="margins whose per-domain figures with per-shape recall are printed (inf: DEplain-only; '': none)",
+    )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     add_output_option(ap)
     args = ap.parse_args(argv)
@@ -125,6 +158,9 @@ def main(argv=None) -> int:
             "lodo_mean": mean,
             **held,
         }
+    if args.detail:
+        detail = [float(m) for m in args.detail.split(",")]
+        out["detail"] = print_detail(pool, results, domains, detail, label)
     print(f"\n{len(pool)} documents, {len(tasks)} folds and domains, 2 CRFs each, {time.time() - t0:.0f} s")
     write_json(args.json, out)
     return 0
