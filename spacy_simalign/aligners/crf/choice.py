@@ -7,7 +7,6 @@ DEplain-web CV. A document is aligned by the wide CRF only when it is surer of i
 per-simple-sentence entropy (unsure.py, `rank`'s score) lower by at least `wide_margin` nats than
 the other CRF's. Both CRFs read the same features, so the featurizer's settings must agree."""
 
-from pathlib import Path
 from typing import Any, Dict
 
 from ...errors import InputError
@@ -23,8 +22,9 @@ def wide_is_surer(own_score: float, wide_score: float, margin: float) -> bool:
     return wide_score < own_score - margin
 
 
-def check_shared(own: Dict[str, Any], wide: Dict[str, Any], where: Path) -> None:
-    """The wide CRF must read the features the own CRF reads (SHARED_SETTINGS)."""
+def check_shared(own: Dict[str, Any], wide: Dict[str, Any], where: str) -> None:
+    """The wide CRF must read the features the own CRF reads (SHARED_SETTINGS); `where` names the
+    weights folder (or the pipeline) in the error."""
     differ = [k for k in SHARED_SETTINGS if own.get(k) != wide.get(k)]
     if differ:
         raise InputError(
