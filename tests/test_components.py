@@ -136,6 +136,25 @@ def test_initialize_fits_the_combination_on_held_out_documents(deplain_pairs):
     assert weights is not None and len(weights) > 1
 
 
+def test_wide_data_needs_an_aligner_with_a_wide_crf_and_a_readable_gold(deplain_pairs, tmp_path):
+    """initialize(wide_data=...) ([initialize.components], spacy train --paths.wide) trains the CRF's
+    wide CRF: another aligner has none, and a path that is not gold is a one-line error."""
+    nlp = spacy.blank("de")
+    lexical = nlp.add_pipe("simalign_sentence_aligner", config=MASSALIGN)
+    examples = examples_of(nlp, small_pairs(deplain_pairs))
+    with pytest.raises(InputError, match="wide_data: this aligner has no wide CRF"):
+        lexical.initialize(lambda: examples, nlp=nlp, wide_data=str(tmp_path))
+    nlp = fresh_pipeline()
+    component = nlp.get_pipe("simalign_sentence_aligner")
+    with pytest.raises(InputError, match="no such file or folder"):
+        component.initialize(lambda: examples, nlp=nlp, wide_data=str(tmp_path / "missing.jsonl"))
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match="no gold documents in the wide data"):
+        component.initialize(lambda: examples, nlp=nlp, wide_data=str(tmp_path / "empty.jsonl"))
+    component.initialize(lambda: examples, nlp=nlp, wide_data="")  # "" (the project's default): one CRF
+    assert component.aligner.wide is None
+
+
 def test_overfits_three_pairs_through_nlp_update(trained):
     nlp, examples, perfect_after = trained
     assert perfect_after != -1, "the fresh CRF was perfect before training: the test proves nothing"

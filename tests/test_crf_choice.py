@@ -6,10 +6,12 @@ import json
 import shutil
 
 import pytest
+import torch
 from conftest import DEPLAIN_PAIRS, SMALL
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, make_crf_aligner
 from spacy_simalign.aligners.crf.choice import WIDE_FOLDER
+from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.unsure import document_score
 from spacy_simalign.errors import InputError
 from spacy_simalign.evaluation.crossval import read_gold_pairs
@@ -80,3 +82,53 @@ def test_a_wide_crf_that_reads_other_features_is_refused(shipped, tmp_path):
     cfg_path.write_text(json.dumps(cfg))
     with pytest.raises(InputError, match="top_k"):
         CRFAligner.load(folder, encoder=shipped.encoder).wide
+
+
+# -- training a pair: the component's initialize with wide_data (spacy train --paths.wide) ----------
+
+
+@pytest.fixture(scope="module")
+def few(shared_data):
+    """6 DEplain-web documents to train on and 2 sgc-dev documents as the other domain."""
+    _, deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
+    _, sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    return deplain[:6], sgc[:2]
+
+
+def test_wide_pairs_need_a_fresh_crf_with_wide_on(shipped, few):
+    pairs, wide_pairs = few
+    fresh_off = make_crf_aligner(similarity=shipped.encoder, weights=None, wide=False)
+    loaded = make_crf_aligner(similarity=shipped.encoder)
+    for aligner in (fresh_off, loaded):
+        with pytest.raises(InputError, match="wide data needs weights = null and wide = true"):
+            aligner.initialize(lambda: pairs, wide_pairs=wide_pairs)
+
+
+def test_wide_false_keeps_a_saved_pair_to_one_crf(shipped, tmp_path):
+    shipped.save(tmp_path / "crf")
+    off = make_crf_aligner(similarity=shipped.encoder, weights=None, wide=False).from_disk(tmp_path / "crf")
+    assert off.wide is None and make_crf_aligner(weights=None).from_disk(tmp_path / "crf").wide is not None
+
+
+def test_wide_pairs_train_the_wide_crf_and_leave_the_crf_as_without_them(shipped, few, tmp_path):
+    """The wide CRF is trained on the CRF's documents and the wide ones, before the CRF's own steps,
+    which are those it takes without them (the seed is set again); the pair saves and loads."""
+    pairs, wide_pairs = few
+    quick = TrainingSettings(epochs=2, combination_epochs=2)
+    trained = []
+    for extra in (None, wide_pairs):
+        aligner = make_crf_aligner(similarity=shipped.encoder, weights=None, training=quick)
+        aligner.initialize(lambda: pairs, wide_pairs=extra)
+        aligner.fit(pairs)
+        trained.append(aligner)
+    alone, paired = trained
+    assert alone.wide is None and paired.wide is not None
+    own, theirs = alone.model.state_dict(), paired.model.state_dict()
+    assert all(torch.equal(own[k], theirs[k]) for k in own)
+    wide_state = paired.wide.model.state_dict()
+    assert not all(torch.equal(own[k], wide_state[k]) for k in own)  # trained on 8 documents, not 6
+    paired.save(tmp_path / "pair")
+    loaded = CRFAligner.load(tmp_path / "pair", encoder=shipped.encoder)
+    assert loaded.wide is not None
+    x = shipped.featurize(pairs[0].complex, pairs[0].simple)
+    assert loaded.align_input(x) == paired.align_input(x)

@@ -18,7 +18,9 @@ PROJECT_FILES = ("project.yml", "configs", "assets", "project")
 
 
 @pytest.fixture(scope="module")
-def ci_project(tmp_path_factory):
+def ci_project(tmp_path_factory, shared_data):
+    """The project run in a copy, its CRF trained as a pair: the wide CRF with 2 sgc-dev documents
+    (vars.ci_wide_gold; sgc-dev may not be copied into assets/, so the project's default is one CRF)."""
     folder = tmp_path_factory.mktemp("project")
     for name in PROJECT_FILES:
         src = ROOT / name
@@ -26,8 +28,13 @@ def ci_project(tmp_path_factory):
             shutil.copytree(src, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(src, folder / name)
-    project_run(folder, "ci", capture=True)
+    sgc = (shared_data / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (folder / "wide-gold.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
+    project_run(folder, "ci", capture=True, overrides=CI_OVERRIDES)
     return folder
+
+
+CI_OVERRIDES = {"vars.ci_wide_gold": "wide-gold.jsonl"}
 
 
 @pytest.mark.slow
@@ -40,7 +47,8 @@ def test_ci_workflow_trains_evaluates_and_packages(ci_project):
     for name in ("link", "bead_text", "paragraph"):
         assert set(metrics[name]) == {"p", "r", "f"} and all(0.0 <= v <= 1.0 for v in metrics[name].values())
     assert metrics["link"]["f"] > 0.3  # two epochs on seven documents already align most links
-    assert (ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.pt").is_file()
+    aligner = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner"
+    assert (aligner / "model.pt").is_file() and (aligner / "wide" / "model.pt").is_file()
     sdist = ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "dist" / "de_simalign_web-0.1.0.tar.gz"
     assert sdist.is_file()
     packaged = json.loads(
@@ -56,6 +64,7 @@ def test_ci_pipelines_align_in_their_own_language(ci_project):
     de = spacy.load(ci_project / "packages" / "ci" / "pipelines" / "de")
     en = spacy.load(ci_project / "packages" / "ci" / "pipelines" / "en")
     assert de.lang == "de" and en.lang == "en" and en.pipe_names == de.pipe_names
+    assert all(nlp.get_pipe("sentence_aligner").aligner.wide is not None for nlp in (de, en))  # the pair is packaged
     doc = en(
         pair.make_pair(
             en,
@@ -71,7 +80,7 @@ def test_ci_pipelines_align_in_their_own_language(ci_project):
 def test_ci_rerun_skips_up_to_date_steps(ci_project):
     model = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.pt"
     before = model.stat().st_mtime_ns
-    project_run(ci_project, "ci", capture=True)
+    project_run(ci_project, "ci", capture=True, overrides=CI_OVERRIDES)
     assert model.stat().st_mtime_ns == before
 
 

@@ -26,8 +26,10 @@ from thinc.api import Config
 from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, component_config
 from ..aligners.protocol import align_batch
+from ..errors import InputError
 from ..structures import Bead, TrainingPair
 from . import pair
+from .readers import PairCorpus
 from .scorer import score_examples
 
 DEFAULT_CONFIG_STR = component_config(
@@ -97,8 +99,8 @@ class SentenceAligner(TrainablePipe):
             pair.set_beads(doc, doc_beads)
 
     # training --------------------------------------------------------------------------
-    def _training_pair(self, eg: Example) -> TrainingPair:
-        """The reference Doc's sides (the gold indices refer to them) with their gold beads,
+    def training_pair(self, eg: Example) -> TrainingPair:
+        """What the aligner learns from one Example: the reference Doc's sides (the gold indices refer to them) with their gold beads,
         and the paragraph links the pipeline found on the predicted Doc."""
         complex_side, simple_side, _ = self._sides(eg.reference)
         return TrainingPair(
@@ -109,10 +111,33 @@ class SentenceAligner(TrainablePipe):
             eg.reference._.pair_id or "",
         )
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        wide_data: Optional[str] = None,
+    ) -> None:
+        """Ready the aligner for training on the Examples. `wide_data` ([initialize.components.
+        sentence_aligner], `spacy train --paths.wide`): gold of other domains (pair JSONL, a DocBin
+        of Doc pairs or a folder of them) on which, with the training documents, a fresh CRF first
+        trains the wide CRF of a pair, as the shipped weights are (crf/choice.py); null or "": none."""
         validate_get_examples(get_examples, "SentenceAligner.initialize")
-        if self.is_trainable:
-            self.aligner.initialize(lambda: [self._training_pair(eg) for eg in get_examples()])
+        if wide_data and not getattr(self.aligner, "wide_allowed", False):
+            raise InputError(
+                f"[{self.name}] wide_data: this aligner has no wide CRF to train (the CRF with wide = true has)"
+            )
+        if not self.is_trainable:
+            return
+        if not wide_data:
+            self.aligner.initialize(lambda: [self.training_pair(eg) for eg in get_examples()])
+            return
+        if nlp is None:
+            raise ValueError(f"[{self.name}] wide_data is read with the pipeline: pass nlp to initialize")
+        wide_pairs = [self.training_pair(eg) for eg in PairCorpus(wide_data)(nlp)]
+        if not wide_pairs:
+            raise InputError("no gold documents in the wide data", wide_data)
+        self.aligner.initialize(lambda: [self.training_pair(eg) for eg in get_examples()], wide_pairs=wide_pairs)
 
     def update(
         self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None, losses: Optional[Dict[str, float]] = None
@@ -123,7 +148,7 @@ class SentenceAligner(TrainablePipe):
         if self.is_trainable:
             examples = list(examples)
             validate_examples(examples, "SentenceAligner.update")
-            losses[self.name] += float(self.aligner.update([self._training_pair(eg) for eg in examples]))
+            losses[self.name] += float(self.aligner.update([self.training_pair(eg) for eg in examples]))
         return losses
 
     def use_params(self, params: dict):

@@ -168,6 +168,7 @@ class CRFAligner(SentenceAlignerBase):
         self._bead_dp = None
         self.translations = translations or TranslationSettings()
         self._wide, self._wide_loader = None, None  # the wide CRF (choice.py), made on first use
+        self.wide_allowed = True  # false (the config's wide = false): no wide CRF is attached or trained
 
     def attach_wide(self, loader: Optional[Callable[[Any], "CRFAligner"]]) -> None:
         """Give the aligner a wide CRF (choice.py), made by `loader(encoder)` on first use with this
@@ -377,11 +378,20 @@ class CRFAligner(SentenceAlignerBase):
         self.model.eval()
 
     # the component protocol: training and serialisation ---------------------------------
-    def initialize(self, get_pairs, inputs: Optional[Sequence[PairInput]] = None, log=None) -> None:
+    def initialize(
+        self,
+        get_pairs,
+        inputs: Optional[Sequence[PairInput]] = None,
+        log=None,
+        wide_pairs: Optional[Sequence[TrainingPair]] = None,
+    ) -> None:
         """Ready for `update` / `fit`: loaded weights are reloaded (fine-tuning starts from them);
         a fresh model is prepared on the training pairs (crf.train.prepare_aligner; `inputs`:
-        their features with gold, when already computed)."""
+        their features with gold, when already computed). `wide_pairs` (gold of other domains): a
+        fresh aligner first trains its wide CRF (choice.py) on the training pairs and those."""
         self._trainer = None
+        if wide_pairs and (self.weights is not None or not self.wide_allowed):
+            raise InputError("a wide CRF is trained beside a fresh CRF: wide data needs weights = null and wide = true")
         if self.weights is not None:
             cfg, state = read_weights(self.weights)
             trained = ("combination_weights", "bead_weights", "bead_text_weights", "bead_text_floor")
@@ -389,13 +399,32 @@ class CRFAligner(SentenceAlignerBase):
             self._load_state(state)
             self.ready = True
             return
-        set_seed(self.settings.seed)
         pairs = list(get_pairs())
+        if wide_pairs:
+            self._train_wide(list(pairs) + list(wide_pairs), len(pairs), log)
+        set_seed(self.settings.seed)
         inputs = prepare_aligner(self, pairs, self.settings, inputs, log)
         self.ready = True
         self._trainer = CRFTrainer(self, self.settings)
         for pair, feats in zip(pairs, inputs or ()):
             self._trainer.features(pair, feats)  # computed once for the hold-out, kept for the steps
+
+    def _train_wide(self, pairs: Sequence[TrainingPair], own: int, log=None) -> None:
+        """Train the wide CRF (choice.py) on `pairs` (this CRF's `own` first, then the wide data),
+        whole, before this CRF's own steps: they reseed, so this CRF is the same as without it."""
+        settings = self.settings
+        wide = type(self)(
+            copy.deepcopy(self.config),
+            encoder=self.encoder,
+            settings=settings,
+            ready=False,
+            translations=self.translations,
+        )
+        if log:
+            log(f"wide CRF: {own} training documents and {len(pairs) - own} of other domains")
+        wide.initialize(lambda: pairs, log=log)
+        wide.fit(pairs, log)
+        self.attach_wide(lambda _: wide)
 
     @property
     def trainer(self):
@@ -454,7 +483,7 @@ class CRFAligner(SentenceAlignerBase):
         if not (Path(path) / "config.json").is_file():
             return self
         self._replace(*read_weights(path))
-        self.attach_wide(wide_loader(path))
+        self.attach_wide(wide_loader(path) if self.wide_allowed else None)
         return self
 
     def _replace(self, config: Dict[str, Any], state) -> "CRFAligner":
@@ -570,7 +599,8 @@ def make_crf_aligner(
     torch_threads: torch threads for training and the cross-encoder (inference is numpy).
     wide, wide_margin: weights with a wide CRF (the shipped ones: trained on more domains, in their
         folder's wide/) align a document by it when its mean entropy is lower by at least
-        wide_margin nats; wide = false: never (crf/choice.py).
+        wide_margin nats; wide = false: never (crf/choice.py). A fresh model trains one beside it
+        when the component's initialize is given wide_data (spacy train --paths.wide).
     translations: [aligner.translations], how translations are aligned (crf/translations.py;
         a mode name for short). training: [aligner.training], crf.train.TrainingSettings.
 
@@ -607,13 +637,16 @@ def make_crf_aligner(
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
     if weights is None:
-        return CRFAligner(overrides, encoder=similarity, settings=settings, ready=False, translations=translations)
+        aligner = CRFAligner(overrides, encoder=similarity, settings=settings, ready=False, translations=translations)
+        aligner.wide_allowed = wide
+        return aligner
     folder = DEFAULT_WEIGHTS if weights == SHIPPED else Path(weights)
     if not folder.exists():
         raise InputError(f"CRF weights folder not found: {weights}")
     overrides = {k: v for k, v in overrides.items() if k not in SHAPE_SETTINGS}
     aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
     aligner.settings, aligner.translations = settings, translations
+    aligner.wide_allowed = wide
     if not wide:
         aligner.attach_wide(None)
     return aligner
