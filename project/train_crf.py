@@ -104,16 +104,12 @@ def main(argv=None) -> int:
     t0 = time.time()
     aligner = build_aligner(args.config, args.set)
     log = lambda m: print(m, flush=True)  # noqa: E731
-    aligner.initialize(lambda: pairs, log=log)
+    wide_pairs = [pair for path in args.wide_data for pair in read_training_pairs(path)]
+    aligner.initialize(lambda: pairs, log=log, wide_pairs=wide_pairs)  # the wide CRF first, if any
     aligner.fit(pairs, log)
-    if args.wide_data:
-        wide_pairs = pairs + [pair for path in args.wide_data for pair in read_training_pairs(path)]
-        wide = build_aligner(args.config, args.set)
-        wide.initialize(lambda: wide_pairs, log=log)
-        wide.fit(wide_pairs, log)
+    if wide_pairs:
         aligner.config["wide_margin"] = args.wide_margin
-        aligner.attach_wide(lambda encoder: wide)
-        print(f"wide CRF: trained on {len(wide_pairs)} documents", flush=True)
+        print(f"wide CRF: trained on {len(pairs) + len(wide_pairs)} documents", flush=True)
     aligner.save(args.output)
     print(
         f"trained on {len(pairs)} documents ({aligner.settings.epochs} epochs) in {time.time() - t0:.0f} s; "
