@@ -337,6 +337,23 @@ def test_train_crf_takes_linked_only_gold_beside_ordinary_gold(tmp_path):
     assert config["combination_weights"] is not None and config["bead_weights"] is not None
 
 
+@pytest.mark.slow
+def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp_path):
+    """project/train_crf.py --wide-data PATH (the shipped weights' recipe) saves the CRF of --data with
+    a wide CRF of both in wide/; the CRF's own weights are those of the same run without --wide-data."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")
+    sgc = (ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "sgc.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
+    run, config = train_crf(tmp_path, "--data", tmp_path / "a.jsonl", "--wide-data", tmp_path / "sgc.jsonl")
+    assert "wide CRF: trained on 7 documents" in run.stdout and config.get("wide_margin", 0.1) == 0.1
+    assert (tmp_path / "crf" / "wide" / "model.pt").is_file()
+    paired = (tmp_path / "crf" / "model.pt").read_bytes()
+    train_crf(tmp_path, "--data", tmp_path / "a.jsonl")
+    assert not (tmp_path / "crf" / "wide").exists()  # saved over the pair: one CRF, the old wide/ gone
+    assert (tmp_path / "crf" / "model.pt").read_bytes() == paired
+
+
 # -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------
 
 
