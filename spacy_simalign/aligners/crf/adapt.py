@@ -40,8 +40,6 @@ class AdaptSettings:
     refit: bool = True  # then refit the combination and the bead scorer on the user documents' decodes
     seed: int = 0
     crf: str = "own"  # which CRF of the base is adapted (CRF_CHOICES)
-    crossfit: bool = False  # refit on held-out decodes: each user document decoded by the base
-    # fine-tuned on the other user documents (needs 2 or more), not by the CRF that trained on it
 
 
 # "own": the base's CRF, its wide CRF (choice.py) kept unchanged beside it; "wide": the base's wide
@@ -94,18 +92,14 @@ def fine_tune(
     CRFTrainer(aligner, training).fit(steps, settings.epochs, log, tick=tick)
 
 
-def refit_stages(
-    aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], seed: int = 0, decoders=None
-) -> None:
+def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], seed: int = 0) -> None:
     """Refit the aligner's learned combination and bead scorer (and its joined-text stage, if it
-    has one) on its CRF's decodes of the user documents (`plain`: their features without gold;
-    `decoders`: per document, the aligner that decodes it instead); a stage whose gold there holds
-    one class only keeps its weights."""
+    has one) on its CRF's decodes of the user documents (`plain`: their features without gold);
+    a stage whose gold there holds one class only keeps its weights."""
     cfg = aligner.config
     if cfg["combination"] != "learned" or cfg.get("combination_weights") is None:
         return
-    decoders = decoders or [aligner] * len(plain)
-    decodes = [(i, x, decoders[i].decode(x)) for i, x in enumerate(plain)]
+    decodes = [(i, x, aligner.decode(x)) for i, x in enumerate(plain)]
     settings = dataclasses.replace(aligner.settings, seed=seed)
     examples = [dec + (pairs[i].links,) for i, _, dec in decodes]
     if len({int(k in links) for s2c, c2s, links in examples for k in set(s2c.probs) | set(c2s.probs)}) == 2:
@@ -134,19 +128,9 @@ def adapted_aligner(
     (features with gold of the documents the weights were trained on), then the refit of its
     stages on its decodes of the user documents (settings.refit); settings.crf: which CRF of the
     base (adapted_crf)."""
-    def base():
-        return adapted_crf(CRFAligner.load(folder, encoder=encoder), pairs, plain, settings.crf)
-
-    aligner = base()
+    aligner = adapted_crf(CRFAligner.load(folder, encoder=encoder), pairs, plain, settings.crf)
     if settings.epochs:
         fine_tune(aligner, inputs, background, settings, tick, log)
-    decoders = None
-    if settings.refit and settings.crossfit and settings.epochs and len(pairs) >= 2:
-        decoders = []
-        for i in range(len(pairs)):
-            held = base()
-            fine_tune(held, [x for j, x in enumerate(inputs) if j != i], background, settings, None, log)
-            decoders.append(held)
     if settings.refit:
-        refit_stages(aligner, pairs, plain, settings.seed, decoders)
+        refit_stages(aligner, pairs, plain, settings.seed)
     return aligner
