@@ -100,8 +100,8 @@ class SentenceAligner(TrainablePipe):
 
     # training --------------------------------------------------------------------------
     def training_pair(self, eg: Example) -> TrainingPair:
-        """What the aligner learns from one Example: the reference Doc's sides (the gold indices refer to them) with their gold beads,
-        and the paragraph links the pipeline found on the predicted Doc."""
+        """What the aligner learns from one Example: the reference Doc's sides (the gold indices
+        refer to them) with their gold beads, and the paragraph links found on the predicted Doc."""
         complex_side, simple_side, _ = self._sides(eg.reference)
         return TrainingPair(
             complex_side,

@@ -412,13 +412,9 @@ class CRFAligner(SentenceAlignerBase):
     def _train_wide(self, pairs: Sequence[TrainingPair], own: int, log=None) -> None:
         """Train the wide CRF (choice.py) on `pairs` (this CRF's `own` first, then the wide data),
         whole, before this CRF's own steps: they reseed, so this CRF is the same as without it."""
-        settings = self.settings
+        config = copy.deepcopy(self.config)
         wide = type(self)(
-            copy.deepcopy(self.config),
-            encoder=self.encoder,
-            settings=settings,
-            ready=False,
-            translations=self.translations,
+            config, encoder=self.encoder, settings=self.settings, ready=False, translations=self.translations
         )
         if log:
             log(f"wide CRF: {own} training documents and {len(pairs) - own} of other domains")
