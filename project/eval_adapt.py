@@ -53,7 +53,6 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "both": {},
     "wide": {"crf": "wide"},  # both, on the base's wide CRF alone
     "auto": {"crf": "auto"},  # both, on the base CRF the k documents score higher
-    "pair": {"crf": "pair"},  # both, on each CRF of the pair, kept as a pair
 }
 
 

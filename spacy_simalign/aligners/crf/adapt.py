@@ -45,7 +45,7 @@ class AdaptSettings:
 # "own": the base's CRF, its wide CRF (choice.py) kept unchanged beside it; "wide": the base's wide
 # CRF, adapted alone; "auto": of those two, the one with the higher bead-text F1 on the user
 # documents (neither saw them)
-CRF_CHOICES = ("own", "wide", "auto", "pair")
+CRF_CHOICES = ("own", "wide", "auto")
 
 
 def adapted_crf(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], crf: str) -> CRFAligner:
@@ -54,7 +54,7 @@ def adapted_crf(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInpu
     if crf not in CRF_CHOICES:
         raise InputError(f"unknown crf {crf!r}: choose one of {', '.join(CRF_CHOICES)}")
     wide = aligner.wide
-    if crf in ("own", "pair") or (crf == "auto" and wide is None):
+    if crf == "own" or (crf == "auto" and wide is None):
         return aligner
     if wide is None:
         raise InputError(f"crf = 'wide', but the base weights have no wide CRF: {aligner.weights}")
@@ -129,10 +129,8 @@ def adapted_aligner(
     stages on its decodes of the user documents (settings.refit); settings.crf: which CRF of the
     base (adapted_crf)."""
     aligner = adapted_crf(CRFAligner.load(folder, encoder=encoder), pairs, plain, settings.crf)
-    crfs = [aligner] + ([aligner.wide] if settings.crf == "pair" and aligner.wide is not None else [])
-    for crf in crfs:
-        if settings.epochs:
-            fine_tune(crf, inputs, background, settings, tick, log)
-        if settings.refit:
-            refit_stages(crf, pairs, plain, settings.seed)
+    if settings.epochs:
+        fine_tune(aligner, inputs, background, settings, tick, log)
+    if settings.refit:
+        refit_stages(aligner, pairs, plain, settings.seed)
     return aligner
