@@ -108,6 +108,8 @@ def test_wide_false_keeps_a_saved_pair_to_one_crf(shipped, tmp_path):
     shipped.save(tmp_path / "crf")
     off = make_crf_aligner(similarity=shipped.encoder, weights=None, wide=False).from_disk(tmp_path / "crf")
     assert off.wide is None and make_crf_aligner(weights=None).from_disk(tmp_path / "crf").wide is not None
+    copied = make_crf_aligner(similarity=shipped.encoder, weights=None, wide=False).from_bytes(shipped.to_bytes())
+    assert copied.wide is None  # bytes too: wide = false is one CRF whatever was saved
 
 
 def test_wide_pairs_train_the_wide_crf_and_leave_the_crf_as_without_them(shipped, few, tmp_path):

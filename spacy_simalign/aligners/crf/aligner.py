@@ -168,7 +168,7 @@ class CRFAligner(SentenceAlignerBase):
         self._bead_dp = None
         self.translations = translations or TranslationSettings()
         self._wide, self._wide_loader = None, None  # the wide CRF (choice.py), made on first use
-        self.wide_allowed = True  # false (the config's wide = false): no wide CRF is attached or trained
+        self.wide_allowed = True  # false (the config's wide = false): no wide CRF aligns, is saved or trained
 
     def attach_wide(self, loader: Optional[Callable[[Any], "CRFAligner"]]) -> None:
         """Give the aligner a wide CRF (choice.py), made by `loader(encoder)` on first use with this
@@ -177,8 +177,9 @@ class CRFAligner(SentenceAlignerBase):
 
     @property
     def wide(self) -> Optional["CRFAligner"]:
-        """The wide CRF of the per-document choice (choice.py), or None."""
-        if self._wide_loader is None:
+        """The wide CRF of the per-document choice (choice.py), or None (also with wide = false,
+        whatever the weights, bytes or folder it was loaded from hold)."""
+        if self._wide_loader is None or not self.wide_allowed:
             return None
         if self._wide is None:
             self._wide = self._wide_loader(self.encoder)
@@ -401,7 +402,7 @@ class CRFAligner(SentenceAlignerBase):
             return
         pairs = list(get_pairs())
         if wide_pairs:
-            self._train_wide(list(pairs) + list(wide_pairs), len(pairs), log)
+            self._train_wide(pairs, wide_pairs, log)
         set_seed(self.settings.seed)
         inputs = prepare_aligner(self, pairs, self.settings, inputs, log)
         self.ready = True
@@ -409,17 +410,18 @@ class CRFAligner(SentenceAlignerBase):
         for pair, feats in zip(pairs, inputs or ()):
             self._trainer.features(pair, feats)  # computed once for the hold-out, kept for the steps
 
-    def _train_wide(self, pairs: Sequence[TrainingPair], own: int, log=None) -> None:
-        """Train the wide CRF (choice.py) on `pairs` (this CRF's `own` first, then the wide data),
+    def _train_wide(self, pairs: Sequence[TrainingPair], wide_pairs: Sequence[TrainingPair], log=None) -> None:
+        """Train the wide CRF (choice.py) on this CRF's `pairs` and the `wide_pairs` of other domains,
         whole, before this CRF's own steps: they reseed, so this CRF is the same as without it."""
         config = copy.deepcopy(self.config)
         wide = type(self)(
             config, encoder=self.encoder, settings=self.settings, ready=False, translations=self.translations
         )
         if log:
-            log(f"wide CRF: {own} training documents and {len(pairs) - own} of other domains")
-        wide.initialize(lambda: pairs, log=log)
-        wide.fit(pairs, log)
+            log(f"wide CRF: {len(pairs)} training documents and {len(wide_pairs)} of other domains")
+        both = list(pairs) + list(wide_pairs)
+        wide.initialize(lambda: both, log=log)
+        wide.fit(both, log)
         self.attach_wide(lambda _: wide)
 
     @property
@@ -479,7 +481,7 @@ class CRFAligner(SentenceAlignerBase):
         if not (Path(path) / "config.json").is_file():
             return self
         self._replace(*read_weights(path))
-        self.attach_wide(wide_loader(path) if self.wide_allowed else None)
+        self.attach_wide(wide_loader(path))
         return self
 
     def _replace(self, config: Dict[str, Any], state) -> "CRFAligner":
@@ -643,8 +645,6 @@ def make_crf_aligner(
     aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
     aligner.settings, aligner.translations = settings, translations
     aligner.wide_allowed = wide
-    if not wide:
-        aligner.attach_wide(None)
     return aligner
 
 
