@@ -129,15 +129,19 @@ class SentenceAligner(TrainablePipe):
             )
         if not self.is_trainable:
             return
-        if not wide_data:
-            self.aligner.initialize(lambda: [self.training_pair(eg) for eg in get_examples()])
+
+        def get_pairs():
+            return [self.training_pair(eg) for eg in get_examples()]
+
+        if not wide_data:  # any trainable aligner; only the CRF takes wide_pairs
+            self.aligner.initialize(get_pairs)
             return
         if nlp is None:
             raise ValueError(f"[{self.name}] wide_data is read with the pipeline: pass nlp to initialize")
         wide_pairs = [self.training_pair(eg) for eg in PairCorpus(wide_data)(nlp)]
         if not wide_pairs:
             raise InputError("no gold documents in the wide data", wide_data)
-        self.aligner.initialize(lambda: [self.training_pair(eg) for eg in get_examples()], wide_pairs=wide_pairs)
+        self.aligner.initialize(get_pairs, wide_pairs=wide_pairs)
 
     def update(
         self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None, losses: Optional[Dict[str, float]] = None
