@@ -10,7 +10,7 @@ import torch
 from conftest import SMALL, write_jsonl
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, schedule
+from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check, schedule
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import sentence_entropy, unsureness
@@ -93,6 +93,40 @@ def test_the_crf_adapted_is_the_own_the_wide_or_the_one_that_scores_higher_on_th
         adapted_aligner(single, small_pairs, [], plain, [], AdaptSettings(epochs=0, crf="wide"), shipped.encoder)
 
 
+def test_the_held_out_check_scores_each_gold_document_by_adapt_on_the_others(shipped, small_pairs):
+    """Two websites' documents of sgc-dev would also do; the check must not let a document teach
+    the adapted CRF that scores it: its figures are those of adapt on the other document alone."""
+    from spacy_simalign.errors import InputError
+    from spacy_simalign.evaluation.tally import Tally
+
+    pairs, feats = small_pairs[:2], featurize_all(shipped, small_pairs[:2])
+    plain = featurize_all(shipped, pairs, with_gold=False)
+    settings = AdaptSettings(epochs=1, repeat=3)
+    check = held_out_check(DEFAULT_WEIGHTS, pairs, feats, plain, feats[2:], settings, shipped.encoder)
+    base, held_out, in_sample = Tally(), Tally(), Tally()
+    both = adapted_aligner(DEFAULT_WEIGHTS, pairs, feats, plain, [], settings, shipped.encoder)
+    for i, other in ((0, 1), (1, 0)):
+        alone = adapted_aligner(
+            DEFAULT_WEIGHTS,
+            pairs[other : other + 1],
+            feats[other : other + 1],
+            plain[other : other + 1],
+            [],
+            settings,
+            shipped.encoder,
+        )
+        base.add(pairs[i], shipped.align_input(plain[i]))
+        held_out.add(pairs[i], alone.align_input(plain[i]))
+        in_sample.add(pairs[i], both.align_input(plain[i]))
+    assert check.base["docs"] == check.adapted["docs"] == 2
+    assert check.base["bead_text"] == base.figures()["bead_text"]
+    assert check.adapted["bead_text"] == held_out.figures()["bead_text"]
+    assert check.adapted["link"] != in_sample.figures()["link"]  # not the documents adapt learned from
+    assert check.helps == (held_out.figures()["bead_text"]["f"] > base.figures()["bead_text"]["f"])
+    with pytest.raises(InputError, match="at least 2, got 1"):
+        held_out_check(DEFAULT_WEIGHTS, pairs[:1], feats[:1], plain[:1], [], settings, shipped.encoder)
+
+
 def test_entropy_of_marginal_rows():
     rows = np.array([[1.0, 0.0, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25], [0.5, 0.5, 0.0, 0.0]])
     assert np.allclose(sentence_entropy(rows), [0.0, np.log(4), np.log(2)])
@@ -152,6 +186,25 @@ def test_bad_options_and_base_are_one_line(tmp_path, deplain_pairs, capsys):
     assert "not a CRF aligner folder" in capsys.readouterr().err
     assert main(["adapt", str(gold), str(DEFAULT_WEIGHTS), "--base", str(DEFAULT_WEIGHTS)]) == 2
     assert "would overwrite the input" in capsys.readouterr().err
+
+
+def test_adapt_check_prints_base_and_held_out_adapted_figures(tmp_path, deplain_pairs, capsys):
+    rows = small_rows(deplain_pairs)
+    gold, background = write_jsonl(tmp_path / "gold.jsonl", rows[:2]), write_jsonl(tmp_path / "bg.jsonl", rows[2:])
+    out = tmp_path / "adapted"
+    args = ["adapt", str(gold), str(out), "--background", str(background), "--epochs", "1", "--no-progress"]
+    assert main(args + ["--check"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "held out: each of the 2 gold documents aligned by the base and by adapt on the other 1"
+    base, adapted = (float(lines[i].split()[-1]) for i in (2, 3))
+    assert lines[2].startswith("base") and lines[3].startswith("adapted") and base != adapted
+    assert lines[4].startswith("adapting " + ("helps" if adapted > base else "does not help"))
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]
+    one = write_jsonl(tmp_path / "one.jsonl", rows[:1])
+    assert main(["adapt", str(one), str(tmp_path / "none"), "--check"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {one}: --check leaves one gold document out: it needs at least 2 with gold, got 1"
+    assert not (tmp_path / "none").exists()
 
 
 @pytest.mark.slow

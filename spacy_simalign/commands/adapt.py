@@ -1,10 +1,11 @@
-"""`adapt GOLD.jsonl OUTPUT_DIR [--base PATH] [--epochs N] [--repeat N] [--seed S] ...`: the CRF
+"""`adapt GOLD.jsonl OUTPUT_DIR [--base PATH] [--epochs N] [--repeat N] [--seed S] [--check] ...`: the CRF
 aligner fine-tuned on a few gold documents of the user's domain (aligners/crf/adapt.py), saved as
 a CRF weights folder for `align --model OUTPUT_DIR` (and, with --pipeline, as a spaCy pipeline
 that spacy.load reads). The background documents shown beside them are the data the base was
 trained on: for the shipped weights, DEplain-web dev (assets/deplain-web-dev in the repository).
 A base with a wide CRF (the shipped weights, crf/choice.py) keeps it unchanged beside the adapted
-one, which aligns every document the wide CRF is not surer of."""
+one, which aligns every document the wide CRF is not surer of. `--check` also says whether adapting
+helps on the user's domain, from documents adapt did not see (adapt.held_out_check)."""
 
 import argparse
 import os
@@ -67,6 +68,12 @@ def add_arguments(parser) -> None:
         help="the base's CRF that is adapted: its own (keeping its wide CRF beside it), its wide CRF alone, or "
         "auto: the one with the higher bead-text F1 on the gold documents (default: %(default)s)",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="also measure whether adapting helps on your domain: each gold document aligned by the base and by "
+        "adapt on the other gold documents (one more adapt per document; at least 2); prints both figures",
+    )
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
     parser.add_argument("--pipeline", default=None, metavar="DIR", help="also save a spaCy pipeline with it here")
     add_progress_option(parser)
@@ -116,8 +123,25 @@ def save_atomically(aligner, folder: str) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def check_table(check) -> str:
+    """The held-out check's figures (adapt.HeldOutCheck) as the lines `adapt --check` prints."""
+    docs = check.base["docs"]
+    lines = [f"held out: each of the {docs} gold documents aligned by the base and by adapt on the other {docs - 1}"]
+    lines.append(f"{'':<10} {'link P':>7} {'link R':>7} {'link F1':>8} {'bead-text F1':>13}")
+    for name, scores in (("base", check.base), ("adapted", check.adapted)):
+        link = scores["link"]
+        lines.append(
+            f"{name:<10} {link['p']:>7.3f} {link['r']:>7.3f} {link['f']:>8.3f} {scores['bead_text']['f']:>13.3f}"
+        )
+    verdict = "helps" if check.helps else "does not help"
+    lines.append(
+        f"adapting {verdict} on these documents (bead-text F1 {check.adapted['bead_text']['f'] - check.base['bead_text']['f']:+.3f})"
+    )
+    return "\n".join(lines)
+
+
 def run(args) -> int:
-    from ..aligners.crf.adapt import AdaptSettings, adapted_aligner, schedule
+    from ..aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check, schedule
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.train import featurize_all
     from ..engines.progress import progress_bar
@@ -133,6 +157,10 @@ def run(args) -> int:
         raise InputError("the DEplain-web dev pairs are not here (a repository checkout has them): pass --background")
     t0 = time.time()
     pairs, without = gold_pairs(args.gold, args.lang)
+    if args.check and len(pairs) < 2:
+        raise InputError(
+            f"--check leaves one gold document out: it needs at least 2 with gold, got {len(pairs)}", args.gold
+        )
     background = [p for f in background_files for p in gold_pairs(f, args.lang or "de", "--background")[0]]
     probe = CRFAligner.load(base)
     skipped = f" ({without} pairs without gold skipped)" if without else ""
@@ -141,13 +169,20 @@ def run(args) -> int:
         file=sys.stderr,
     )
     inputs = featurize_all(probe, pairs) if settings.epochs else []  # only fine-tuning reads them
-    plain = featurize_all(probe, pairs, with_gold=False) if settings.refit or settings.crf == "auto" else []
+    needs_plain = settings.refit or settings.crf == "auto" or args.check  # the check aligns the gold documents
+    plain = featurize_all(probe, pairs, with_gold=False) if needs_plain else []
     background_inputs = featurize_all(probe, background) if settings.epochs else []
     steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
+    if args.check:
+        steps += settings.epochs * len(pairs) * len(schedule(len(pairs) - 1, len(background_inputs), settings.repeat))
     with progress_bar(steps, unit="steps", enabled=args.progress) as bar:
         aligner = adapted_aligner(
             base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick=lambda: bar.update(1)
         )
+        check = None
+        if args.check:
+            tick = lambda: bar.update(1)  # noqa: E731
+            check = held_out_check(base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick)
     save_atomically(aligner, args.output)
     if args.pipeline:
         from ..pipeline.build import carried_pipeline
@@ -166,4 +201,6 @@ def run(args) -> int:
         f"-> {args.output}" + (f" (pipeline: {args.pipeline})" if args.pipeline else ""),
         file=sys.stderr,
     )
+    if check is not None:
+        print(check_table(check))
     return 0

@@ -11,11 +11,13 @@ fits on held-out decodes, the learned combination (its bias holds the null/thres
 and the bead decoder's scorer, are refitted on the adapted CRF's decodes of the user documents:
 the domain's own marginals, although in-sample (with epochs = 0: the base's decodes, held out).
 Refitting on the base's decodes before fine-tuning, or alone, was worse; what each choice gives
-is measured by project/eval_adapt.py (docs/results.md)."""
+is measured by project/eval_adapt.py (docs/results.md). Adapting can also lose on a domain (where the
+wide CRF already aligns it better): held_out_check measures that on the user's own gold, leaving
+one document out at a time."""
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -134,3 +136,52 @@ def adapted_aligner(
     if settings.refit:
         refit_stages(aligner, pairs, plain, settings.seed)
     return aligner
+
+
+@dataclass
+class HeldOutCheck:
+    """Whether adapting helps on the user's domain, measured on documents adapt did not see: every
+    user document aligned by the base and by the base adapted to the other user documents, pooled
+    (AlignmentScorer.scores() of each)."""
+
+    base: Dict
+    adapted: Dict
+
+    @property
+    def helps(self) -> bool:
+        """Whether the adapted aligners' held-out bead-text F1 is above the base's."""
+        return self.adapted["bead_text"]["f"] > self.base["bead_text"]["f"]
+
+
+def held_out_check(
+    folder,
+    pairs: Sequence[TrainingPair],
+    inputs: Sequence[PairInput],
+    plain: Sequence[PairInput],
+    background: Sequence[PairInput],
+    settings: AdaptSettings = AdaptSettings(),
+    encoder=None,
+    tick: Optional[Callable[[], None]] = None,
+) -> HeldOutCheck:
+    """Leave-one-document-out over the user documents (at least 2; arguments as adapted_aligner's):
+    one adapt per document, on the others, with the same settings."""
+    if len(pairs) < 2:
+        raise InputError(f"the held-out check leaves one gold document out: it needs at least 2, got {len(pairs)}")
+    base = CRFAligner.load(folder, encoder=encoder)
+    before, after = AlignmentScorer(), AlignmentScorer()
+    for i, (pair, x) in enumerate(zip(pairs, plain)):
+        rest = [j for j in range(len(pairs)) if j != i]
+        adapted = adapted_aligner(
+            folder,
+            [pairs[j] for j in rest],
+            [inputs[j] for j in rest] if inputs else [],
+            [plain[j] for j in rest],
+            background,
+            settings,
+            encoder,
+            tick,
+        )
+        texts = (pair.complex.sentences, pair.simple.sentences)
+        before.add(pair.gold, list(base.align_input(x)), *texts)
+        after.add(pair.gold, list(adapted.align_input(x)), *texts)
+    return HeldOutCheck(before.scores(), after.scores())
