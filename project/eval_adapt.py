@@ -16,8 +16,8 @@ documents come from, the rest the test documents, the same for every k (k = 0: t
 (the draws differ by the training seed only). Each variant is one way of adapting (AdaptSettings):
 fine-tuning alone, refitting the combination and bead scorer alone, or both (adapt's default). Pooled link and bead-text F1 over
 the test documents, mean over the draws. `--all-others F`: also what adapt gives with every other
-document of the domain (F folds by document, each adapted from the base on the other F - 1 folds):
-how far the curve can climb with this CRF.
+document of the domain (F folds by document, each adapted from the base on the other F - 1 folds;
+from each base --wide asks for): how far the curve can climb with this CRF.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-adapt
     .venv/bin/python project/eval_adapt.py [--domains bible,mdr.de] [--ks 0,1,2,4] [--draws 0,1,2] \\
@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner
+from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import unsureness
@@ -53,6 +53,7 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "both": {},
     "wide": {"crf": "wide"},  # both, on the base's wide CRF alone
     "auto": {"crf": "auto"},  # both, on the base CRF the k documents score higher
+    "guard": {},  # both, kept only if the held-out check on the k documents (k >= 2) says it helps; else the base
 }
 
 
@@ -146,6 +147,22 @@ def main(argv=None) -> int:
             encoder=probe.encoder,
         )
 
+    def guarded(folder, pick, background, settings):
+        """adapt's aligner if the held-out check on the documents `pick` says it helps, else the base."""
+        if len(pick) >= 2:
+            check = held_out_check(
+                folder,
+                [pool[i] for i in pick],
+                [gold_inputs[i] for i in pick],
+                [plain_inputs[i] for i in pick],
+                [gold_inputs[i] for i in background],
+                AdaptSettings(**settings),
+                encoder=probe.encoder,
+            )
+            if not check.helps:
+                return CRFAligner.load(folder, encoder=probe.encoder)
+        return adapt(folder, pick, background, settings)
+
     def scored(aligner, test, tally=None):
         """`tally` (a new one by default) with the aligner's beads of the documents `test` added."""
         tally = Tally() if tally is None else tally
@@ -216,21 +233,21 @@ def main(argv=None) -> int:
                     aligner = CRFAligner.load(bases[wide], encoder=probe.encoder)
                 else:
                     settings = {"seed": draw, **fixed, **VARIANTS[variant]}
-                    aligner = adapt(bases[wide], pick[:k], background, settings)
+                    aligner = (guarded if variant == "guard" else adapt)(bases[wide], pick[:k], background, settings)
                 fig = scored(aligner, test).figures()
                 key = f"{how} k={k} {variant}" + ("" if wide == "keep" else "/alone")
                 rows.setdefault(key, []).append(
                     {"draw": draw, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(test)}
                 )
-        if args.all_others > 1:
+        for wide in bases if args.all_others > 1 else []:
             tally = Tally()
             for fold in range(args.all_others):
                 test = docs[fold :: args.all_others]
                 pick = [i for i in docs if i not in test]
-                scored(adapt(next(iter(bases.values())), pick, background, {"seed": 0, **fixed}), test, tally)
+                scored(adapt(bases[wide], pick, background, {"seed": 0, **fixed}), test, tally)
             fig = tally.figures()
             n = len(docs) - len(docs) // args.all_others
-            rows[f"others k~{n} both"] = [
+            rows[f"others k~{n} both" + ("" if wide == "keep" else "/alone")] = [
                 {"draw": 0, "link": fig["link"]["f"], "bead_text": fig["bead_text"]["f"], "test": len(docs)}
             ]
         print(f"\n{domain}: {len(docs)} documents; bases {', '.join(bases)} (alone: without a wide CRF); draws {draws}")
