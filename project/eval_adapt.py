@@ -135,31 +135,20 @@ def main(argv=None) -> int:
     gold_inputs, plain_inputs = featurize_all(probe, pool), featurize_all(probe, pool, with_gold=False)
     print(f"featurized {len(pool)} documents in {time.time() - t0:.0f} s")
 
+    def user_documents(pick):
+        """The documents `pick` as adapt's user documents: (pairs, features with gold, without)."""
+        return [pool[i] for i in pick], [gold_inputs[i] for i in pick], [plain_inputs[i] for i in pick]
+
     def adapt(folder, pick, background, settings):
         """The weights `folder` adapted to the documents `pick`, with `background` (AdaptSettings values)."""
-        return adapted_aligner(
-            folder,
-            [pool[i] for i in pick],
-            [gold_inputs[i] for i in pick],
-            [plain_inputs[i] for i in pick],
-            [gold_inputs[i] for i in background],
-            AdaptSettings(**settings),
-            encoder=probe.encoder,
-        )
+        rest = ([gold_inputs[i] for i in background], AdaptSettings(**settings))
+        return adapted_aligner(folder, *user_documents(pick), *rest, encoder=probe.encoder)
 
     def guarded(folder, pick, background, settings):
         """adapt's aligner if the held-out check on the documents `pick` says it helps, else the base."""
         if len(pick) >= 2:
-            check = held_out_check(
-                folder,
-                [pool[i] for i in pick],
-                [gold_inputs[i] for i in pick],
-                [plain_inputs[i] for i in pick],
-                [gold_inputs[i] for i in background],
-                AdaptSettings(**settings),
-                encoder=probe.encoder,
-            )
-            if not check.helps:
+            rest = ([gold_inputs[i] for i in background], AdaptSettings(**settings))
+            if not held_out_check(folder, *user_documents(pick), *rest, encoder=probe.encoder).helps:
                 return CRFAligner.load(folder, encoder=probe.encoder)
         return adapt(folder, pick, background, settings)
 
