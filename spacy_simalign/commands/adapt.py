@@ -173,16 +173,10 @@ def run(args) -> int:
     plain = featurize_all(probe, pairs, with_gold=False) if needs_plain else []
     background_inputs = featurize_all(probe, background) if settings.epochs else []
     steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
-    if args.check:
-        steps += settings.epochs * len(pairs) * len(schedule(len(pairs) - 1, len(background_inputs), settings.repeat))
     with progress_bar(steps, unit="steps", enabled=args.progress) as bar:
         aligner = adapted_aligner(
             base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick=lambda: bar.update(1)
         )
-        check = None
-        if args.check:
-            tick = lambda: bar.update(1)  # noqa: E731
-            check = held_out_check(base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick)
     save_atomically(aligner, args.output)
     if args.pipeline:
         from ..pipeline.build import carried_pipeline
@@ -201,6 +195,11 @@ def run(args) -> int:
         f"-> {args.output}" + (f" (pipeline: {args.pipeline})" if args.pipeline else ""),
         file=sys.stderr,
     )
-    if check is not None:
+    if args.check:  # after the save: the adapted weights are kept whatever the check says, or if it is stopped
+        print(f"check: adapt once more per gold document, on the others ({len(pairs)} runs) ...", file=sys.stderr)
+        one_out = settings.epochs * len(schedule(len(pairs) - 1, len(background_inputs), settings.repeat))
+        with progress_bar(len(pairs) * one_out, unit="steps", enabled=args.progress) as bar:
+            tick = lambda: bar.update(1)  # noqa: E731
+            check = held_out_check(base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick)
         print(check_table(check))
     return 0
