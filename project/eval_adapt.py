@@ -37,9 +37,8 @@ from pathlib import Path
 
 from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
-from spacy_simalign.aligners.crf.choice import wide_is_surer
 from spacy_simalign.aligners.crf.train import featurize_all
-from spacy_simalign.aligners.crf.unsure import document_score, unsureness
+from spacy_simalign.aligners.crf.unsure import unsureness
 from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, read_gold_pairs
 from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
 from spacy_simalign.evaluation.tally import Tally
@@ -54,7 +53,6 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "both": {},
     "wide": {"crf": "wide"},  # both, on the base's wide CRF alone
     "auto": {"crf": "auto"},  # both, on the base CRF the k documents score higher
-    "frozen": {},  # both, but which CRF aligns a document is decided by the base, as before adapt
     "guard": {},  # both, kept only if the held-out check on the k documents (k >= 2) says it helps; else the base
 }
 
@@ -154,22 +152,6 @@ def main(argv=None) -> int:
                 return CRFAligner.load(folder, encoder=probe.encoder)
         return adapt(folder, pick, background, settings)
 
-    class FrozenChoice:
-        """The adapted CRF on the documents the base's own CRF aligns (base.align_input's choice),
-        the base's wide CRF on the others."""
-
-        def __init__(self, base, adapted):
-            self.base, self.adapted = base, adapted
-
-        def align_input(self, x):
-            wide = self.base.wide
-            if wide is not None:
-                own = document_score(self.base.decoded(x)[0][1])
-                theirs = document_score(wide.model.decode_many([x.s2c], wide.config["torch_threads"])[0][1])
-                if wide_is_surer(own, theirs, self.base.config["wide_margin"]):
-                    return wide.align_input(x)
-            return self.adapted.beads(x, self.adapted.outputs(x, self.adapted.decoded(x)))
-
     def scored(aligner, test, tally=None):
         """`tally` (a new one by default) with the aligner's beads of the documents `test` added."""
         tally = Tally() if tally is None else tally
@@ -241,8 +223,6 @@ def main(argv=None) -> int:
                 else:
                     settings = {"seed": draw, **fixed, **VARIANTS[variant]}
                     aligner = (guarded if variant == "guard" else adapt)(bases[wide], pick[:k], background, settings)
-                    if variant == "frozen":
-                        aligner = FrozenChoice(CRFAligner.load(bases[wide], encoder=probe.encoder), aligner)
                 fig = scored(aligner, test).figures()
                 key = f"{how} k={k} {variant}" + ("" if wide == "keep" else "/alone")
                 rows.setdefault(key, []).append(
@@ -253,10 +233,7 @@ def main(argv=None) -> int:
             for fold in range(args.all_others):
                 test = docs[fold :: args.all_others]
                 pick = [i for i in docs if i not in test]
-                adapted = adapt(bases[wide], pick, background, {"seed": 0, **fixed})
-                if "frozen" in variants:
-                    adapted = FrozenChoice(CRFAligner.load(bases[wide], encoder=probe.encoder), adapted)
-                scored(adapted, test, tally)
+                scored(adapt(bases[wide], pick, background, {"seed": 0, **fixed}), test, tally)
             fig = tally.figures()
             n = len(docs) - len(docs) // args.all_others
             rows[f"others k~{n} both" + ("" if wide == "keep" else "/alone")] = [
