@@ -72,7 +72,8 @@ def add_arguments(parser) -> None:
         "--check",
         action="store_true",
         help="also measure whether adapting helps on your domain: each gold document aligned by the base and by "
-        "adapt on the other gold documents (one more adapt per document; at least 2); prints both figures",
+        "adapt on the other gold documents (one more adapt per document; at least 2); prints both figures. It "
+        "judges adapt on one document fewer than given, so with few documents it is pessimistic",
     )
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
     parser.add_argument("--pipeline", default=None, metavar="DIR", help="also save a spaCy pipeline with it here")
