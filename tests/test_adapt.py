@@ -160,11 +160,20 @@ def test_rank_prints_the_most_unsure_first_and_writes_the_same_lines(tmp_path, d
     assert list(map(float, scores)) == sorted(map(float, scores), reverse=True)
 
 
+def raw_simple_side_with_a_gold_index_past_its_sentences(row):
+    """The simple side as raw text (its sentences joined): a gold index one past the sentences the
+    segmenter finds is only known to be bad once the side is split."""
+    paragraphs = row["simple"]["paragraphs"]
+    row["simple"] = {"text": "\n\n".join(" ".join(p) for p in paragraphs)}
+    row["gold"].append([[0], [sum(map(len, paragraphs)) + 5]])
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
         (lambda row: row.pop("gold"), "no pair has gold (1 pairs)"),
         (lambda row: row["gold"].append([[999], [0]]), "gold"),
+        (raw_simple_side_with_a_gold_index_past_its_sentences, "as the segmenter splits it"),
     ],
 )
 def test_bad_gold_is_one_line_and_writes_nothing(tmp_path, deplain_pairs, capsys, change, message):

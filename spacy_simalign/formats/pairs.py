@@ -9,7 +9,7 @@ from ..errors import InputError
 from ..segmentation.rules import is_blank
 from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
 from ..terminal import safe
-from .beads import SIDES, parse_beads
+from .beads import SIDES, out_of_range, parse_beads, shown
 from .jsonl import UniqueIds, check_unicode, iter_lines, parse_json_line, write_jsonl
 
 
@@ -54,10 +54,19 @@ class PairRecord:
         return self.side_input(name)
 
     def training_pair(self, path: str = "<input>") -> TrainingPair:
-        """The record as training data: both sides and the gold beads (which it needs)."""
+        """The record as training data: both sides and the gold beads (which it needs). Gold on a
+        raw-text side is checked against the sentences the segmenter splits it into."""
         if self.gold is None:
             raise InputError(f"pair '{self.id}' has no 'gold'", path, self.line)
-        return TrainingPair(self.side("complex"), self.side("simple"), list(self.gold), id=self.id)
+        sides = [self.side(name) for name in SIDES]
+        for b, name, bad, size in out_of_range(self.gold, [len(side) for side in sides]):
+            raise InputError(
+                f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has "
+                f"{size} sentences as the segmenter splits it",
+                path,
+                self.line,
+            )
+        return TrainingPair(sides[0], sides[1], list(self.gold), id=self.id)
 
 
 def _check_side(obj: Dict, name: str, path: str, number: int) -> int:
