@@ -126,3 +126,33 @@ def test_one_bead_rule_for_gold_in_align_evaluate_and_review(tmp_path, capsys, d
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {gold}:1: ") and message in err and len(err.splitlines()) == 1, err
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_detail_gives_each_pair_the_figures_it_gets_alone_worst_first(tmp_path, deplain_pairs, capsys):
+    """--detail: each pair's row is what evaluating that pair alone gives; the pair with no prediction
+    comes first, a degraded one next, a perfect one last; shape recall counts every gold bead."""
+    objs = deplain_pairs[:3]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    perfect_first, degraded = perfect(objs[:2])
+    degraded["alignments"] = degraded["alignments"][::2]
+    pred = predictions(tmp_path / "pred.jsonl", [perfect_first, degraded])
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(gold), str(pred), "--detail", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    scores = json.loads(out.read_text())
+    rows = scores["documents"]
+    assert [d["id"] for d in rows] == [objs[2]["id"], objs[1]["id"], objs[0]["id"]]
+    assert not rows[0]["predicted"] and rows[0]["bead_text"]["f"] == 0.0 and "no prediction" in printed
+    assert rows[2]["bead_text"]["f"] == 1.0 and 0.0 < rows[1]["bead_text"]["f"] < 1.0
+    for obj in objs[:2]:
+        alone = tmp_path / f"{obj['id']}.jsonl"
+        alone.write_text(json.dumps(obj, ensure_ascii=False) + "\n", encoding="utf-8")
+        assert main(["evaluate", str(alone), str(pred), "--output", str(tmp_path / "alone.json")]) == 0
+        own = json.loads((tmp_path / "alone.json").read_text())
+        row = next(d for d in rows if d["id"] == obj["id"])
+        assert (row["link"], row["bead_text"]) == (own["link"], own["bead_text"])
+    assert sum(s["beads"] for s in scores["shapes"].values()) == sum(len(o["gold"]) for o in objs)
+    capsys.readouterr()
+    assert main(["evaluate", str(gold), str(pred)]) == 0
+    assert "worst first" not in capsys.readouterr().out  # the plain table stays as it was

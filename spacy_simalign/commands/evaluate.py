@@ -1,6 +1,6 @@
-"""`evaluate GOLD.jsonl PREDICTED.jsonl [--output scores.json]`: link, bead-text and
+"""`evaluate GOLD.jsonl PREDICTED.jsonl [--output scores.json] [--detail]`: link, bead-text and
 paragraph-pair P/R/F1 of an alignment JSONL file against the gold beads of a pair JSONL
-file (evaluation.evaluate_files)."""
+file (evaluation.evaluate_files); `--detail` adds recall per bead shape and each pair's figures."""
 
 import json
 
@@ -16,6 +16,12 @@ def add_arguments(parser):
     parser.add_argument("gold", help="pair JSONL with a 'gold' field")
     parser.add_argument("predicted", help="alignment JSONL (output of align)")
     parser.add_argument("--output", default=None, help="also write the scores as JSON here")
+    parser.add_argument(
+        "--detail",
+        action="store_true",
+        help="also recall per gold bead shape (1:1, 1:2, 1:3+, n:m) and each pair's own link and "
+        "bead-text F1, worst first: which documents and shapes to review",
+    )
 
 
 def paths(args) -> Paths:
@@ -25,7 +31,7 @@ def paths(args) -> Paths:
 def run(args) -> int:
     from ..evaluation.files import evaluate_files, format_table
 
-    scores = evaluate_files(args.gold, args.predicted)
+    scores = evaluate_files(args.gold, args.predicted, detail=args.detail)
     say(format_table(scores))
     if args.output:
         with atomic_output(args.output) as handle:

@@ -9,8 +9,10 @@ from ..errors import InputError
 from ..formats.alignments import AlignmentLine, load_alignments
 from ..formats.beads import SIDES, out_of_range, shown
 from ..formats.pairs import PairRecord, read_pairs
-from ..structures import Side
+from ..structures import Side, TrainingPair
+from ..terminal import safe
 from .scoring import AlignmentScorer
+from .tally import Tally
 
 
 def _side(record: PairRecord, name: str, predicted: AlignmentLine, gold_path: str) -> Side:
@@ -29,11 +31,13 @@ def _side(record: PairRecord, name: str, predicted: AlignmentLine, gold_path: st
     return Side(sents, [list(range(len(sents)))], record.side_lang(name))
 
 
-def evaluate_files(gold_path: str, pred_path: str) -> Dict[str, Any]:
+def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict[str, Any]:
     """Link, bead-text and paragraph-pair P/R/F1 of the predictions, pooled over the gold pairs;
-    a gold pair without a prediction counts as predicting nothing."""
+    a gold pair without a prediction counts as predicting nothing. `detail`: also recall per gold
+    bead shape ("shapes") and each pair's own figures ("documents", worst bead-text F1 first)."""
     predicted = load_alignments(pred_path)
     scorer = AlignmentScorer()
+    tally, documents = Tally(), []
     missing = 0
     for record in read_pairs(gold_path):
         if record.gold is None:
@@ -52,9 +56,30 @@ def evaluate_files(gold_path: str, pred_path: str) -> Dict[str, Any]:
             )
         beads = line.check_sizes(sizes).beads if line is not None else []
         scorer.add(record.gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
+        if detail:
+            tally.add(TrainingPair(c, s, list(record.gold), id=record.id), beads)
+            documents.append(document_figures(record, beads, c, s, line is not None))
     scores = scorer.scores()
     scores["missing_predictions"] = missing
+    if detail:
+        scores["shapes"] = tally.figures()["shapes"]
+        scores["documents"] = sorted(documents, key=lambda d: (d["bead_text"]["f"], d["link"]["f"]))
     return scores
+
+
+def document_figures(record: PairRecord, beads, c: Side, s: Side, predicted: bool) -> Dict[str, Any]:
+    """One pair's own link and bead-text P/R/F1, with its numbers of gold and predicted beads."""
+    own = AlignmentScorer()
+    own.add(record.gold, beads, c.sentences, s.sentences)
+    figures = own.scores()
+    return {
+        "id": record.id,
+        "gold_beads": len(record.gold),
+        "predicted_beads": len(beads),
+        "predicted": predicted,
+        "link": figures["link"],
+        "bead_text": figures["bead_text"],
+    }
 
 
 def format_table(scores: Dict[str, Any]) -> str:
@@ -64,4 +89,20 @@ def format_table(scores: Dict[str, Any]) -> str:
             m = scores[metric]
             lines.append(f"| {metric} | {m['p']:.3f} | {m['r']:.3f} | {m['f']:.3f} |")
     lines.append(f"\n{scores['docs']} documents, {scores['missing_predictions']} without a prediction")
+    if "shapes" in scores:
+        lines += ["", "| gold bead shape | beads | link recall | exact bead recall |", "|---|---|---|---|"]
+        for shape, figures in scores["shapes"].items():
+            if figures["beads"]:
+                lines.append(
+                    f"| {shape} | {figures['beads']} | {figures['link_recall']:.3f} | {figures['exact_recall']:.3f} |"
+                )
+    if "documents" in scores:
+        lines += ["", "| document (worst first) | gold beads | predicted beads | link F1 | bead-text F1 |"]
+        lines.append("|---|---|---|---|---|")
+        for d in scores["documents"]:
+            shown_beads = d["predicted_beads"] if d["predicted"] else "no prediction"
+            lines.append(
+                f"| {safe(d['id'], newlines=False)} | {d['gold_beads']} | {shown_beads} | {d['link']['f']:.3f} | "
+                f"{d['bead_text']['f']:.3f} |"
+            )
     return "\n".join(lines)
