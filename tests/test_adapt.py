@@ -105,6 +105,7 @@ def test_the_held_out_check_scores_each_gold_document_by_adapt_on_the_others(shi
     check = held_out_check(DEFAULT_WEIGHTS, pairs, feats, plain, feats[2:], settings, shipped.encoder)
     base, held_out, in_sample = Tally(), Tally(), Tally()
     both = adapted_aligner(DEFAULT_WEIGHTS, pairs, feats, plain, [], settings, shipped.encoder)
+    documents = []
     for i, other in ((0, 1), (1, 0)):
         alone = adapted_aligner(
             DEFAULT_WEIGHTS,
@@ -118,7 +119,12 @@ def test_the_held_out_check_scores_each_gold_document_by_adapt_on_the_others(shi
         base.add(pairs[i], shipped.align_input(plain[i]))
         held_out.add(pairs[i], alone.align_input(plain[i]))
         in_sample.add(pairs[i], both.align_input(plain[i]))
+        own = [Tally(), Tally()]
+        own[0].add(pairs[i], shipped.align_input(plain[i]))
+        own[1].add(pairs[i], alone.align_input(plain[i]))
+        documents.append((pairs[i].id, *(t.figures()["bead_text"]["f"] for t in own)))
     assert check.base["docs"] == check.adapted["docs"] == 2
+    assert check.documents == documents  # each document's own figures, in the order given
     assert check.base["bead_text"] == base.figures()["bead_text"]
     assert check.adapted["bead_text"] == held_out.figures()["bead_text"]
     assert check.adapted["link"] != in_sample.figures()["link"]  # not the documents adapt learned from
@@ -208,6 +214,10 @@ def test_adapt_check_prints_base_and_held_out_adapted_figures(tmp_path, deplain_
     base, adapted = (float(lines[i].split()[-1]) for i in (2, 3))
     assert lines[2].startswith("base") and lines[3].startswith("adapted") and base != adapted
     assert lines[4].startswith("adapting " + ("helps" if adapted > base else "does not help"))
+    assert lines[5].startswith("document") and [line.split()[0] for line in lines[6:8]] == [r["id"] for r in rows[:2]]
+    per_document = [tuple(map(float, line.split()[1:])) for line in lines[6:8]]
+    better, worse = sum(a > b for b, a in per_document), sum(a < b for b, a in per_document)
+    assert lines[8] == f"adapted better on {better}, worse on {worse} of the 2 documents"
     assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]
     one = write_jsonl(tmp_path / "one.jsonl", rows[:1])
     assert main(["adapt", str(one), str(tmp_path / "none"), "--check"]) == 2

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..engines.progress import add_progress_option
 from ..errors import InputError
 from ..outputs import Paths
+from ..terminal import safe
 from . import crf_weights
 
 NAME = "adapt"
@@ -72,8 +73,9 @@ def add_arguments(parser) -> None:
         "--check",
         action="store_true",
         help="also measure whether adapting helps on your domain: each gold document aligned by the base and by "
-        "adapt on the other gold documents (one more adapt per document; at least 2); prints both figures. It "
-        "judges adapt on one document fewer than given, so with few documents it is pessimistic",
+        "adapt on the other gold documents (one more adapt per document; at least 2); prints both figures, "
+        "pooled and per document. It judges adapt on one document fewer than given, so with few documents it "
+        "is pessimistic",
     )
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
     parser.add_argument("--pipeline", default=None, metavar="DIR", help="also save a spaCy pipeline with it here")
@@ -138,6 +140,14 @@ def check_table(check) -> str:
     lines.append(
         f"adapting {verdict} on these documents (bead-text F1 {check.adapted['bead_text']['f'] - check.base['bead_text']['f']:+.3f})"
     )
+    if check.documents:
+        width = max(len("document"), *(len(safe(doc, newlines=False)) for doc, _, _ in check.documents))
+        lines.append(f"{'document':<{width}} {'base':>6} {'adapted':>8}   (bead-text F1, each held out)")
+        for doc, before, after in check.documents:
+            lines.append(f"{safe(doc, newlines=False):<{width}} {before:>6.3f} {after:>8.3f}")
+        better = sum(after > before for _, before, after in check.documents)
+        worse = sum(after < before for _, before, after in check.documents)
+        lines.append(f"adapted better on {better}, worse on {worse} of the {len(check.documents)} documents")
     return "\n".join(lines)
 
 

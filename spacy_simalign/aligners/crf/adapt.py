@@ -16,8 +16,8 @@ wide CRF already aligns it better): held_out_check measures that on the user's o
 one document out at a time."""
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -142,10 +142,11 @@ def adapted_aligner(
 class HeldOutCheck:
     """Whether adapting helps on the user's domain, measured on documents adapt did not see: every
     user document aligned by the base and by the base adapted to the other user documents, pooled
-    (AlignmentScorer.scores() of each)."""
+    (AlignmentScorer.scores() of each); `documents`: each document's (id, base, adapted) bead-text F1."""
 
     base: Dict
     adapted: Dict
+    documents: List[Tuple[str, float, float]] = field(default_factory=list)
 
     @property
     def helps(self) -> bool:
@@ -169,6 +170,7 @@ def held_out_check(
         raise InputError(f"the held-out check leaves one gold document out: it needs at least 2, got {len(pairs)}")
     base = CRFAligner.load(folder, encoder=encoder)
     before, after = AlignmentScorer(), AlignmentScorer()
+    documents = []
     for i, (pair, x) in enumerate(zip(pairs, plain)):
         rest = [j for j in range(len(pairs)) if j != i]
         adapted = adapted_aligner(
@@ -182,6 +184,11 @@ def held_out_check(
             tick,
         )
         texts = (pair.complex.sentences, pair.simple.sentences)
-        before.add(pair.gold, list(base.align_input(x)), *texts)
-        after.add(pair.gold, list(adapted.align_input(x)), *texts)
-    return HeldOutCheck(before.scores(), after.scores())
+        figures = [pair.id]
+        for pooled, aligner in ((before, base), (after, adapted)):
+            beads, own = list(aligner.align_input(x)), AlignmentScorer()
+            for scorer in (pooled, own):
+                scorer.add(pair.gold, beads, *texts)
+            figures.append(own.scores()["bead_text"]["f"])
+        documents.append(tuple(figures))
+    return HeldOutCheck(before.scores(), after.scores(), documents)
