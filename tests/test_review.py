@@ -461,3 +461,46 @@ def test_the_access_log_does_not_show_the_token(files, caplog):
     finally:
         server.stop()
     assert "GET /?token=[redacted] HTTP/1.1" in caplog.text and server.token not in caplog.text
+
+
+def test_the_page_lists_the_pairs_in_ranks_order_and_a_save_keeps_the_files(tmp_path, files):
+    """review --order with `rank --output`'s file: the ranked pairs first, in its order, the others
+    after in file order; saving a pair still changes only its own line of the pairs file."""
+    from spacy_simalign.__main__ import main
+
+    pairs, alignments, objs = files
+    ranked = tmp_path / "ranked.tsv"
+    three = pairs.with_name("three.jsonl")
+    three.write_bytes(b"".join(pairs.read_bytes().splitlines(keepends=True)[3:6]))
+    assert main(["rank", str(three), "--output", str(ranked)]) == 0
+    ranked_ids = [line.split("\t")[0] for line in ranked.read_text(encoding="utf-8").splitlines()]
+    assert sorted(ranked_ids) == sorted(o["id"] for o in objs[3:6])
+    client = token_client(create_app(str(pairs), str(alignments), order_path=str(ranked)))
+    listing = client.get("/api/pairs").get_json()["pairs"]
+    assert [p["id"] for p in listing] == ranked_ids + [o["id"] for o in objs[:3]]
+    before = pairs.read_bytes().splitlines(keepends=True)
+    first = client.get(f"/api/pairs/{ranked_ids[0]}").get_json()
+    gold = [[b["complex"], b["simple"]] for b in first["beads"][:1]]
+    assert put_gold(client, ranked_ids[0], gold, first["etag"]).status_code == 200
+    after = pairs.read_bytes().splitlines(keepends=True)
+    changed = [k for k, (a, b) in enumerate(zip(before, after)) if a != b]
+    assert len(after) == len(before) and changed == [[o["id"] for o in objs].index(ranked_ids[0])]
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (["deplain-web-1\t0.5", "nosuch\t0.4"], ":2: id 'nosuch' is not a pair of "),
+        (["deplain-web-1\t0.5", "deplain-web-1\t0.4"], ":2: id 'deplain-web-1' is listed twice"),
+    ],
+)
+def test_a_bad_order_file_is_one_line_and_serves_nothing(tmp_path, files, capsys, lines, message):
+    from spacy_simalign.__main__ import main
+
+    pairs, alignments, objs = files
+    ranked = tmp_path / "ranked.tsv"
+    ranked.write_text("\n".join(line.replace("deplain-web-1", objs[0]["id"]) for line in lines) + "\n")
+    message = message.replace("deplain-web-1", objs[0]["id"])
+    assert main(["review", str(pairs), str(alignments), "--order", str(ranked), "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {ranked}") and message in err and "\n" not in err

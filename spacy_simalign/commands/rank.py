@@ -38,6 +38,7 @@ def run(args) -> int:
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.unsure import unsureness
     from ..formats.pairs import read_pairs, validate_pairs
+    from ..formats.ranked import ranked_lines
 
     model = crf_weights(args.model)
     aligner = CRFAligner.load(model)
@@ -50,7 +51,7 @@ def run(args) -> int:
             value = unsureness(aligner, aligner.featurize(complex_side, simple_side), args.score)
         scored.append((value, record.id))
     scored.sort(key=lambda item: -item[0])  # stable: ties keep the file's order
-    lines = [f"{pair_id}\t{value:.4f}" for value, pair_id in scored]
+    lines = ranked_lines(scored)
     print("\n".join(safe(line, newlines=False) for line in lines))
     if args.output:
         with atomic_output(args.output) as handle:

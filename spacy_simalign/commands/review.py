@@ -1,4 +1,5 @@
-"""`review PAIRS.jsonl [ALIGNMENTS.jsonl] --port N`: correct alignments in a local web page."""
+"""`review PAIRS.jsonl [ALIGNMENTS.jsonl] [--order RANKED] --port N`: correct alignments in a local web
+page, the pairs listed in `rank`'s order when given."""
 
 import webbrowser
 
@@ -22,6 +23,13 @@ def add_arguments(parser) -> None:
         metavar="ALIGNMENTS.jsonl",
         help="alignment JSONL from `align`, shown for pairs that have no gold yet",
     )
+    parser.add_argument(
+        "--order",
+        default=None,
+        metavar="RANKED",
+        help="list the pairs in this order (the output of `rank --output`: id, tab, score per line; most "
+        "unsure first), the pairs it does not name after them in file order",
+    )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port; default 8765)")
     parser.add_argument("--open", action="store_true", help="open the page in the default web browser")
 
@@ -29,7 +37,7 @@ def add_arguments(parser) -> None:
 def paths(args) -> Paths:
     """Saves rewrite PAIRS.jsonl in place: its folder must be writable from the start (a save
     must not be the first to find out), and it must not be the alignments file it reads."""
-    return Paths(inputs=[args.alignments], outputs=[args.pairs])
+    return Paths(inputs=[args.alignments, args.order], outputs=[args.pairs])
 
 
 def run(args) -> int:
@@ -38,7 +46,7 @@ def run(args) -> int:
     if not 0 <= args.port <= 65535:
         raise InputError(f"--port must be between 0 and 65535, got {args.port}")
     try:
-        server = ReviewServer(args.pairs, args.alignments, args.port)
+        server = ReviewServer(args.pairs, args.alignments, args.port, order_path=args.order)
     except OSError as err:
         raise InputError(f"cannot listen on 127.0.0.1:{args.port}: {err.strerror}") from None
     say(

@@ -70,10 +70,13 @@ def read_json_body():
         return jsonify(error=f"not saved: the body is not JSON ({str(err).splitlines()[0][:100]})"), 400
 
 
-def create_app(pairs_path: str, alignments_path: str = None, token: Optional[str] = None) -> Flask:
-    """The app for one pairs file (and optionally the aligner's output to start from); `token`
-    is the secret every request must carry (default: a new random one, in app.config["TOKEN"])."""
-    store = PairStore(pairs_path, alignments_path)
+def create_app(
+    pairs_path: str, alignments_path: str = None, token: Optional[str] = None, order_path: str = None
+) -> Flask:
+    """The app for one pairs file (and optionally the aligner's output to start from, and `rank`'s
+    output to list the pairs in); `token` is the secret every request must carry (default: a new
+    random one, in app.config["TOKEN"])."""
+    store = PairStore(pairs_path, alignments_path, order_path)
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder=str(TEMPLATES), static_url_path="/static")
     app.config["STORE"] = store
     app.config["TOKEN"] = token = token or new_token()
@@ -182,9 +185,16 @@ class ReviewServer:
     """The app served on 127.0.0.1:port in a background thread (port 0: a free one); `url` is
     the page's address with the token."""
 
-    def __init__(self, pairs_path: str, alignments_path: str = None, port: int = 0, token: Optional[str] = None):
+    def __init__(
+        self,
+        pairs_path: str,
+        alignments_path: str = None,
+        port: int = 0,
+        token: Optional[str] = None,
+        order_path: str = None,
+    ):
         self.token = token or new_token()
-        self.app = create_app(pairs_path, alignments_path, self.token)
+        self.app = create_app(pairs_path, alignments_path, self.token, order_path)
         if port:  # werkzeug exits the process on a busy port: find out first, as an OSError
             with socket.socket() as probe:
                 probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

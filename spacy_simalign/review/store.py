@@ -27,6 +27,7 @@ from ..formats.alignments import load_alignments
 from ..formats.beads import parse_beads
 from ..formats.jsonl import atomic_output, clean_stale_temporaries, dump_line
 from ..formats.pairs import parse_pair
+from ..formats.ranked import read_order
 from .render import PairView, load_views, view_from_record
 
 
@@ -55,7 +56,7 @@ class PairStore:
     """Reads the pairs file afresh on every request, so what the page shows and what a save
     checks against is always what is on disk."""
 
-    def __init__(self, pairs_path: str, alignments_path: str = None):
+    def __init__(self, pairs_path: str, alignments_path: str = None, order_path: str = None):
         self.path = pairs_path
         self.alignments_path = alignments_path
         self._lock = threading.Lock()
@@ -64,6 +65,8 @@ class PairStore:
         self.alignments = load_alignments(alignments_path) if alignments_path else {}
         views = load_views(pairs_path, alignments_path, self.alignments)
         self.ids = [v.id for v in views]
+        # the order the page lists the pairs in (`rank`'s output): those ids first, the rest after
+        self.order = read_order(order_path, self.ids, pairs_path) if order_path else {}
 
     # -------------------------------------------------------------- reading
 
@@ -87,7 +90,8 @@ class PairStore:
         raise KeyError(pair_id)
 
     def summary(self) -> List[Dict[str, Any]]:
-        """Each pair's id and whether it has gold yet / an aligner's beads, in file order."""
+        """Each pair's id and whether it has gold yet / an aligner's beads: in the given order, then
+        the other pairs in file order."""
         out = []
         for raw in self._lines():
             if raw.strip():
@@ -99,7 +103,7 @@ class PairStore:
                         "alignment": obj.get("id") in self.alignments,
                     }
                 )
-        return out
+        return sorted(out, key=lambda pair: self.order.get(pair["id"], len(self.order)))  # stable
 
     def view(self, pair_id: str) -> Tuple[PairView, str]:
         """The pair as the page shows it (gold if saved, else the aligner's beads) and its etag."""

@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   var SIDES = ["complex", "simple"];
-  var pairs = [];          // [{id, gold, alignment}] in file order
+  var pairs = [];          // [{id, gold, alignment}] in the server's order (review --order, else the file's)
   var cache = {};          // id -> {view, etag, beads, dirty, undo: []}
   var current = null;      // id shown
   var anchor = null;       // {side, index}: the selected sentence
