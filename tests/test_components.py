@@ -234,3 +234,23 @@ def test_shipped_weights_align_at_once_and_initialize_starts_from_them(deplain_p
     assert [nlp(predicted_doc(eg.reference))._.beads for eg in examples] == before
     nlp.update(examples[:1])
     assert nlp.get_pipe("simalign_sentence_aligner").aligner is not None
+
+
+def test_bad_input_in_initialize_is_one_message_under_spacy_train(deplain_pairs, tmp_path, capsys):
+    """`spacy train` runs initialize inside spaCy's show_validation_error: our InputError arrives as
+    its '✘' message and exit status 1, not a traceback; Python callers still catch an InputError."""
+    from spacy.cli._util import show_validation_error
+
+    nlp = fresh_pipeline()
+    component = nlp.get_pipe("simalign_sentence_aligner")
+    examples = examples_of(nlp, small_pairs(deplain_pairs))
+    bad = tmp_path / "wide.jsonl"
+    bad.write_text('{"id": "x"\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"wide.jsonl:1: invalid JSON") as caught:
+        component.initialize(lambda: examples, nlp=nlp, wide_data=str(bad))
+    assert "\n" not in str(caught.value)
+    with pytest.raises(SystemExit) as exited, show_validation_error(hint_fill=False):
+        component.initialize(lambda: examples, nlp=nlp, wide_data=str(bad))
+    assert exited.value.code == 1
+    printed = " ".join(capsys.readouterr().out.split())  # wasabi wraps its message at the terminal's width
+    assert f"✘ {bad}:1: invalid JSON (" in printed and "Traceback" not in printed

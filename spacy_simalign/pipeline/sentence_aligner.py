@@ -29,6 +29,7 @@ from ..aligners.protocol import align_batch
 from ..errors import InputError
 from ..structures import Bead, TrainingPair
 from . import pair
+from .init_errors import initialize_errors
 from .readers import PairCorpus
 from .scorer import score_examples
 
@@ -121,8 +122,13 @@ class SentenceAligner(TrainablePipe):
         """Ready the aligner for training on the Examples. `wide_data` ([initialize.components.
         sentence_aligner], `spacy train --paths.wide`): gold of other domains (pair JSONL, a DocBin
         of Doc pairs or a folder of them) on which, with the training documents, a fresh CRF first
-        trains the wide CRF of a pair, as the shipped weights are (crf/choice.py); null or "": none."""
+        trains the wide CRF of a pair, as the shipped weights are (crf/choice.py); null or "": none.
+        Bad input is an InputError that `spacy train` prints as one message (init_errors.py)."""
         validate_get_examples(get_examples, "SentenceAligner.initialize")
+        with initialize_errors():
+            self._initialize(get_examples, nlp, wide_data)
+
+    def _initialize(self, get_examples, nlp: Optional[Language], wide_data: Optional[str]) -> None:
         if wide_data and not getattr(self.aligner, "wide_allowed", False):
             raise InputError(
                 f"[{self.name}] wide_data: this aligner has no wide CRF to train (the CRF with wide = true has)"

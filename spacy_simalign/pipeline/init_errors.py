@@ -1,0 +1,39 @@
+"""Bad input met while spaCy initializes a pipeline (`spacy train`'s initialize step: the corpus,
+`--paths.wide`, the aligner's settings): still an InputError, and also a ConfigValidationError,
+the one error spaCy's CLI prints as a message (then exits 1) instead of a traceback."""
+
+from contextlib import contextmanager
+
+from thinc.api import ConfigValidationError
+
+from ..errors import InputError
+
+
+class InitializeInputError(InputError, ConfigValidationError):
+    """An InputError re-raised from a component's initialize; str() is its one-line message."""
+
+    def __init__(self, err: InputError):
+        self.path, self.line, self.reason = err.path, err.line, err.reason
+        ConfigValidationError.__init__(self, title=str(err), show_config=False)
+        ValueError.__init__(self, str(err))
+
+    @classmethod
+    def from_error(cls, err, title=None, desc=None, parent=None, show_config=None) -> ConfigValidationError:
+        """What spaCy's CLI re-creates to print below the title: a plain ConfigValidationError."""
+        return ConfigValidationError(
+            title=err.title if title is None else title,
+            desc=err.desc if desc is None else desc,
+            parent=err.parent if parent is None else parent,
+            show_config=False,
+        )
+
+
+@contextmanager
+def initialize_errors():
+    """Re-raise the InputErrors of the block as InitializeInputError."""
+    try:
+        yield
+    except InitializeInputError:
+        raise
+    except InputError as err:
+        raise InitializeInputError(err) from None
