@@ -135,20 +135,21 @@ def main(argv=None) -> int:
     gold_inputs, plain_inputs = featurize_all(probe, pool), featurize_all(probe, pool, with_gold=False)
     print(f"featurized {len(pool)} documents in {time.time() - t0:.0f} s")
 
-    def user_documents(pick):
-        """The documents `pick` as adapt's user documents: (pairs, features with gold, without)."""
-        return [pool[i] for i in pick], [gold_inputs[i] for i in pick], [plain_inputs[i] for i in pick]
+    def adapt_arguments(pick, background, settings):
+        """adapted_aligner's (and held_out_check's) arguments after the folder: the documents `pick` as
+        user documents (pairs, features with gold, without), `background`, AdaptSettings(**settings)."""
+        users = [pool[i] for i in pick], [gold_inputs[i] for i in pick], [plain_inputs[i] for i in pick]
+        return (*users, [gold_inputs[i] for i in background], AdaptSettings(**settings))
 
     def adapt(folder, pick, background, settings):
         """The weights `folder` adapted to the documents `pick`, with `background` (AdaptSettings values)."""
-        rest = ([gold_inputs[i] for i in background], AdaptSettings(**settings))
-        return adapted_aligner(folder, *user_documents(pick), *rest, encoder=probe.encoder)
+        return adapted_aligner(folder, *adapt_arguments(pick, background, settings), encoder=probe.encoder)
 
     def guarded(folder, pick, background, settings):
         """adapt's aligner if the held-out check on the documents `pick` says it helps, else the base."""
         if len(pick) >= 2:
-            rest = ([gold_inputs[i] for i in background], AdaptSettings(**settings))
-            if not held_out_check(folder, *user_documents(pick), *rest, encoder=probe.encoder).helps:
+            check = held_out_check(folder, *adapt_arguments(pick, background, settings), encoder=probe.encoder)
+            if not check.helps:
                 return CRFAligner.load(folder, encoder=probe.encoder)
         return adapt(folder, pick, background, settings)
 
