@@ -7,7 +7,7 @@ from typing import Any, Dict
 
 from ..errors import InputError
 from ..formats.alignments import AlignmentLine, load_alignments
-from ..formats.beads import SIDES, out_of_range, shown
+from ..formats.beads import SIDES, check_raw_text_gold
 from ..formats.pairs import PairRecord, read_pairs
 from ..structures import Side, TrainingPair
 from ..terminal import safe
@@ -47,13 +47,7 @@ def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict
             missing += 1
         c, s = (_side(record, name, line, gold_path) for name in SIDES)
         sizes = (len(c), len(s))
-        for b, name, bad, size in out_of_range(record.gold, sizes):
-            raise InputError(
-                f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has "
-                f"{size} sentences as split for the prediction",
-                gold_path,
-                record.line,
-            )
+        check_raw_text_gold(record.gold, sizes, "as split for the prediction", gold_path, record.line)
         beads = line.check_sizes(sizes).beads if line is not None else []
         scorer.add(record.gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
         if detail:

@@ -101,6 +101,18 @@ def out_of_range(beads: Sequence[Bead], sizes: Sequence[int]) -> Iterator[Tuple[
                 yield b, name, bad, size
 
 
+def check_raw_text_gold(gold: Sequence[Bead], sizes: Sequence[int], split: str, path, number) -> None:
+    """Gold beads against the sentence counts of sides given as raw text once they are split (`split`
+    says how, for the message): an index that names no sentence is a located InputError."""
+    for b, name, bad, size in out_of_range(gold, sizes):
+        raise InputError(
+            f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has {size} "
+            f"sentences {split}",
+            path,
+            number,
+        )
+
+
 def beads_to_json(beads: Sequence[Bead], with_scores: bool = True) -> list:
     """Beads as JSON: {"complex", "simple", "score"} objects, or [[c], [s]] pairs (gold)."""
     if with_scores:

@@ -9,7 +9,7 @@ from ..errors import InputError
 from ..segmentation.rules import is_blank
 from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
 from ..terminal import safe
-from .beads import SIDES, out_of_range, parse_beads, shown
+from .beads import SIDES, check_raw_text_gold, parse_beads
 from .jsonl import UniqueIds, check_unicode, iter_lines, parse_json_line, write_jsonl
 
 
@@ -59,13 +59,7 @@ class PairRecord:
         if self.gold is None:
             raise InputError(f"pair '{self.id}' has no 'gold'", path, self.line)
         sides = [self.side(name) for name in SIDES]
-        for b, name, bad, size in out_of_range(self.gold, [len(side) for side in sides]):
-            raise InputError(
-                f"'gold[{b}]' {name} index {shown(max(bad))} is out of range: the raw-text side has "
-                f"{size} sentences as the segmenter splits it",
-                path,
-                self.line,
-            )
+        check_raw_text_gold(self.gold, [len(side) for side in sides], "as the segmenter splits it", path, self.line)
         return TrainingPair(sides[0], sides[1], list(self.gold), id=self.id)
 
 
