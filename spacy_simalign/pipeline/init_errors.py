@@ -33,7 +33,5 @@ def initialize_errors():
     """Re-raise the InputErrors of the block as InitializeInputError."""
     try:
         yield
-    except InitializeInputError:
-        raise
     except InputError as err:
         raise InitializeInputError(err) from None
