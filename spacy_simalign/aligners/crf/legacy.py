@@ -8,12 +8,14 @@ from typing import Optional
 from ...ranges import ranges
 from ...registry import aligner_registry
 from .aligner import CRF_RANGES, SHIPPED, CRFAligner, make_crf_aligner
+from .retired import ALIGNER as RETIRED
+from .retired import Retired, without_retired
 from .train import TrainingSettings
 from .translations import TranslationSettings
 
 
 @aligner_registry("spacy-simalign.CRFAligner.v1")
-@ranges(**CRF_RANGES)
+@ranges(**{k: rule for k, rule in CRF_RANGES.items() if not isinstance(rule, Retired)})  # null passes here
 def make_crf_aligner_v1(
     weights: Optional[str] = SHIPPED,
     similarity=None,
@@ -40,10 +42,13 @@ def make_crf_aligner_v1(
     bead_folds: int = 5,
 ) -> CRFAligner:
     """The old form: null is the weights' value (a fresh model: v2's default); the training and
-    translation settings are flat keys (v2: [aligner.training], [aligner.translations])."""
+    translation settings are flat keys (v2: [aligner.training], [aligner.translations]).
+    emission, cross_encoder_path and encoder_learn_rate are accepted only at their off value (or
+    null; any value for the last), for pipelines saved by 0.1.0 (retired.py)."""
+    retired = {"emission": emission, "cross_encoder_path": cross_encoder_path}
+    without_retired({k: v for k, v in retired.items() if v is not None}, RETIRED)
     training = TrainingSettings(
         learn_rate=learn_rate,
-        encoder_learn_rate=encoder_learn_rate,
         cross_lingual_rate=cross_lingual_rate,
         combination_epochs=combination_epochs,
         combination_holdout=combination_holdout,
@@ -60,8 +65,6 @@ def make_crf_aligner_v1(
         band=band,
         neighbours=neighbours,
         hidden=hidden,
-        emission=emission,
-        cross_encoder_path=cross_encoder_path,
         identical=identical,
         split_fill=split_fill,
         bead_threshold=bead_threshold,
