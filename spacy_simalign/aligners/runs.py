@@ -13,4 +13,3 @@ from typing import Sequence
 def run_text(sentences: Sequence[str], first: int, last: int) -> str:
     """The sentences first..last (inclusive) joined by single spaces."""
     return " ".join(sentences[first : last + 1])
-

@@ -8,14 +8,12 @@ from typing import Optional
 from ...ranges import ranges
 from ...registry import aligner_registry
 from .aligner import CRF_RANGES, SHIPPED, CRFAligner, make_crf_aligner
-from .retired import ALIGNER as RETIRED
-from .retired import Retired, without_retired
 from .train import TrainingSettings
 from .translations import TranslationSettings
 
 
 @aligner_registry("spacy-simalign.CRFAligner.v1")
-@ranges(**{k: rule for k, rule in CRF_RANGES.items() if not isinstance(rule, Retired)})  # null passes here
+@ranges(**CRF_RANGES)
 def make_crf_aligner_v1(
     weights: Optional[str] = SHIPPED,
     similarity=None,
@@ -44,9 +42,7 @@ def make_crf_aligner_v1(
     """The old form: null is the weights' value (a fresh model: v2's default); the training and
     translation settings are flat keys (v2: [aligner.training], [aligner.translations]).
     emission, cross_encoder_path and encoder_learn_rate are accepted only at their off value (or
-    null; any value for the last), for pipelines saved by 0.1.0 (retired.py)."""
-    retired = {"emission": emission, "cross_encoder_path": cross_encoder_path}
-    without_retired({k: v for k, v in retired.items() if v is not None}, RETIRED)
+    null; any value for the last), as the configs saved with this form hold them (retired.py)."""
     training = TrainingSettings(
         learn_rate=learn_rate,
         cross_lingual_rate=cross_lingual_rate,
@@ -65,6 +61,8 @@ def make_crf_aligner_v1(
         band=band,
         neighbours=neighbours,
         hidden=hidden,
+        emission=emission,
+        cross_encoder_path=cross_encoder_path,
         identical=identical,
         split_fill=split_fill,
         bead_threshold=bead_threshold,

@@ -14,14 +14,15 @@ ANY = object()  # a setting whose every value is accepted: it only tuned a retir
 
 @dataclass(frozen=True)
 class Retired:
-    """A setting that is not offered: `off`, the value saved configs hold, is accepted; `what` names
-    the experiment another value would switch on. A rule of ranges.py, so that config checks find it."""
+    """A setting that is not offered: `off`, the value saved configs hold, is accepted, and so is
+    null (the weights' value, which is off); `what` names the experiment another value would switch
+    on. A rule of ranges.py, so that config checks find it."""
 
     off: Any
     what: str
 
     def accepts(self, value) -> bool:
-        if self.off is ANY:
+        if self.off is ANY or value is None:
             return True
         if isinstance(self.off, bool) or isinstance(value, bool) or self.off is None:
             return value is self.off
@@ -31,8 +32,8 @@ class Retired:
         if self.accepts(value):
             return None
         return (
-            f"{self.what} is not part of spacy-simalign (measured and not kept: docs/crf-experiments.md); "
-            f"only {shown(self.off)} is accepted"
+            f"switches on {self.what}, which spacy-simalign does not offer (measured and not kept: "
+            f"docs/crf-experiments.md); only {shown(self.off)} is accepted"
         )
 
 
