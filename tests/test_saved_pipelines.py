@@ -100,3 +100,14 @@ def test_weights_saved_with_such_a_setting_on_are_refused_naming_their_file(tmp_
     where = folder.resolve() / "config.json"
     assert str(err.value) == f"{where}: clauses = true: switches on the clause features, {WHY}; only false is accepted"
     assert "\n" not in str(err.value)
+
+
+def test_a_config_to_start_from_shows_only_the_settings_offered():
+    """`init-config crf` (method_config) leaves out what is accepted only for old configs."""
+    from spacy_simalign.aligners.methods import method_config
+
+    config = method_config("crf")["aligner"]
+    assert {"top_k", "wide", "training"} <= set(config)
+    assert not {"emission", "cross_encoder_path", "clauses", "bead_text_weights", "bead_text_floor"} & set(config)
+    assert "epochs" in config["training"]
+    assert not {"encoder_learn_rate", "linked_only_weight", "bead_text_floor"} & set(config["training"])
