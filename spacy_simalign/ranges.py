@@ -41,7 +41,14 @@ UNIT = Range(0, 1)  # probabilities, shares, relative distances
 COSINE = Range(-1, 1)  # a similarity threshold (embedding cosines may be negative)
 
 
-def ranges(**rules: Range):
+def shown(value) -> str:
+    """A value as a config file writes it (true, null, "text", 0.5)."""
+    import json
+
+    return json.dumps(value) if isinstance(value, (bool, str)) or value is None else str(value)
+
+
+def ranges(**rules):
     """Declare the ranges of a registered function's settings (a decorator; classes too)."""
 
     def declare(function):
@@ -64,16 +71,21 @@ def _function(registry_name: str, name: str):
         return None  # an unknown name: the resolver reports it with the names it knows
 
 
+def rules_of(node) -> Dict:
+    """The setting rules of the registered function a config section names (none: {})."""
+    refs = [(key[1:], value) for key, value in node.items() if key.startswith("@")]
+    if not refs:
+        return {}
+    return getattr(_function(*refs[0]), "setting_ranges", None) or {}
+
+
 def problems(node, path: str, rules: Optional[Dict[str, Range]] = None) -> List[str]:
     """Every setting of the config tree `node` (at config path `path`) out of its range."""
     out: List[str] = []
     if not isinstance(node, dict):
         return out
-    refs = [(key[1:], value) for key, value in node.items() if key.startswith("@")]
-    if refs:
-        registry_name, name = refs[0]
-        function = _function(registry_name, name)
-        rules = getattr(function, "setting_ranges", None) or {}
+    if any(key.startswith("@") for key in node):
+        rules = rules_of(node)
     rules = rules or {}
     for key, value in node.items():
         if key.startswith("@"):
@@ -93,7 +105,7 @@ def problems(node, path: str, rules: Optional[Dict[str, Range]] = None) -> List[
         elif key in rules:
             problem = rules[key].problem(value)
             if problem:
-                out.append(f"{where} = {value}: {problem}")
+                out.append(f"{where} = {shown(value)}: {problem}")
     return out
 
 

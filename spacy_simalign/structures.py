@@ -84,9 +84,6 @@ class TrainingPair:
     gold: List[Bead]
     paragraph_links: Optional[List[ParagraphLink]] = None
     id: str = ""
-    # the sides hold only the sentences of gold beads (the Simple German Corpus, say): the gold
-    # teaches which sentences go together, and nothing about sentences left unaligned
-    linked_only: bool = False
 
     @property
     def links(self) -> Set[Tuple[int, int]]:

@@ -65,34 +65,6 @@ def test_refit_only_refits_the_combination_and_bead_scorer_on_the_user_documents
     assert adapted.config["bead_weights"] == again.config["bead_weights"]  # deterministic
 
 
-def test_the_crf_adapted_is_the_own_the_wide_or_the_one_that_scores_higher_on_the_gold(shipped, shared_data, tmp_path):
-    import shutil
-
-    from spacy_simalign.aligners.crf.adapt import adapted_crf
-    from spacy_simalign.errors import InputError
-    from spacy_simalign.evaluation.crossval import read_gold_pairs
-    from spacy_simalign.evaluation.tally import Tally
-
-    small_pairs = read_gold_pairs(shared_data / "sgc-dev" / "pairs.jsonl")[1][:3]  # websites
-    plain = featurize_all(shipped, small_pairs, with_gold=False)
-    assert adapted_crf(shipped, small_pairs, plain, "own") is shipped
-    assert adapted_crf(shipped, small_pairs, plain, "wide") is shipped.wide
-    own, wide = Tally(), Tally()
-    for pair, x in zip(small_pairs, plain):
-        own.add(pair, shipped.beads(x, shipped.decode(x)))
-        wide.add(pair, shipped.wide.align_input(x))
-    scores = [t.figures()["bead_text"]["f"] for t in (own, wide)]
-    assert scores[0] != scores[1]  # the choice is made on these documents
-    expected = shipped.wide if scores[1] > scores[0] else shipped
-    assert adapted_crf(shipped, small_pairs, plain, "auto") is expected
-    single = tmp_path / "single"
-    shutil.copytree(DEFAULT_WEIGHTS, single, ignore=shutil.ignore_patterns("wide"))
-    adapted = adapted_aligner(single, small_pairs, [], plain, [], AdaptSettings(epochs=0, crf="auto"), shipped.encoder)
-    assert adapted.wide is None  # auto on a base without a wide CRF: its own
-    with pytest.raises(InputError, match="no wide CRF"):
-        adapted_aligner(single, small_pairs, [], plain, [], AdaptSettings(epochs=0, crf="wide"), shipped.encoder)
-
-
 def test_the_held_out_check_scores_each_gold_document_by_adapt_on_the_others(shipped, small_pairs):
     """Two websites' documents of sgc-dev would also do; the check must not let a document teach
     the adapted CRF that scores it: its figures are those of adapt on the other document alone."""

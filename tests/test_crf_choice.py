@@ -14,14 +14,19 @@ from spacy_simalign.aligners.crf.choice import WIDE_FOLDER
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.unsure import document_score
 from spacy_simalign.errors import InputError
-from spacy_simalign.evaluation.crossval import read_gold_pairs
+from spacy_simalign.formats.pairs import read_pairs
+
+
+def read_gold_pairs(path):
+    """The training pairs (sides and gold) of a pair JSONL file."""
+    return [record.training_pair(str(path)) for record in read_pairs(str(path), default_lang="de")]
 
 
 @pytest.fixture(scope="module")
 def inputs(shipped, shared_data):
     """Features of the SMALL DEplain pairs and of the first 6 sgc-dev documents (websites)."""
-    _, deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
-    _, sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
+    sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
     pairs = [p for p in deplain if p.id in SMALL] + sgc[:6]
     return [shipped.featurize(p.complex, p.simple) for p in pairs]
 
@@ -90,8 +95,8 @@ def test_a_wide_crf_that_reads_other_features_is_refused(shipped, tmp_path):
 @pytest.fixture(scope="module")
 def few(shared_data):
     """6 DEplain-web documents to train on and 2 sgc-dev documents as the other domain."""
-    _, deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
-    _, sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
+    sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
     return deplain[:6], sgc[:2]
 
 

@@ -39,8 +39,8 @@ def default_pipeline():
 
 
 def test_filled_config_shows_every_value_that_runs():
-    """No null but the optional path; the values are the shipped weights' own, with the
-    translation decoder and the training as sub-configs."""
+    """No null but cross_encoder_path (accepted only at null, crf/retired.py); the values are the
+    shipped weights' own, with the translation decoder and the training as sub-configs."""
     block = default_pipeline().config["components"]["simalign_sentence_aligner"]["aligner"]
     nulls = sorted(
         k for section in (block, block["translations"], block["training"]) for k, v in section.items() if v is None

@@ -2,6 +2,7 @@
 spaCy component, and the Klexikon result the README reports (Intersection F1 >= 0.98)."""
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,6 @@ import pytest
 from spacy_simalign.__main__ import main
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
 from spacy_simalign.docmatch.index import UNDATED, candidates
-from spacy_simalign.docmatch.klexikon import write_documents
 from spacy_simalign.docmatch.strategies import assignment_mask, select, strategy_mask, strategy_names
 from spacy_simalign.errors import InputError
 from spacy_simalign.formats.documents import read_documents
@@ -222,10 +222,36 @@ def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, m
 # -- Klexikon: the figure the README reports ---------------------------------------------------
 
 
+def write_documents(folder, out_dir, seed: int = 13) -> None:
+    """out_dir/{source,target,gold}.jsonl of a klexikon-validation folder (klexikon/, wiki/): the
+    articles' text (headings dropped, paragraphs split by a blank line) and lead under ids from a
+    seeded shuffle, written in id order, so that neither an id nor a line gives a title away."""
+    from spacy_simalign.corpus.klexikon import read_article
+
+    titles = sorted(p.stem for p in (folder / "klexikon").glob("*.txt") if (folder / "wiki" / p.name).exists())
+    rng = random.Random(seed)
+    gold = {}
+    for name, side, prefix in (("source", "klexikon", "k"), ("target", "wiki", "w")):
+        order = titles[:]
+        rng.shuffle(order)
+        ids = {t: f"{prefix}{i + 1:04d}" for i, t in enumerate(order)}
+        gold[name] = ids
+        with open(out_dir / f"{name}.jsonl", "w", encoding="utf-8") as handle:
+            for title in order:
+                paragraphs = read_article(str(folder / side / f"{title}.txt")).paragraphs
+                text = "\n\n".join("\n".join(p) for p in paragraphs)
+                lead = " ".join(paragraphs[0]) if paragraphs else ""
+                record = {"id": ids[title], "lang": "de", "text": text, "lead": lead}
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    with open(out_dir / "gold.jsonl", "w", encoding="utf-8") as handle:
+        for title in sorted(titles, key=gold["source"].get):
+            handle.write(json.dumps({"source": gold["source"][title], "target": gold["target"][title]}) + "\n")
+
+
 @pytest.mark.slow
 def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path, capsys):
     folder = shared_data / "klexikon-validation"
-    write_documents(str(folder), str(tmp_path))
+    write_documents(folder, tmp_path)
     titles = {p.stem for p in (folder / "klexikon").glob("*.txt")}
     docs = read_documents(str(tmp_path / "source.jsonl")) + read_documents(str(tmp_path / "target.jsonl"))
     assert len(docs) == 2 * len(titles)

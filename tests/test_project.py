@@ -175,42 +175,6 @@ def test_tests_neither_import_nor_run_project_scripts():
                 assert not {m.split(".")[0] for m in modules} & stems, f"{path.name}:{node.lineno}"
 
 
-def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_run(tmp_path, capsys):
-    """evaluation.report.run_main: the `--output FILE` of the project's table scripts."""
-    import argparse
-
-    from spacy_simalign.evaluation.report import add_output_option, run_main
-
-    def main(argv):
-        parser = argparse.ArgumentParser()
-        parser.add_argument("--status", type=int, default=0)
-        add_output_option(parser)
-        args = parser.parse_args(argv)
-        print("| a | table |")
-        return args.status
-
-    report = tmp_path / "metrics" / "table.md"
-    assert run_main(main, ["--output", str(report)]) == 0
-    assert report.read_text(encoding="utf-8") == "| a | table |\n"
-    assert capsys.readouterr().out == "| a | table |\n"  # printed as well
-    assert run_main(main, ["--status", "3", "--output", str(report)]) == 3
-    assert report.read_text(encoding="utf-8") == "| a | table |\n"  # a failed run keeps the old report
-    assert run_main(main, []) == 0 and sorted(p.name for p in report.parent.iterdir()) == ["table.md"]
-
-
-def test_a_script_json_file_is_written_whole_into_a_new_folder(tmp_path):
-    """evaluation.report.write_json: every script's `--json FILE` (the folder made; nothing without a path)."""
-    import json
-
-    from spacy_simalign.evaluation.report import write_json
-
-    path = tmp_path / "metrics" / "new" / "figures.json"
-    write_json(str(path), {"f1": 0.5, "rows": [1, 2]})
-    assert json.loads(path.read_text(encoding="utf-8")) == {"f1": 0.5, "rows": [1, 2]}
-    assert sorted(p.name for p in path.parent.iterdir()) == ["figures.json"]  # no temporary left
-    write_json(None, {"ignored": True})
-
-
 def run_script(*args, cwd=ROOT):
     import subprocess
     import sys
@@ -322,19 +286,6 @@ def test_train_crf_reads_several_gold_files(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert len((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()) == 3
-
-
-@pytest.mark.slow
-def test_train_crf_takes_linked_only_gold_beside_ordinary_gold(tmp_path):
-    """project/train_crf.py --linked-only PATH trains on sgc-dev documents beside DEplain's, and the
-    5 DEplain documents fit the combination and the bead decoder (crf.train.heldout_folds)."""
-    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
-    (tmp_path / "a.jsonl").write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")
-    sgc = (ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
-    (tmp_path / "sgc.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
-    run, config = train_crf(tmp_path, "--data", tmp_path / "a.jsonl", "--linked-only", tmp_path / "sgc.jsonl")
-    assert "trained on 7 documents" in run.stdout
-    assert config["combination_weights"] is not None and config["bead_weights"] is not None
 
 
 @pytest.mark.slow

@@ -77,7 +77,22 @@ def method_config(name: str, paragraph: bool = False) -> Config:
 
     from .. import registry as _registries  # noqa: F401  (creates the plugin's registries)
 
-    return registry.fill(named_method(name, paragraph).spec())
+    return without_retired_keys(registry.fill(named_method(name, paragraph).spec()))
+
+
+def without_retired_keys(node):
+    """A filled config less the settings its functions accept only at their off value, for configs
+    saved by 0.1.0 (crf/retired.py): a config to start from shows only what is offered."""
+    from ..ranges import rules_of
+    from .crf.retired import Retired
+
+    for value in node.values():
+        if isinstance(value, dict):
+            without_retired_keys(value)
+    for key, rule in rules_of(node).items():
+        if isinstance(rule, Retired):
+            node.pop(key, None)
+    return node
 
 
 def component_config(section: str, settings: str, method: str, paragraph: bool = False) -> Config:

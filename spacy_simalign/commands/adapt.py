@@ -30,7 +30,7 @@ REPO_BACKGROUND = Path(__file__).resolve().parents[2] / "assets" / "deplain-web-
 
 
 def add_arguments(parser) -> None:
-    from ..aligners.crf.adapt import CRF_CHOICES, AdaptSettings
+    from ..aligners.crf.adapt import AdaptSettings
 
     defaults = AdaptSettings()
     parser.add_argument(
@@ -62,13 +62,6 @@ def add_arguments(parser) -> None:
         help="after the passes, refit the combination and bead scorer on the gold documents' decodes",
     )
     parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument(
-        "--crf",
-        choices=CRF_CHOICES,
-        default=defaults.crf,
-        help="the base's CRF that is adapted: its own (keeping its wide CRF beside it), its wide CRF alone, or "
-        "auto: the one with the higher bead-text F1 on the gold documents (default: %(default)s)",
-    )
     parser.add_argument(
         "--check",
         action="store_true",
@@ -157,7 +150,7 @@ def run(args) -> int:
     from ..aligners.crf.train import featurize_all
     from ..engines.progress import progress_bar
 
-    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed, args.crf)
+    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed)
     for key, allowed in AdaptSettings.setting_ranges.items():
         problem = allowed.problem(getattr(settings, key))
         if problem:
@@ -180,7 +173,7 @@ def run(args) -> int:
         file=sys.stderr,
     )
     inputs = featurize_all(probe, pairs) if settings.epochs else []  # only fine-tuning reads them
-    needs_plain = settings.refit or settings.crf == "auto" or args.check  # the check aligns the gold documents
+    needs_plain = settings.refit or args.check  # the check aligns the gold documents
     plain = featurize_all(probe, pairs, with_gold=False) if needs_plain else []
     background_inputs = featurize_all(probe, background) if settings.epochs else []
     steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))

@@ -1,5 +1,4 @@
 """Measuring alignments: the metrics (scoring.py), scoring an alignment file against gold
-(files.py), the statistics of an aligned comparable corpus (stats.py) and the segmentation's
-boundary metrics (segmentation.py); for the experiments of project/: cross-validation folds
-(crossval.py), seeded CRF training runs (training_runs.py), the pooled tally with its error
-analysis (tally.py) and the scripts' table files (report.py)."""
+(files.py), the pooled tally with its error analysis (tally.py, `evaluate --detail`), the
+statistics of an aligned comparable corpus (stats.py) and the segmentation's boundary metrics
+(segmentation.py)."""

@@ -28,7 +28,7 @@ from ...structures import TrainingPair
 from .aligner import CRFAligner
 from .combine import fit_combination
 from .features import PairInput
-from .train import CRFTrainer, fit_bead_decoder, fit_joined_stage, set_seed
+from .train import CRFTrainer, fit_bead_decoder, set_seed
 
 
 @dataclass
@@ -41,34 +41,6 @@ class AdaptSettings:
     learn_rate: float = 0.003  # Adam's, below the 0.01 of training from scratch
     refit: bool = True  # then refit the combination and the bead scorer on the user documents' decodes
     seed: int = 0
-    crf: str = "own"  # which CRF of the base is adapted (CRF_CHOICES)
-
-
-# "own": the base's CRF, its wide CRF (choice.py) kept unchanged beside it; "wide": the base's wide
-# CRF, adapted alone; "auto": of those two, the one with the higher bead-text F1 on the user
-# documents (neither saw them)
-CRF_CHOICES = ("own", "wide", "auto")
-
-
-def adapted_crf(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], crf: str) -> CRFAligner:
-    """The CRF of the loaded base `aligner` that adapt fine-tunes (CRF_CHOICES); `plain`: the user
-    documents' features without gold ("auto" aligns them with both)."""
-    if crf not in CRF_CHOICES:
-        raise InputError(f"unknown crf {crf!r}: choose one of {', '.join(CRF_CHOICES)}")
-    wide = aligner.wide
-    if crf == "own" or (crf == "auto" and wide is None):
-        return aligner
-    if wide is None:
-        raise InputError(f"crf = 'wide', but the base weights have no wide CRF: {aligner.weights}")
-    if crf == "auto":
-        own, theirs = AlignmentScorer(), AlignmentScorer()
-        for pair, x in zip(pairs, plain):
-            texts = (pair.complex.sentences, pair.simple.sentences)
-            own.add(pair.gold, list(aligner.beads(x, aligner.decode(x))), *texts)
-            theirs.add(pair.gold, list(wide.align_input(x)), *texts)
-        if theirs.scores()["bead_text"]["f"] <= own.scores()["bead_text"]["f"]:
-            return aligner
-    return wide
 
 
 def schedule(n_user: int, n_background: int, repeat: int) -> List[int]:
@@ -95,9 +67,9 @@ def fine_tune(
 
 
 def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], seed: int = 0) -> None:
-    """Refit the aligner's learned combination and bead scorer (and its joined-text stage, if it
-    has one) on its CRF's decodes of the user documents (`plain`: their features without gold);
-    a stage whose gold there holds one class only keeps its weights."""
+    """Refit the aligner's learned combination and bead scorer on its CRF's decodes of the user
+    documents (`plain`: their features without gold); a stage whose gold there holds one class
+    only keeps its weights."""
     cfg = aligner.config
     if cfg["combination"] != "learned" or cfg.get("combination_weights") is None:
         return
@@ -109,9 +81,6 @@ def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInp
         cfg["combination_weights"] = [round(float(w), 6) for w in np.asarray(weights)]
     if cfg.get("bead_weights") is not None:
         cfg["bead_weights"] = fit_bead_decoder(aligner, decodes, pairs, settings) or cfg["bead_weights"]
-    if cfg.get("bead_text_weights") is not None:
-        settings = dataclasses.replace(settings, bead_text_floor=cfg["bead_text_floor"])
-        cfg["bead_text_weights"] = fit_joined_stage(aligner, decodes, pairs, settings) or cfg["bead_text_weights"]
 
 
 def adapted_aligner(
@@ -128,9 +97,9 @@ def adapted_aligner(
     """The aligner of the weights `folder` adapted to the user documents `pairs` (`inputs`: their
     features with gold, `plain`: without): settings.epochs of fine-tuning with `background`
     (features with gold of the documents the weights were trained on), then the refit of its
-    stages on its decodes of the user documents (settings.refit); settings.crf: which CRF of the
-    base (adapted_crf)."""
-    aligner = adapted_crf(CRFAligner.load(folder, encoder=encoder), pairs, plain, settings.crf)
+    stages on its decodes of the user documents (settings.refit). The base's wide CRF (choice.py),
+    if it has one, is kept unchanged beside the adapted one."""
+    aligner = CRFAligner.load(folder, encoder=encoder)
     if settings.epochs:
         fine_tune(aligner, inputs, background, settings, tick, log)
     if settings.refit:

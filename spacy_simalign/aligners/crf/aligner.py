@@ -12,7 +12,6 @@ import io
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -27,15 +26,16 @@ from ...ranges import AT_LEAST_0, AT_LEAST_1, UNIT, ranges
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
-from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, chosen_beads, decode_beads
+from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
 from .choice import WIDE_FOLDER, check_shared, wide_is_surer
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
-from .features import PairFeaturizer, PairInput, feature_count
+from .features import PairFeaturizer, PairInput
 from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
-from .joined import JoinedText, rescored
 from .model import CRF
+from .retired import ALIGNER as RETIRED
+from .retired import without_retired
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
 from .translations import TranslationSettings
 from .unsure import document_score
@@ -49,11 +49,9 @@ DEFAULT_CONFIG: Dict[str, Any] = {
     "encoder": "use",  # the sentence encoder a fresh model gets when none is given
     "combination_weights": None,  # the learned combination (combine.py); trained
     "bead_weights": None,  # the bead decoder's scorer (beads.py); None: beads are the link components
-    "bead_text_weights": None,  # its second stage over the joined text (joined.py); None: none
-    "bead_text_floor": None,  # the first-stage probability that stage gates at; trained with it
 }
 # model shape: loaded weights bring their own, a fresh model takes the config's
-SHAPE_SETTINGS = ("hidden", "emission", "cross_encoder_path", "clauses")
+SHAPE_SETTINGS = ("hidden",)
 # settings that came after the shipped weights, at the values that decoded before them: saved only
 # where they differ, so a config.json keeps the keys it had (a missing key is the default)
 LATER_SETTINGS = (
@@ -63,9 +61,6 @@ LATER_SETTINGS = (
     "bead_max_split",
     "bead_max_merge",
     "bead_max_block",
-    "bead_text_floor",
-    "bead_text_weights",
-    "clauses",
     "wide_margin",
 )
 
@@ -86,12 +81,13 @@ def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]
 PREDATED_SETTINGS: Dict[str, Any] = {"split_fill": None}
 
 
-def as_saved(config: Dict[str, Any]) -> Dict[str, Any]:
-    """A saved aligner's config, with the settings it predates at their old behaviour."""
-    return {**PREDATED_SETTINGS, **config}
+def as_saved(config: Dict[str, Any], path=None) -> Dict[str, Any]:
+    """A saved aligner's config, with the settings it predates at their old behaviour and without
+    the retired ones (retired.py: saved at their off value; another value is an error naming `path`)."""
+    return {**PREDATED_SETTINGS, **without_retired(config, RETIRED, path)}
 
 
-def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
+def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
     """(config, state dict) of a weights folder; read once per process while the files stay the
     same (caches.shared), and each aligner loads the tensors into a model of its own."""
     folder = Path(folder).resolve()
@@ -99,13 +95,9 @@ def read_weights(folder: Union[str, Path], cached: bool = True) -> Tuple[Dict[st
     def load():
         if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
             raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
-        cfg = as_saved(json.loads((folder / "config.json").read_text(encoding="utf-8")))
-        if cfg.get("emission") == "cross-encoder" and (folder / "cross_encoder").is_dir():
-            cfg["cross_encoder_path"] = str(folder / "cross_encoder")
+        cfg = as_saved(json.loads((folder / "config.json").read_text(encoding="utf-8")), folder / "config.json")
         return cfg, torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
 
-    if not cached:
-        return load()
     stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in (folder / "config.json", folder / "model.pt"))
     return caches.shared("crf-weights", (str(folder), stamp), load)
 
@@ -151,7 +143,7 @@ class CRFAligner(SentenceAlignerBase):
         translations: Optional[TranslationSettings] = None,
     ):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
-        cfg.update(config or {})
+        cfg.update(without_retired(config or {}, RETIRED))
         if cfg["combination"] not in COMBINATIONS:
             raise InputError(f"unknown combination {cfg['combination']!r}: choose one of {', '.join(COMBINATIONS)}")
         if cfg["identical"] not in IDENTICAL_MODES:
@@ -197,15 +189,7 @@ class CRFAligner(SentenceAlignerBase):
 
     @staticmethod
     def build_model(cfg: Dict[str, Any]) -> CRF:
-        if cfg["emission"] == "cross-encoder":
-            from .cross_encoder import CrossEncoderEmission
-
-            if not cfg.get("cross_encoder_path"):
-                raise InputError("the cross-encoder emission needs config 'cross_encoder_path' (a model folder)")
-            return CRF(cfg["hidden"], emission=CrossEncoderEmission(cfg["cross_encoder_path"]))
-        if cfg["emission"] != "features":
-            raise InputError(f"unknown emission {cfg['emission']!r}: choose 'features' or 'cross-encoder'")
-        return CRF(cfg["hidden"], n_features=feature_count(cfg["clauses"]))
+        return CRF(cfg["hidden"])
 
     @property
     def encoder(self):
@@ -217,9 +201,7 @@ class CRFAligner(SentenceAlignerBase):
     def featurizer(self) -> PairFeaturizer:
         if self._featurizer is None:
             c = self.config
-            self._featurizer = PairFeaturizer(
-                self.encoder, c["top_k"], c["top_k_lexical"], c["band"], c["neighbours"], clauses=c["clauses"]
-            )
+            self._featurizer = PairFeaturizer(self.encoder, c["top_k"], c["top_k_lexical"], c["band"], c["neighbours"])
         return self._featurizer
 
     def featurize(
@@ -265,11 +247,10 @@ class CRFAligner(SentenceAlignerBase):
         decoded = self.decoded(pair)
         wide = self.wide
         if wide is not None:  # its s2c direction scores the document; its c2s is decoded only if it wins
-            threads = wide.config["torch_threads"]
-            wide_s2c = wide.model.decode_many([pair.s2c], threads)  # per sequence: the bits of a batch
+            wide_s2c = wide.model.decode_many([pair.s2c])  # per sequence: the bits of a batch
             own, theirs = document_score(decoded[0][1]), document_score(wide_s2c[0][1])
             if wide_is_surer(own, theirs, self.config["wide_margin"]):
-                wide_decoded = wide_s2c + wide.model.decode_many([pair.c2s], threads)
+                wide_decoded = wide_s2c + wide.model.decode_many([pair.c2s])
                 return wide.beads(pair, wide.outputs(pair, wide_decoded), combination)
         return self.beads(pair, self.outputs(pair, decoded), combination)
 
@@ -312,17 +293,7 @@ class CRFAligner(SentenceAlignerBase):
         """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
         cfg = self.config
         ctx, base = self.bead_context(pair, s2c, c2s)
-        if cfg.get("bead_text_weights") is None:
-            return decode_beads(ctx, cfg["bead_weights"], cfg["bead_threshold"], base)
-        floor = cfg["bead_text_floor"]
-        cands, prob = rescored(ctx, base, self.joined_text(pair), cfg["bead_weights"], cfg["bead_text_weights"], floor)
-        return chosen_beads(ctx, cands, prob, cfg["bead_threshold"], base)
-
-    def joined_text(self, pair: PairInput) -> JoinedText:
-        """The joined-text view of a pair for the bead decoder's second stage (joined.py)."""
-        return JoinedText(
-            self.encoder, pair.s2c.tgt_texts, pair.s2c.src_texts, pair.langs, bool(self.config.get("clauses"))
-        )
+        return decode_beads(ctx, cfg["bead_weights"], cfg["bead_threshold"], base)
 
     def decode(self, pair: PairInput):
         """Both directions' outputs (combine.DirectionOutput) of this CRF."""
@@ -330,7 +301,7 @@ class CRFAligner(SentenceAlignerBase):
 
     def decoded(self, pair: PairInput):
         """The model's (best labels, marginals) of the s2c and the c2s direction."""
-        return self.model.decode_many([pair.s2c, pair.c2s], self.config["torch_threads"])
+        return self.model.decode_many([pair.s2c, pair.c2s])
 
     def outputs(self, pair: PairInput, decoded):
         """The directions' outputs of `decoded` (self.decoded(pair))."""
@@ -353,9 +324,6 @@ class CRFAligner(SentenceAlignerBase):
         tmp = folder / "config.json.tmp"
         tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-        if cfg["emission"] == "cross-encoder":
-            state = {k: v for k, v in state.items() if not k.startswith("emission.encoder.")}
-            self.model.emission.save_encoder(folder / "cross_encoder")
         if self.wide is not None:
             self.wide.save(folder / WIDE_FOLDER)
         elif (folder / WIDE_FOLDER).is_dir():  # the folder now holds one CRF: no earlier wide one decodes with it
@@ -375,7 +343,7 @@ class CRFAligner(SentenceAlignerBase):
         return aligner
 
     def _load_state(self, state: Dict[str, torch.Tensor]) -> None:
-        self.model.load_state_dict(state, strict=self.config.get("emission") != "cross-encoder")
+        self.model.load_state_dict(state)
         self.model.eval()
 
     # the component protocol: training and serialisation ---------------------------------
@@ -395,7 +363,7 @@ class CRFAligner(SentenceAlignerBase):
             raise InputError("a wide CRF is trained beside a fresh CRF: wide data needs weights = null and wide = true")
         if self.weights is not None:
             cfg, state = read_weights(self.weights)
-            trained = ("combination_weights", "bead_weights", "bead_text_weights", "bead_text_floor")
+            trained = ("combination_weights", "bead_weights")
             self.config.update({k: v for k, v in cfg.items() if k in trained})
             self._load_state(state)
             self.ready = True
@@ -443,12 +411,7 @@ class CRFAligner(SentenceAlignerBase):
         trainer.fit([trainer.features(p) for p in pairs], self.settings.epochs, log)
 
     def to_bytes(self) -> bytes:
-        """config and weights; a cross-encoder's checkpoint goes through a folder (Hugging Face saves to folders)."""
-        if self.config["emission"] == "cross-encoder":
-            with tempfile.TemporaryDirectory() as tmp:
-                self.save(tmp)
-                files = {str(p.relative_to(tmp)): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
-            return srsly.msgpack_dumps({"files": files})
+        """config and weights (and the wide CRF's)."""
         buffer = io.BytesIO()
         torch.save(self.model.state_dict(), buffer)
         msg = {"config": self._saved_config(), "model": buffer.getvalue()}
@@ -458,16 +421,6 @@ class CRFAligner(SentenceAlignerBase):
 
     def from_bytes(self, data: bytes) -> "CRFAligner":
         msg = srsly.msgpack_loads(data)
-        if "files" in msg:
-            with tempfile.TemporaryDirectory() as tmp:
-                for rel, content in msg["files"].items():
-                    (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-                    (Path(tmp) / rel).write_bytes(content)
-                self._replace(*read_weights(tmp, cached=False))
-                if (Path(tmp) / WIDE_FOLDER).is_dir():
-                    wide = CRFAligner.load(Path(tmp) / WIDE_FOLDER).to_bytes()
-                    self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(wide))
-                return self
         state = torch.load(io.BytesIO(msg["model"]), map_location="cpu", weights_only=True)
         self._replace(as_saved(msg["config"]), state)
         if "wide" in msg:
@@ -544,6 +497,7 @@ CRF_RANGES = {
         ("top_k", "hidden", "bead_max_split", "bead_max_merge", "bead_max_block", "torch_threads"), AT_LEAST_1
     ),
     **dict.fromkeys(("top_k_lexical", "band", "neighbours", "identical_min_words", "wide_margin"), AT_LEAST_0),
+    **RETIRED,
 }
 
 
@@ -559,9 +513,6 @@ def make_crf_aligner(
     band: Optional[int] = 3,
     neighbours: Optional[int] = 2,
     hidden: Optional[int] = 32,
-    emission: Optional[str] = "features",
-    cross_encoder_path: Optional[str] = None,
-    clauses: bool = False,
     identical: Optional[str] = "unique",
     identical_min_words: int = MIN_WORDS_UNLINKED,
     split_fill: Optional[float] = 0.4,
@@ -576,6 +527,9 @@ def make_crf_aligner(
     wide_margin: float = 0.1,
     translations: Union[TranslationSettings, str] = TRANSLATIONS,
     training: TrainingSettings = TRAINING,
+    emission: Optional[str] = "features",
+    cross_encoder_path: Optional[str] = None,
+    clauses: bool = False,
 ) -> CRFAligner:
     """The neural CRF sentence aligner (the default). The defaults are the shipped weights' settings.
 
@@ -586,24 +540,24 @@ def make_crf_aligner(
         and the link probability the learned combination keeps; link_floor: the probability
         below which a direction drops a link (crf/combine.py).
     top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidates.py).
-    hidden, emission, cross_encoder_path: a fresh model's shape; loaded weights bring their own.
-    clauses: also score each sentence against the clauses of the other side's (crf/features.py,
-        units.py): six more pair features, so part of the shape too (off in the shipped weights),
-        and, if the bead decoder's second stage is trained (crf/joined.py), four bead features.
+    hidden: a fresh model's shape; loaded weights bring their own.
     identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
         "linked" or "off"; crf/identical.py).
     split_fill: the split fill (crf/combine.py); bead_threshold, bead_candidate_floor,
         bead_max_split, bead_max_merge, bead_max_block: the bead decoder (crf/beads.py).
-    torch_threads: torch threads for training and the cross-encoder (inference is numpy).
+    torch_threads: torch threads for training (inference is numpy).
     wide, wide_margin: weights with a wide CRF (the shipped ones: trained on more domains, in their
         folder's wide/) align a document by it when its mean entropy is lower by at least
         wide_margin nats; wide = false: never (crf/choice.py). A fresh model trains one beside it
         when the component's initialize is given wide_data (spacy train --paths.wide).
     translations: [aligner.translations], how translations are aligned (crf/translations.py;
         a mode name for short). training: [aligner.training], crf.train.TrainingSettings.
+    emission, cross_encoder_path, clauses: accepted only at their off value, for pipelines saved by
+        0.1.0 (crf/retired.py).
 
     Null for a setting means the weights' value (a fresh model: the default), as in the old form
     `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name."""
+    without_retired({"emission": emission, "cross_encoder_path": cross_encoder_path, "clauses": clauses}, RETIRED)
     translations = sub_config(translations, TranslationSettings)
     if isinstance(translations, str):
         translations = TranslationSettings(mode=translations)
@@ -616,9 +570,6 @@ def make_crf_aligner(
         "band": band,
         "neighbours": neighbours,
         "hidden": hidden,
-        "emission": emission,
-        "cross_encoder_path": cross_encoder_path,
-        "clauses": clauses,
         "identical": identical,
         "identical_min_words": identical_min_words,
         "split_fill": split_fill,
@@ -652,7 +603,7 @@ DEFAULT_CONFIG.update(
     {
         name: p.default
         for name, p in inspect.signature(make_crf_aligner).parameters.items()
-        if name not in ("weights", "similarity", "translations", "training", "wide")
+        if name not in ("weights", "similarity", "translations", "training", "wide") and name not in RETIRED
     }
 )
 
@@ -662,5 +613,5 @@ def saved_settings(folder: Union[str, Path]) -> Dict[str, Any]:
     `align --model FOLDER` puts in its [aligner] config, so the folder decodes as it was saved
     (and the config shows it). The model's shape comes with the weights anyway."""
     cfg, _ = read_weights(folder)
-    names = set(inspect.signature(make_crf_aligner).parameters) - set(SHAPE_SETTINGS)
+    names = set(inspect.signature(make_crf_aligner).parameters) - set(SHAPE_SETTINGS) - set(RETIRED)
     return {k: v for k, v in cfg.items() if k in names}

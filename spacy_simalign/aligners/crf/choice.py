@@ -13,7 +13,7 @@ from ...errors import InputError
 
 WIDE_FOLDER = "wide"  # the wide CRF's weights folder inside the weights folder
 # the featurizer's settings (aligner.featurizer): the two CRFs read one PairInput
-SHARED_SETTINGS = ("encoder", "top_k", "top_k_lexical", "band", "neighbours", "clauses")
+SHARED_SETTINGS = ("encoder", "top_k", "top_k_lexical", "band", "neighbours")
 
 
 def wide_is_surer(own_score: float, wide_score: float, margin: float) -> bool:

@@ -1,8 +1,7 @@
 """Features of candidate sentence pairs for the CRF aligner, built to transfer across
 languages and domains: embedding cosine and its margins to the best rival, character
 3-gram and word TF-IDF cosine (zeroed, with a flag, when the two sides are in different
-languages), length ratio, relative position, paragraph agreement and exact identity; with
-`clauses` on, also the best cosine of one sentence with a clause of the other (units.py).
+languages), length ratio, relative position, paragraph agreement and exact identity.
 
 Each sentence is encoded once; lexical similarities are computed on candidate pairs only,
 so the cost beyond the encoder grows linearly with the number of sentences."""
@@ -14,7 +13,6 @@ import numpy as np
 import torch
 
 from ...structures import Side
-from ..units import SentenceUnits, best_unit_cosines, best_unit_maxima
 from .candidates import candidate_sets, matmul_t
 from .tfidf import PairProducts, _tfidf_cells, cosines
 
@@ -47,19 +45,8 @@ NULL_FEATURE_NAMES = (
     "cross_lingual",
     "bias",
 )
-# with `clauses` on, after FEATURE_NAMES: the best cosine of the simple sentence with a unit (the
-# sentence or a clause) of the complex one, and of the complex sentence with a unit of the simple
-# one (a merge), each with its margins to the best of the source's row and of the target's column
-CLAUSE_FEATURE_NAMES = (
-    "clause_cos",
-    "clause_gap_row",
-    "clause_gap_col",
-    "clause_cos_rev",
-    "clause_rev_gap_row",
-    "clause_rev_gap_col",
-)
 N_FEATURES = len(FEATURE_NAMES)
-FEATURE_INDEX = {name: k for k, name in enumerate(FEATURE_NAMES + CLAUSE_FEATURE_NAMES)}
+FEATURE_INDEX = {name: k for k, name in enumerate(FEATURE_NAMES)}
 N_NULL_FEATURES = len(NULL_FEATURE_NAMES)
 LEXICAL_FEATURES = [
     FEATURE_NAMES.index(n)
@@ -68,27 +55,19 @@ LEXICAL_FEATURES = [
 NULL_LEXICAL = [NULL_FEATURE_NAMES.index(n) for n in ("best_c3g", "best_word")]
 
 
-def feature_count(clauses: bool) -> int:
-    """Pair features per candidate: FEATURE_NAMES, and CLAUSE_FEATURE_NAMES with `clauses` on."""
-    return N_FEATURES + (len(CLAUSE_FEATURE_NAMES) if clauses else 0)
-
-
 @dataclass
 class DirectionInput:
     """One direction of a pair: each source sentence i chooses among the target sentences
     `cand[i]` (-1 = padding) or none. Slot 0 of a label row is "unaligned"."""
 
     cand: torch.Tensor  # [n, K] long, target indices, -1 where padded
-    feats: torch.Tensor  # [n, K, feature_count(clauses)]
+    feats: torch.Tensor  # [n, K, N_FEATURES]
     null_feats: torch.Tensor  # [n, N_NULL_FEATURES]
     n_target: int
     src_texts: List[str] = field(default_factory=list, repr=False)
     tgt_texts: List[str] = field(default_factory=list, repr=False)
     src_is_complex: bool = False
     gold: Optional[torch.Tensor] = None  # [n, K+1] bool: labels consistent with the gold
-    # [n, K+1] bool: the labels the training loss normalises over (None: all of them); a linked-only
-    # pair's leave "unaligned" out where the gold links the sentence (crf.train.training_input)
-    labels: Optional[torch.Tensor] = None
 
     def __len__(self) -> int:
         return int(self.cand.shape[0])
@@ -115,7 +94,6 @@ class DirectionInput:
             self.tgt_texts,
             self.src_is_complex,
             self.gold,
-            self.labels,
         )
 
 
@@ -128,7 +106,6 @@ class PairInput:
     n_complex: int
     n_simple: int
     langs: Tuple[str, str]  # of the (complex, simple) side
-    linked_only: bool = False  # training: a linked-only document's (crf.train.training_input)
 
     @property
     def cross_lingual(self) -> bool:
@@ -159,41 +136,6 @@ def _paragraph_embeddings(emb: np.ndarray, paragraph: np.ndarray, count: int) ->
         starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
         out[grouped[starts]] = np.add.reduceat(emb[order], starts, axis=0)
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
-
-
-@dataclass
-class _ClauseScores:
-    """A pair's sentence-against-units scores (units.py): `sub` queries simple sentences against
-    the complex side's units, `sup` complex sentences against the simple side's, with the row and
-    column maxima of each (the best rival of a source and of a target)."""
-
-    simple: SentenceUnits
-    complex: SentenceUnits
-    sub_max: Tuple[np.ndarray, np.ndarray]  # (per simple sentence, per complex sentence)
-    sup_max: Tuple[np.ndarray, np.ndarray]  # (per complex sentence, per simple sentence)
-
-    @classmethod
-    def of(cls, encoder, simple: "_SideData", complex_: "_SideData") -> "_ClauseScores":
-        su = SentenceUnits.of(encoder, simple.side.sentences, simple.side.lang, simple.emb)
-        cu = SentenceUnits.of(encoder, complex_.side.sentences, complex_.side.lang, complex_.emb)
-        return cls(su, cu, best_unit_maxima(su, cu), best_unit_maxima(cu, su))
-
-    def put(self, put, rows: np.ndarray, cols: np.ndarray, src_is_complex: bool) -> None:
-        """The clause features of the candidate pairs (source rows, target cols) of a direction."""
-        s, c = (cols, rows) if src_is_complex else (rows, cols)
-        sub_s, sub_c = self.sub_max[0][s], self.sub_max[1][c]
-        sup_c, sup_s = self.sup_max[0][c], self.sup_max[1][s]
-        (sub_src, sub_tgt), (sup_src, sup_tgt) = (
-            ((sub_c, sub_s), (sup_c, sup_s)) if src_is_complex else ((sub_s, sub_c), (sup_s, sup_c))
-        )
-        sub = best_unit_cosines(self.simple, self.complex, s, c)
-        sup = best_unit_cosines(self.complex, self.simple, c, s)
-        put("clause_cos", sub)
-        put("clause_gap_row", sub - sub_src)
-        put("clause_gap_col", sub - sub_tgt)
-        put("clause_cos_rev", sup)
-        put("clause_rev_gap_row", sup - sup_src)
-        put("clause_rev_gap_col", sup - sup_tgt)
 
 
 @dataclass
@@ -243,12 +185,11 @@ class PairFeaturizer:
         band: int = 3,
         neighbours: int = 2,
         chunk: int = 512,
-        clauses: bool = False,
     ):
         self.encoder = encoder
         self.top_k, self.top_k_lexical, self.band, self.chunk = top_k, top_k_lexical, band, chunk
-        self.neighbours, self.clauses = neighbours, clauses
-        self.n_features = feature_count(clauses)
+        self.neighbours = neighbours
+        self.n_features = N_FEATURES
 
     def embed(self, side: Side) -> np.ndarray:
         if not len(side):
@@ -301,9 +242,8 @@ class PairFeaturizer:
             for c, s in gold_links:
                 force_s2c.setdefault(s, set()).add(c)
                 force_c2s.setdefault(c, set()).add(s)
-        units = _ClauseScores.of(self.encoder, sdata, cdata) if self.clauses and nc and ns else None
-        s2c = self._direction(sdata, cdata, para_sim, linked, False, cross, lexical, units, force_s2c)
-        c2s = self._direction(cdata, sdata, para_sim.T, linked.T, True, cross, lexical, units, force_c2s)
+        s2c = self._direction(sdata, cdata, para_sim, linked, False, cross, lexical, force_s2c)
+        c2s = self._direction(cdata, sdata, para_sim.T, linked.T, True, cross, lexical, force_c2s)
         if gold_links is not None:
             s2c.gold = gold_mask(s2c.cand, [(s, c) for c, s in gold_links])
             c2s.gold = gold_mask(c2s.cand, list(gold_links))
@@ -318,7 +258,6 @@ class PairFeaturizer:
         src_is_complex: bool,
         cross: bool,
         lexical: Optional["_Lexical"],
-        units: Optional[_ClauseScores] = None,
         force=None,
     ) -> DirectionInput:
         n, m = len(src), len(tgt)
@@ -398,8 +337,6 @@ class PairFeaturizer:
         put("para_link", linked[src.paragraph[rows], tgt.paragraph[cols]].astype(np.float32))
         put("direction", direction)
         put("cross_lingual", float(cross))
-        if units is not None:
-            units.put(put, rows, cols, src_is_complex)
         null = self._null(src, row_max, row_second, best_c3g, best_word, direction, cross)
         return DirectionInput(torch.from_numpy(cand).long(), torch.from_numpy(f), null, m, *texts, src_is_complex)
 

@@ -40,10 +40,11 @@ def make_crf_aligner_v1(
     bead_folds: int = 5,
 ) -> CRFAligner:
     """The old form: null is the weights' value (a fresh model: v2's default); the training and
-    translation settings are flat keys (v2: [aligner.training], [aligner.translations])."""
+    translation settings are flat keys (v2: [aligner.training], [aligner.translations]).
+    emission, cross_encoder_path and encoder_learn_rate are accepted only at their off value (or
+    null; any value for the last), as the configs saved with this form hold them (retired.py)."""
     training = TrainingSettings(
         learn_rate=learn_rate,
-        encoder_learn_rate=encoder_learn_rate,
         cross_lingual_rate=cross_lingual_rate,
         combination_epochs=combination_epochs,
         combination_holdout=combination_holdout,

@@ -12,7 +12,6 @@ import torch
 from torch import nn
 
 from .features import N_FEATURES, N_NULL_FEATURES, DirectionInput
-from .threads import torch_threads
 
 NEG = -1e4  # score of an impossible label: finite, so that 0 * NEG stays 0 in gradients
 
@@ -234,9 +233,9 @@ def pad_potentials(potentials):
 class CRF(nn.Module):
     """Emission and transition networks with the CRF's losses and decoders."""
 
-    def __init__(self, hidden: int = 32, emission: Optional[nn.Module] = None, n_features: int = N_FEATURES):
+    def __init__(self, hidden: int = 32, n_features: int = N_FEATURES):
         super().__init__()
-        self.emission = emission if emission is not None else EmissionNet(hidden, n_features)
+        self.emission = EmissionNet(hidden, n_features)
         self.transition = TransitionNet()
 
     def potentials(self, x: DirectionInput):
@@ -246,30 +245,25 @@ class CRF(nn.Module):
 
     def nll(self, x: DirectionInput) -> torch.Tensor:
         """-log p(gold labels) = logZ - logZ restricted to the gold labels (several gold
-        labels at a position, as in an n:m bead, are summed over); with x.labels, both sums
-        run over those labels only (the likelihood conditioned on them)."""
+        labels at a position, as in an n:m bead, are summed over)."""
         if len(x) == 0:
             return torch.zeros(())
         emit, start, trans = self.potentials(x)
-        gold = x.gold if x.labels is None else x.gold & x.labels
-        return forward_logz(emit, start, trans, x.labels) - forward_logz(emit, start, trans, gold)
+        return forward_logz(emit, start, trans) - forward_logz(emit, start, trans, x.gold)
 
-    def numpy_potentials(self, x: DirectionInput, threads: int = 0) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(emit, start, trans) as float64 arrays: the feature network's in numpy (no autograd, no
-        torch per-op overhead), any other emission's through torch on `threads` threads."""
-        if isinstance(self.emission, EmissionNet):
-            return (self.emission.forward_np(x),) + self.transition.forward_np(x.cand)
-        with torch.no_grad(), torch_threads(threads):
-            return tuple(t.double().numpy() for t in self.potentials(x))
+    def numpy_potentials(self, x: DirectionInput) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(emit, start, trans) as float64 arrays, computed in numpy (no autograd, no torch per-op
+        overhead)."""
+        return (self.emission.forward_np(x),) + self.transition.forward_np(x.cand)
 
-    def decode_many(self, xs, threads: int = 0) -> list:
+    def decode_many(self, xs) -> list:
         """(Viterbi target per source sentence [n] int64, -1 = unaligned; marginals [n, K+1]
-        float32) of each input, decoded as one padded batch (`threads`: see numpy_potentials)."""
+        float32) of each input, decoded as one padded batch."""
         out = [(np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.float32))] * len(xs)
         live = [k for k, x in enumerate(xs) if len(x)]
         if not live:
             return out
-        emit, start, trans = pad_potentials([self.numpy_potentials(xs[k], threads) for k in live])
+        emit, start, trans = pad_potentials([self.numpy_potentials(xs[k]) for k in live])
         paths, margs = viterbi_batch(emit, start, trans), marginals_batch(emit, start, trans)
         for b, k in enumerate(live):
             cand = xs[k].cand.numpy()

@@ -7,7 +7,7 @@ held-out decodes). Before the steps, `prepare_aligner` fits the learned combinat
 directions on held-out documents and builds the fresh model. Deterministic for a given seed.
 
 The trainer takes the aligner it trains (anything with CRFAligner's model, config, featurize,
-decode, bead_context, joined_text, build_model and fresh): this module does not import the aligner."""
+decode, bead_context, build_model and fresh): this module does not import the aligner."""
 
 import random
 from dataclasses import dataclass
@@ -22,6 +22,8 @@ from ...structures import TrainingPair
 from .beads import BEAD_C, BEAD_MAX_ITER
 from .combine import COMBINATION_C, COMBINATION_FALLBACK, COMBINATION_MAX_ITER, fit_combination
 from .features import PairInput
+from .retired import TRAINING as RETIRED
+from .retired import without_retired
 from .threads import torch_threads
 
 
@@ -33,21 +35,22 @@ from .threads import torch_threads
     bead_max_iter=AT_LEAST_1,
     bead_folds=AT_LEAST_0,
     learn_rate=Range(0),
-    encoder_learn_rate=Range(0),
     combination_c=Range(0),
     bead_c=Range(0),
     cross_lingual_rate=UNIT,
     combination_holdout=UNIT,
-    linked_only_weight=Range(0),
+    **RETIRED,
 )
 class TrainingSettings:
     """How the CRF learns, the [aligner.training] block of a CRF aligner's config; the same for
-    `spacy train` and project/train_crf.py. The defaults are the shipped weights' recipe."""
+    `spacy train` and project/train_crf.py. The defaults are the shipped weights' recipe.
+    encoder_learn_rate, linked_only_weight and bead_text_floor are accepted only at their off value
+    (any value for the first), for configs saved by 0.1.0 (retired.py)."""
 
     epochs: int = 20  # passes of CRFAligner.fit over the documents (spacy train:
     # [training] max_epochs, which configs/crf.cfg takes from here)
     learn_rate: float = 0.01
-    encoder_learn_rate: float = 3e-5  # a cross-encoder checkpoint is fine-tuned gently
+    encoder_learn_rate: float = 3e-5  # retired.py
     cross_lingual_rate: float = 0.25  # share of documents shown without lexical features
     combination_epochs: int = 20  # epochs of the first CRF, the one the combination is fitted on
     combination_holdout: float = 0.2  # share of documents held out to fit the combination
@@ -58,10 +61,12 @@ class TrainingSettings:
     # the combination's hold-out); below 2: no bead decoder
     bead_c: float = BEAD_C  # the bead scorer's logistic regression
     bead_max_iter: int = BEAD_MAX_ITER
-    linked_only_weight: float = 1.0  # the loss weight of a linked-only document (TrainingPair.linked_only)
-    bead_text_floor: float = 0.0  # above 0: also fit the bead decoder's second stage over the joined
-    # text of the candidates of first-stage probability at least this (joined.py); 0: none (shipped)
+    linked_only_weight: float = 1.0  # retired.py
+    bead_text_floor: float = 0.0  # retired.py
     seed: int = 0
+
+    def __post_init__(self):
+        without_retired({k: getattr(self, k) for k in RETIRED}, RETIRED)
 
 
 aligner_registry.register("spacy-simalign.CRFTraining.v1", func=TrainingSettings)
@@ -74,20 +79,8 @@ def set_seed(seed: int) -> None:
 
 
 def training_input(aligner, pair: TrainingPair) -> PairInput:
-    """A training document's features with its gold labels. A linked-only pair (TrainingPair.linked_only)
-    is learned conditioned on its sentences being aligned: "unaligned" is left out of the loss of every
-    linked sentence, in both directions, so the loss asks the gold target to beat the other candidates
-    and gives the null score and the null transitions no gradient at all. Its sides were filtered to the
-    linked sentences: the full gold would teach that no sentence is ever unaligned. (Counting
-    "unaligned" as agreeing with the gold instead rewards a null wherever the gold is hard to find:
-    measured in docs/results.md, it costs the DEplain-web CV.)"""
-    x = aligner.featurize(pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
-    if pair.linked_only:
-        x.linked_only = True
-        for d in (x.s2c, x.c2s):
-            d.labels = d.mask.clone()
-            d.labels[d.gold[:, 1:].any(dim=1), 0] = False
-    return x
+    """A training document's features with its gold labels."""
+    return aligner.featurize(pair.complex, pair.simple, pair.paragraph_links, gold_links=pair.links)
 
 
 def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True) -> List[PairInput]:
@@ -97,12 +90,11 @@ def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True
 
 
 def pair_loss(
-    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float, linked_only_weight: float = 1.0
+    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float
 ) -> Tuple[Optional[torch.Tensor], int]:
     """(NLL of both directions per sentence, sentence count) of one training document, or
     (None, 0) for an empty one; with probability `cross_lingual_rate` the document is shown
-    without its lexical features, as a cross-lingual pair would be. A linked-only document's
-    loss is multiplied by `linked_only_weight`."""
+    without its lexical features, as a cross-lingual pair would be."""
     dirs = [pair.s2c, pair.c2s]
     if rng.random() < cross_lingual_rate:
         dirs = [d.without_lexical() for d in dirs]
@@ -110,7 +102,7 @@ def pair_loss(
     if not n:
         return None, 0
     loss = sum(model.nll(d) for d in dirs) / n
-    return (loss * linked_only_weight if pair.linked_only and linked_only_weight != 1.0 else loss), n
+    return loss, n
 
 
 class CRFTrainer:
@@ -119,12 +111,8 @@ class CRFTrainer:
 
     def __init__(self, aligner, settings: TrainingSettings = TrainingSettings()):
         self.aligner, self.settings = aligner, settings
-        named = [(k, p) for k, p in aligner.model.named_parameters() if p.requires_grad]
-        groups = [{"params": [p for k, p in named if not k.startswith("emission.encoder.")], "lr": settings.learn_rate}]
-        pretrained = [p for k, p in named if k.startswith("emission.encoder.")]
-        if pretrained:
-            groups.append({"params": pretrained, "lr": settings.encoder_learn_rate})
-        self.optimizer = torch.optim.Adam(groups)
+        params = [p for p in aligner.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.Adam([{"params": params, "lr": settings.learn_rate}])
         self.rng = random.Random(settings.seed)  # cross-lingual masking (and fit's shuffling)
         self._features: Dict[Tuple, PairInput] = {}
 
@@ -140,7 +128,6 @@ class CRFTrainer:
             s.lang,
             None if pair.paragraph_links is None else tuple((p.complex, p.simple) for p in pair.paragraph_links),
             tuple(sorted(pair.links)),
-            pair.linked_only,
         )
 
     def features(self, pair: TrainingPair, known: Optional[PairInput] = None) -> PairInput:
@@ -167,9 +154,7 @@ class CRFTrainer:
         total, weighted, count, docs = None, 0.0, 0, 0
         with torch_threads(self.aligner.config["torch_threads"]):
             for x in inputs:
-                loss, n = pair_loss(
-                    model, x, self.rng, self.settings.cross_lingual_rate, self.settings.linked_only_weight
-                )
+                loss, n = pair_loss(model, x, self.rng, self.settings.cross_lingual_rate)
                 if loss is None:
                     continue
                 total = loss if total is None else total + loss
@@ -225,22 +210,12 @@ def holdout_split(n: int, holdout: float, seed: int) -> Tuple[List[int], List[in
     return order[:cut], order[cut:]
 
 
-def heldout_folds(
-    n: int, settings: TrainingSettings, linked_only: Sequence[int] = ()
-) -> Tuple[List[int], List[List[int]]]:
+def heldout_folds(n: int, settings: TrainingSettings) -> Tuple[List[int], List[List[int]]]:
     """(the documents in the hold-out split's shuffled order, the held-out folds of the second
     stage): the combination's hold-out first, then, for the bead decoder, the other documents
-    cut into bead_folds - 1 folds (none when bead_folds < 2). The `linked_only` documents are
-    in no fold (they come last in the order, for the first CRFs to train on): the combination
-    and the bead decoder calibrate keeping a link against leaving a sentence unaligned, which
-    such a document cannot show."""
-    skip = set(linked_only)
-    eligible = [i for i in range(n) if i not in skip]
-    held, rest = (
-        [eligible[i] for i in part]
-        for part in holdout_split(len(eligible), settings.combination_holdout, settings.seed)
-    )
-    order = held + rest + [i for i in range(n) if i in skip]
+    cut into bead_folds - 1 folds (none when bead_folds < 2)."""
+    held, rest = holdout_split(n, settings.combination_holdout, settings.seed)
+    order = held + rest
     k = settings.bead_folds - 1
     if k < 1 or len(rest) < k:
         return order, [held]
@@ -287,26 +262,6 @@ def fit_bead_decoder(
     return fit_bead_scorer(xs, ys, settings.seed, settings.bead_c, settings.bead_max_iter)
 
 
-def fit_joined_stage(
-    aligner, decodes, pairs: Sequence[TrainingPair], settings: TrainingSettings
-) -> Optional[List[float]]:
-    """The bead decoder's second stage (joined.py) from the same held-out decodes, over the
-    candidates its first stage (the aligner's bead_weights) gates at settings.bead_text_floor."""
-    from .beads import fit_bead_scorer
-    from .joined import joined_examples
-
-    cfg = aligner.config
-    xs, ys = [], []
-    for i, x, (s2c, c2s) in decodes:
-        ctx, base = aligner.bead_context(x, s2c, c2s)
-        bx, by = joined_examples(
-            ctx, base, aligner.joined_text(x), cfg["bead_weights"], settings.bead_text_floor, pairs[i].gold
-        )
-        xs.append(bx)
-        ys.append(by)
-    return fit_bead_scorer(xs, ys, settings.seed, settings.bead_c, settings.bead_max_iter)
-
-
 def prepare_aligner(
     aligner,
     pairs: Sequence[TrainingPair],
@@ -315,21 +270,13 @@ def prepare_aligner(
     log: Optional[Callable[[str], None]] = None,
 ) -> Optional[Sequence[PairInput]]:
     """Ready a fresh aligner for its training steps: with the learned combination (and at least
-    5 documents that are not linked-only), fit the combination on the decodes of held-out documents
-    by a first CRF, and the bead decoder on those of bead_folds held-out folds (the combination's
-    among them; linked-only documents train the first CRFs, and are held out in no fold); then
-    a fresh model. Returns the documents' features with gold when it computed them (`inputs`)."""
+    5 documents), fit the combination on the decodes of held-out documents by a first CRF, and the
+    bead decoder on those of bead_folds held-out folds (the combination's among them); then a fresh
+    model. Returns the documents' features with gold when it computed them (`inputs`)."""
     config = aligner.config
-    config["bead_weights"] = config["bead_text_weights"] = config["bead_text_floor"] = None
+    config["bead_weights"] = None
     first_epochs = settings.combination_epochs
-    linked_only = [i for i, p in enumerate(pairs) if p.linked_only]
-    calibrating = len(pairs) - len(linked_only)
-    if (
-        config["combination"] == "learned"
-        and calibrating >= 5
-        and settings.combination_holdout > 0
-        and first_epochs > 0
-    ):
+    if config["combination"] == "learned" and len(pairs) >= 5 and settings.combination_holdout > 0 and first_epochs > 0:
         if inputs is None:
             inputs = featurize_all(aligner, pairs)
 
@@ -337,7 +284,7 @@ def prepare_aligner(
             return aligner.featurize(pairs[i].complex, pairs[i].simple, pairs[i].paragraph_links)
 
         first_config = dict(config, combination_weights=None)
-        order, folds = heldout_folds(len(pairs), settings, linked_only)
+        order, folds = heldout_folds(len(pairs), settings)
         decodes = [
             heldout_decodes(aligner, first_config, inputs, plain, held, order, settings, first_epochs, log)
             for held in folds
@@ -357,11 +304,6 @@ def prepare_aligner(
             config["bead_weights"] = fit_bead_decoder(aligner, held_out, pairs, settings)
             if log and config["bead_weights"] is not None:
                 log(f"bead decoder weights: {np.round(config['bead_weights'], 3).tolist()}")
-            if config["bead_weights"] is not None and settings.bead_text_floor > 0:
-                config["bead_text_weights"] = fit_joined_stage(aligner, held_out, pairs, settings)
-                config["bead_text_floor"] = settings.bead_text_floor
-                if log and config["bead_text_weights"] is not None:
-                    log(f"joined-text stage weights: {np.round(config['bead_text_weights'], 3).tolist()}")
     set_seed(settings.seed)
     aligner.model = aligner.build_model(config)
     aligner.model.eval()

@@ -28,7 +28,7 @@ def unsureness(aligner, pair: PairInput, score: str = "entropy") -> float:
     document without simple sentences."""
     if score not in SCORES:
         raise ValueError(f"unknown score {score!r}: choose one of {', '.join(SCORES)}")
-    ((_, marg),) = aligner.model.decode_many([pair.s2c], aligner.config["torch_threads"])
+    ((_, marg),) = aligner.model.decode_many([pair.s2c])
     return document_score(marg, score)
 
 
