@@ -1,4 +1,4 @@
-"""`adapt` and `rank` (issue 24): fine-tuning the CRF on a user's gold documents, refitting its
+"""`adapt` and `rank`: fine-tuning the CRF on a user's gold documents, refitting its
 stages on them, the command's output folder and pipeline and its one-line errors, and the
 documents ranked by how unsure the CRF is."""
 
@@ -73,7 +73,7 @@ def test_the_crf_adapted_is_the_own_the_wide_or_the_one_that_scores_higher_on_th
     from spacy_simalign.evaluation.crossval import read_gold_pairs
     from spacy_simalign.evaluation.tally import Tally
 
-    small_pairs = read_gold_pairs(shared_data / "sgc-dev" / "pairs.jsonl")[1][:3]  # websites
+    small_pairs = read_gold_pairs(shared_data("sgc-dev/pairs.jsonl"))[1][:3]  # websites
     plain = featurize_all(shipped, small_pairs, with_gold=False)
     assert adapted_crf(shipped, small_pairs, plain, "own") is shipped
     assert adapted_crf(shipped, small_pairs, plain, "wide") is shipped.wide

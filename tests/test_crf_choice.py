@@ -21,7 +21,7 @@ from spacy_simalign.evaluation.crossval import read_gold_pairs
 def inputs(shipped, shared_data):
     """Features of the SMALL DEplain pairs and of the first 6 sgc-dev documents (websites)."""
     _, deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
-    _, sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    _, sgc = read_gold_pairs(str(shared_data("sgc-dev/pairs.jsonl")))
     pairs = [p for p in deplain if p.id in SMALL] + sgc[:6]
     return [shipped.featurize(p.complex, p.simple) for p in pairs]
 
@@ -91,7 +91,7 @@ def test_a_wide_crf_that_reads_other_features_is_refused(shipped, tmp_path):
 def few(shared_data):
     """6 DEplain-web documents to train on and 2 sgc-dev documents as the other domain."""
     _, deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
-    _, sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    _, sgc = read_gold_pairs(str(shared_data("sgc-dev/pairs.jsonl")))
     return deplain[:6], sgc[:2]
 
 

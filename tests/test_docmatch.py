@@ -224,7 +224,7 @@ def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, m
 
 @pytest.mark.slow
 def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path, capsys):
-    folder = shared_data / "klexikon-validation"
+    folder = shared_data("klexikon-validation")
     write_documents(str(folder), str(tmp_path))
     titles = {p.stem for p in (folder / "klexikon").glob("*.txt")}
     docs = read_documents(str(tmp_path / "source.jsonl")) + read_documents(str(tmp_path / "target.jsonl"))
@@ -583,8 +583,8 @@ def test_a_v1_config_takes_lexical_options_and_calibrates_into_a_v1_config(tmp_p
 
 
 def test_an_empty_collection_matches_nothing(tmp_path, capsys):
-    """Issue 25, item 14: match-docs with no documents on one side stopped with exit 2 where align
-    accepts empty sides; an empty collection is valid input: an empty matches file, a note on stderr."""
+    """An empty collection is valid input to match-docs, as empty sides are to align: an empty
+    matches file, a note on stderr, exit 0."""
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
     out = tmp_path / "out.jsonl"
