@@ -1,7 +1,9 @@
 """Shared fixtures: the real data, the sentence encoders and the shipped CRF. The DEplain-web dev
 pairs are read from the project's own assets/ (the same file as ../shared/data/deplain-web-dev/pairs.jsonl,
-with its attribution in assets/deplain-web-dev/README.md), so most tests run from a clone alone; the rest
-(plans, Klexikon, Amsterdam, Text+Berg) read ../shared/data (set SIMALIGN_SHARED_DATA to point elsewhere).
+with its attribution in assets/deplain-web-dev/README.md), so most tests run from a clone alone. The other
+seed corpora (Simple German Corpus, Klexikon, Amsterdam, Text+Berg, TransRead, the DEplain plans) may not be
+copied into the repository: tests read them through `shared_data`, from ../shared/data beside the clone or
+from $SIMALIGN_SHARED_DATA, and skip, counted in the run's summary, where that folder is absent.
 
 Speed: `make test` runs the tests not marked slow or browser (setup.cfg). Tests that do not measure
 quality take `fake_encoder` (hashed character n-grams, no model to load) instead of USE."""
@@ -20,7 +22,9 @@ from spacy_simalign.registry import similarity_registry
 from spacy_simalign.similarity.backends import EmbeddingSimilarity
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))
+SHARED_DATA_ENV = "SIMALIGN_SHARED_DATA"
+SHARED_DATA = Path(os.environ.get(SHARED_DATA_ENV) or ROOT.parent / "shared" / "data")
+NO_SHARED_DATA = "needs the seed corpora"  # starts the reason of every skip for want of SHARED_DATA
 DEPLAIN_PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 SMALL = ("deplain-web-98", "deplain-web-108", "deplain-web-129")  # short DEplain pairs with real gold
 FAKE_ENCODER = "spacy-simalign-tests.HashedNgramSimilarity.v1"
@@ -95,9 +99,34 @@ def deplain_pairs():
     return load_deplain()
 
 
+def shared_path(relative: str) -> Path:
+    """SHARED_DATA / RELATIVE (a file or folder of the seed corpora). Where SHARED_DATA is absent (a plain
+    clone) the calling test skips; where it is there without RELATIVE the test fails: a stale copy."""
+    path = SHARED_DATA / relative
+    if path.exists():
+        return path
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{NO_SHARED_DATA}: reads {relative} from {SHARED_DATA}, which is not there")
+    pytest.fail(f"{path} is missing: {SHARED_DATA} holds other seed corpora than these tests read")
+
+
 @pytest.fixture(scope="session")
 def shared_data():
-    return SHARED_DATA
+    """shared_data("sgc-dev/pairs.jsonl"): the path in the seed corpora, or a skip (see shared_path)."""
+    return shared_path
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line for the tests skipped for want of the seed corpora: how many, and where to put them."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if NO_SHARED_DATA in str(r.longrepr)]
+    if skipped:
+        tests = "1 test" if len(skipped) == 1 else f"{len(skipped)} tests"
+        where = f"{SHARED_DATA} (${SHARED_DATA_ENV})" if os.environ.get(SHARED_DATA_ENV) else "../shared/data"
+        terminalreporter.write_line(
+            f"{tests} skipped: they read {where}, the seed corpora, which are not in the repository; "
+            f"put them beside the clone as ../shared/data or set {SHARED_DATA_ENV}=DIR",
+            yellow=True,
+        )
 
 
 @pytest.fixture(scope="session")

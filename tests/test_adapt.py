@@ -1,4 +1,4 @@
-"""`adapt` and `rank` (issue 24): fine-tuning the CRF on a user's gold documents, refitting its
+"""`adapt` and `rank`: fine-tuning the CRF on a user's gold documents, refitting its
 stages on them, the command's output folder and pipeline and its one-line errors, and the
 documents ranked by how unsure the CRF is."""
 

@@ -14,7 +14,7 @@ from spacy_simalign.structures import Side
 
 @pytest.fixture(scope="module")
 def textberg(shared_data):
-    return next(read_pairs(str(shared_data / "textberg-dev-de-fr" / "pairs.jsonl")))
+    return next(read_pairs(str(shared_data("textberg-dev-de-fr/pairs.jsonl"))))
 
 
 def score(record, beads):

@@ -31,7 +31,7 @@ def row(complex_text, simple_text, doc="d1", simple_ids=(), score=None):
 
 @pytest.fixture(scope="module")
 def amsterdam_rows(shared_data):
-    return read_amsterdam_csv(str(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
+    return read_amsterdam_csv(str(shared_data("amsterdam-municipal-nl/complex-simple-v1-anonymized.csv")))
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from spacy_simalign.errors import InputError
 
 @pytest.fixture(scope="module")
 def amsterdam_rows(shared_data):
-    return read_amsterdam_csv(str(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv"))
+    return read_amsterdam_csv(str(shared_data("amsterdam-municipal-nl/complex-simple-v1-anonymized.csv")))
 
 
 def texts(rows):
@@ -168,8 +168,8 @@ def test_raw_text_pairs_are_segmented_as_the_aligner_segments_them(tmp_path):
     assert [(r.complex, r.simple) for r in rows] == expected
 
 
-def test_formula_cells_tsv_texts_and_card_language_issue_25(tmp_path, deplain_pairs):
-    """Issue 25 item 10: a cell that starts like a formula gets a leading ' in CSV and TSV (OWASP);
+def test_formula_cells_tsv_texts_and_card_language(tmp_path, deplain_pairs):
+    """A cell that starts like a formula gets a leading ' in CSV and TSV (OWASP);
     TSV gives back the texts of JSONL and CSV (quotes, tabs, newlines); the card's language is the data's."""
     rows = [
         SentencePair("d1", '=HYPERLINK("http://x.example","klick")', "+1 ist mehr"),

@@ -43,7 +43,7 @@ Bern liegt an der Aare.
 
 @pytest.fixture(scope="module")
 def klexikon_folder(shared_data):
-    return str(shared_data / "klexikon-validation")
+    return str(shared_data("klexikon-validation"))
 
 
 def test_parse_article_paragraphs_headings_lead():

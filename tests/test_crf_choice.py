@@ -26,7 +26,7 @@ def read_gold_pairs(path):
 def inputs(shipped, shared_data):
     """Features of the SMALL DEplain pairs and of the first 6 sgc-dev documents (websites)."""
     deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
-    sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    sgc = read_gold_pairs(str(shared_data("sgc-dev/pairs.jsonl")))
     pairs = [p for p in deplain if p.id in SMALL] + sgc[:6]
     return [shipped.featurize(p.complex, p.simple) for p in pairs]
 
@@ -96,7 +96,7 @@ def test_a_wide_crf_that_reads_other_features_is_refused(shipped, tmp_path):
 def few(shared_data):
     """6 DEplain-web documents to train on and 2 sgc-dev documents as the other domain."""
     deplain = read_gold_pairs(str(DEPLAIN_PAIRS))
-    sgc = read_gold_pairs(str(shared_data / "sgc-dev" / "pairs.jsonl"))
+    sgc = read_gold_pairs(str(shared_data("sgc-dev/pairs.jsonl")))
     return deplain[:6], sgc[:2]
 
 

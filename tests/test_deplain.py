@@ -12,7 +12,7 @@ from spacy_simalign.formats.pairs import parse_pair
 
 @pytest.fixture(scope="module")
 def converted(shared_data):
-    plans = sorted((shared_data / "deplain-web-dev" / "plans").glob("plan_doc_*.csv"))
+    plans = sorted(shared_data("deplain-web-dev/plans").glob("plan_doc_*.csv"))
     assert len(plans) == 82
     return {d["id"]: d for d in (read_plan(str(p)) for p in plans)}
 
@@ -51,7 +51,7 @@ def test_converted_pairs_are_valid_pair_records(converted):
 def test_titles_come_first_in_their_paragraph(converted, shared_data):
     """Plan 86 starts with a title (sentence -1) that is deleted in the simple version."""
     doc = converted["deplain-web-86"]
-    with open(shared_data / "deplain-web-dev" / "plans" / "plan_doc_86.csv", encoding="utf-8") as handle:
+    with open(shared_data("deplain-web-dev/plans/plan_doc_86.csv"), encoding="utf-8") as handle:
         title = next(r["original"] for r in csv.DictReader(handle) if r["original_id"].endswith("--1"))
     assert doc["complex"]["paragraphs"][0][0] == title
     assert all(0 not in bead[0] for bead in doc["gold"])
@@ -136,7 +136,7 @@ def test_missing_column_and_empty_file(tmp_path):
 
 
 def test_byte_order_mark_and_long_fields_through_the_command(tmp_path, capsys):
-    """Issue 25, item 14: a plan saved with a byte-order mark (as spreadsheet programs do) is read,
+    """A plan saved with a byte-order mark (as spreadsheet programs do) is read,
     a 200 KB field is within the bound, and a field beyond it is an error at its own line."""
     from spacy_simalign.__main__ import main
     from spacy_simalign.formats.csvfile import MAX_FIELD_CHARS

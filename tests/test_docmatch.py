@@ -250,7 +250,7 @@ def write_documents(folder, out_dir, seed: int = 13) -> None:
 
 @pytest.mark.slow
 def test_klexikon_intersection_f1_at_calibrated_threshold(shared_data, tmp_path, capsys):
-    folder = shared_data / "klexikon-validation"
+    folder = shared_data("klexikon-validation")
     write_documents(folder, tmp_path)
     titles = {p.stem for p in (folder / "klexikon").glob("*.txt")}
     docs = read_documents(str(tmp_path / "source.jsonl")) + read_documents(str(tmp_path / "target.jsonl"))
@@ -609,8 +609,8 @@ def test_a_v1_config_takes_lexical_options_and_calibrates_into_a_v1_config(tmp_p
 
 
 def test_an_empty_collection_matches_nothing(tmp_path, capsys):
-    """Issue 25, item 14: match-docs with no documents on one side stopped with exit 2 where align
-    accepts empty sides; an empty collection is valid input: an empty matches file, a note on stderr."""
+    """An empty collection is valid input to match-docs, as empty sides are to align: an empty
+    matches file, a note on stderr, exit 0."""
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
     out = tmp_path / "out.jsonl"

@@ -28,7 +28,7 @@ def ci_project(tmp_path_factory, shared_data):
             shutil.copytree(src, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(src, folder / name)
-    sgc = (shared_data / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    sgc = shared_data("sgc-dev/pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (folder / "wide-gold.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
     project_run(folder, "ci", capture=True, overrides=CI_OVERRIDES)
     return folder
@@ -183,7 +183,7 @@ def run_script(*args, cwd=ROOT):
 
 
 def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(tmp_path):
-    """Issue 15, items 10 and 16: the package step builds the spacy-simalign wheel into packages/
+    """The package step builds the spacy-simalign wheel into packages/
     (the install line of docs/training.md names it), with every data file and no setuptools
     "Package would be ignored" warning; a build that warns is refused."""
     import zipfile
@@ -233,8 +233,8 @@ def test_package_check_takes_the_plugin_wheel_from_the_packages_folder(tmp_path)
 
 
 def test_generated_project_outputs_are_not_versioned():
-    """Issue 15, item 11: `spacy project run all` writes metrics/*.json and project.lock; neither
-    is tracked (they changed on every run, and held a path of the machine)."""
+    """`spacy project run all` writes metrics/*.json and project.lock; neither is tracked (they
+    change on every run, and hold a path of the machine)."""
     import subprocess
 
     if not (ROOT / ".git").exists():
@@ -289,12 +289,12 @@ def test_train_crf_reads_several_gold_files(tmp_path):
 
 
 @pytest.mark.slow
-def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp_path):
+def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp_path, shared_data):
     """project/train_crf.py --wide-data PATH (the shipped weights' recipe) saves the CRF of --data with
     a wide CRF of both in wide/; the CRF's own weights are those of the same run without --wide-data."""
     lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "a.jsonl").write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")
-    sgc = (ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    sgc = shared_data("sgc-dev/pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "sgc.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
     run, config = train_crf(tmp_path, "--data", tmp_path / "a.jsonl", "--wide-data", tmp_path / "sgc.jsonl")
     assert "wide CRF: trained on 7 documents" in run.stdout and config.get("wide_margin", 0.1) == 0.1
@@ -358,16 +358,14 @@ def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_p
 
 
 @pytest.mark.slow
-def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path):
+def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path, shared_data):
     """`bench_peers.py --sets sgc --limit 2 --no-bertalign --epochs 2`: the default `align` on 2 Simple
-    German Corpus documents (read from ../shared/data) with their website held out (a wide CRF of 2
+    German Corpus documents (read from the seed corpora) with their website held out (a wide CRF of 2
     epochs trained without it), scored; no .venv-peers needed; such a partial run may not rewrite the docs."""
-    sgc = ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl"
-    if not sgc.is_file():
-        pytest.skip(f"{sgc} is missing")
+    data = shared_data("sgc-dev").parent
     script = ROOT / "project" / "bench_peers.py"
     out, report = tmp_path / "peers.json", tmp_path / "peers.md"
-    args = ["--sets", "sgc", "--limit", "2", "--no-bertalign", "--no-algorithm-time", "--epochs", "2"]
+    args = ["--sets", "sgc", "--limit", "2", "--no-bertalign", "--no-algorithm-time", "--epochs", "2", "--data", data]
     run = run_script(script, *args, "--json", out, "--output", report, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     results = json.loads(out.read_text(encoding="utf-8"))
@@ -388,8 +386,8 @@ def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path):
 
 @pytest.mark.slow
 def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate(tmp_path):
-    """Issue 25, item 14: convert made an empty test split of 2 documents, and evaluate then reported
-    F1 0.000 on 0 documents with exit 0; both now stop with one line, exit 2, nothing written."""
+    """Convert with 2 documents (an empty test split) and evaluate with no gold (an F1 of 0
+    documents) stop with one line, exit 2, nothing written: neither has a result to give."""
     lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "two.jsonl").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
     run = run_script(ROOT / "project" / "convert.py", tmp_path / "two.jsonl", tmp_path / "corpus")
@@ -405,8 +403,8 @@ def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate
 
 
 def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
-    """Issue 25, item 13: the README's tuned-example figures had drifted from what the commands give;
-    they now stand in a marked block that project/readme_figures.py (command readme-figures) rewrites."""
+    """The README's tuned-example figures stand in a marked block that project/readme_figures.py
+    (command readme-figures) rewrites, so that they stay what the commands give."""
     import yaml
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -103,7 +103,7 @@ def test_german_boundary_f1_on_deplain_dev(deplain_pairs):
 
 
 def test_dutch_boundary_precision_on_amsterdam(shared_data):
-    docs = evaluation.amsterdam_documents(shared_data / "amsterdam-municipal-nl" / "complex-simple-v1-anonymized.csv")
+    docs = evaluation.amsterdam_documents(shared_data("amsterdam-municipal-nl/complex-simple-v1-anonymized.csv"))
     counts = evaluation.score_documents(docs, "nl")
     assert counts.gold > 1000
     assert counts.precision >= 0.98, counts  # recall suffers from list items without final punctuation

