@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from script_output import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

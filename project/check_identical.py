@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from script_output import add_output_option, run_main
+
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.identical import normal_form
-from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.formats.pairs import read_training_pairs
 from spacy_simalign.structures import Side
 

@@ -15,12 +15,13 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
+from gold_folds import folds_of, read_gold_pairs
+from script_output import add_output_option, run_main, write_json
+
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.choice import wide_is_surer
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
 from spacy_simalign.aligners.crf.unsure import SCORES, document_score
-from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.tally import SHAPES, Tally
 
 ROOT = Path(__file__).resolve().parent.parent

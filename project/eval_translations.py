@@ -21,8 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+from script_output import add_output_option, run_main, write_json
+
 from spacy_simalign.aligners.bead_dp import make_bead_dp
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity

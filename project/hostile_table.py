@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from script_output import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

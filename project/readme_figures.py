@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 from confection import Config
+from script_output import add_output_option, run_main
 
-from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.formats.jsonl import atomic_output
 
 ROOT = Path(__file__).resolve().parent.parent

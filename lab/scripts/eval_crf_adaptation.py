@@ -21,20 +21,34 @@ import sys
 import time
 from pathlib import Path
 
-from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
-from spacy_simalign.evaluation.tally import Tally
-from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
+from lab_common import (
+    BIBLE,
+    PORTAL,
+    add_output_option,
+    folds_of,
+    prepare_runs,
+    read_gold_pairs,
+    run_main,
+    run_training,
+    write_json,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-DEPLAIN = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+from spacy_simalign.evaluation.tally import Tally
+
+REPO = Path(__file__).resolve().parents[2]  # the repository: the lab project is its lab/ folder
+DEPLAIN = REPO / "assets" / "deplain-web-dev" / "pairs.jsonl"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ks", default="0,2,4,8", help="numbers of in-domain training documents")
     ap.add_argument("--folds", type=int, default=3, help="test folds of the bible documents")
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="CRF training epochs (default: the training default, TrainingSettings.epochs)",
+    )
     ap.add_argument(
         "--seed", type=int, default=0, help="seed of the test folds and of the order of the documents added"
     )
@@ -44,6 +58,10 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DEPLAIN), help="DEplain-web dev pair JSONL")
     add_output_option(ap)
     args = ap.parse_args(argv)
+    if args.epochs is None:
+        from spacy_simalign.aligners.crf.train import TrainingSettings
+
+        args.epochs = TrainingSettings().epochs
     ks = [int(k) for k in args.ks.split(",")]
     seeds = [int(v) for v in args.train_seeds.split(",")]
     t0 = time.time()

@@ -10,6 +10,7 @@ after. Per draw (seeds 0, 1, 2) the domain's documents are shuffled; the first 2
 """
 
 import argparse
+import os
 import random
 import sys
 from collections import defaultdict
@@ -17,13 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from lab_common import add_output_option, read_gold_pairs, run_main
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
-from spacy_simalign.evaluation.crossval import read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data"
+REPO = Path(__file__).resolve().parents[2]  # the repository: the lab project is its lab/ folder
+DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", REPO.parent / "shared" / "data"))
 DEFAULT_DATA = [DATA / "deplain-web-dev" / "pairs.jsonl", DATA / "sgc-dev" / "pairs.jsonl"]
 TEMPERATURE = 0.05
 STEPS = 600
