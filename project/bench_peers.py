@@ -23,7 +23,7 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   language, which the pair filters drop). Whole time = the CLI's wall clock; algorithm time =
   the same code in this process, after a warm-up, minus the time spent in the encoder.
 - DEplain: the shipped CRF weights were trained on these 82 documents, so ours is 5-fold
-  cross-validation by document (project/cv_crf.py's folds, from evaluation.crossval, and
+  cross-validation by document (project/cv_crf.py's folds, from gold_folds.py, and
   training; fold models run through the CLI with --model); bertalign and intersection have
   nothing to train and run on all 82. An other row gives the shipped weights in-sample.
 - The shipped weights are two CRFs (crf/choice.py): the DEplain-web one and a wide one trained
@@ -469,7 +469,7 @@ def run_ours_cv(peer: PeerSet, path: Path, docs: Sequence[Doc], args, tmp: Path,
         )
         return preds, whole, algo, "leave-one-website-out"
     notes.append(
-        f"DEplain CV: {folds} folds by document (evaluation.crossval, seed {args.seed}), each a pair of CRFs as "
+        f"DEplain CV: {folds} folds by document (gold_folds.py, seed {args.seed}), each a pair of CRFs as "
         f"shipped (the fold's documents; the same with sgc-dev, the wide CRF), {args.epochs} epochs, training "
         f"{train_seconds:.0f} s (not in the times); whole = {folds} CLI runs, one per fold model."
     )

@@ -1,4 +1,4 @@
-"""The adaptation curve of `adapt` (issue 24): k gold documents of a domain the base weights never
+"""The adaptation curve of `adapt`: k gold documents of a domain the base weights never
 saw given to adapt, scored on the domain's other documents, with the k documents drawn at random
 or chosen by `rank` (the base's most unsure first).
 
@@ -52,8 +52,6 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "finetune": {"refit": False},
     "refit": {"epochs": 0},
     "both": {},
-    "wide": {"crf": "wide"},  # both, on the base's wide CRF alone
-    "auto": {"crf": "auto"},  # both, on the base CRF the k documents score higher
     "guard": {},  # both, kept only if the held-out check on the k documents (k >= 2) says it helps; else the base
 }
 

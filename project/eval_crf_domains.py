@@ -1,7 +1,7 @@
 """One table of the CRF aligner across domains and languages, for a given CRF config:
 
 1. 5-fold cross-validation by document on DEplain-web dev (the folds of project/cv_crf.py,
-   evaluation.crossval):
+   gold_folds.py):
    link P/R/F1 and bead-text P/R/F1, mean of folds and pooled, and pooled per corpus;
 2. leave one domain out, both ways: train on the 71 Alumniportal documents and test on the
    11 bible documents, and the reverse;
@@ -17,7 +17,7 @@
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-domains
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_domains.py \
-        [--config '{"...": ...}'] [--epochs 20] [--jobs 2] [--json out.json] [--translation-gold]
+        [--config '{"...": ...}'] [--epochs N] [--jobs 2] [--json out.json] [--translation-gold]
 
 Training runs (5 folds, 2 domains, 1 full, 2 halves) are independent; --jobs runs them in
 forked processes (same results: every run is seeded)."""

@@ -1,14 +1,14 @@
 """How many gold documents of a new domain the CRF needs: train on the 71 web portal documents plus
 k bible documents, test on bible documents none of those runs trained on (DEplain-web dev).
 
-The 11 bible documents are cut into 3 test folds (the seeded shuffle of evaluation.crossval); for
+The 11 bible documents are cut into 3 test folds (the seeded shuffle of lab_common.folds_of); for
 each fold and each k, the run trains on the portal documents and the first k of the fold's other
 bible documents (in a seeded order, so a larger k adds documents to a smaller one's). Pooled link
 and bead-text P/R/F1 over the three folds' test documents per k; k = 0 is "the domain unseen".
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-adaptation
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_adaptation.py \
-        [--ks 0,2,4,8] [--train-seeds 0,1,2] [--epochs 20] [--jobs 2] [--json out.json]
+    cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python -m spacy project run eval-crf-adaptation
+    cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python scripts/eval_crf_adaptation.py \
+        [--ks 0,2,4,8] [--train-seeds 0,1,2] [--epochs N] [--jobs 2] [--json out.json]
 
 The CRF's training draws (document order, which documents are shown without lexical features)
 move the bible figures a lot, so each k is trained with several seeds (--train-seeds; the folds

@@ -1,11 +1,10 @@
-"""Would a domain's 2 gold documents make the encoder's similarity better on its other documents
-(issue 24, gate 2)? A linear map of the USE embeddings, W = I + A, is fitted on the 2 documents'
-links (softmax over each document's complex sentences, temperature 0.05, ridge `lam` on A; Adam,
-600 steps) and scored by how often the gold complex sentence is the most similar one for a linked
-simple sentence of the domain's other documents (as project/eval_clause_ranking.py), before and
-after. Per draw (seeds 0, 1, 2) the domain's documents are shuffled; the first 2 fit the map.
+"""Would a domain's 2 gold documents make the encoder's similarity better on its other documents?
+A linear map of the USE embeddings, W = I + A, is fitted on the 2 documents' links (softmax over
+each document's complex sentences, temperature 0.05, ridge `lam` on A; Adam, 600 steps) and scored
+by how often the gold complex sentence is the most similar one for a linked simple sentence of the
+domain's other documents, before and after. Per draw (seeds 0, 1, 2) the domain's documents are shuffled; the first 2 fit the map.
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_embedding_adapter.py \\
+    cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python scripts/eval_embedding_adapter.py \\
         [--domains bible_verified,mdr.de,stadt-koeln.de] [--lam 1,0.1,0.01,0.001] [--output FILE]
 """
 
