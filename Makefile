@@ -54,14 +54,17 @@ $(CHROMIUM):
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
 	test -x $(CHROMIUM)
 
-# Speed and memory targets are checked here, never by timed unit tests: the `benchmarks` workflow of
-# project.yml (startup, CRF, scale, docmatch, long sentence, hostile input); each command prints its
-# table and writes it under metrics/bench/.
+# Speed and memory are measured here, never by timed unit tests: the `benchmarks` workflow of
+# project.yml, the user's project (startup, CRF, scale, docmatch, long sentence, hostile input); each
+# command prints its table and writes it under metrics/bench/. The data sets are read from
+# ../shared/data, or from SIMALIGN_SHARED_DATA when it is set (the project's vars.shared).
+PROJECT_VARS := $(if $(SIMALIGN_SHARED_DATA),--vars.shared $(SIMALIGN_SHARED_DATA))
+
 bench: $(STAMP)
-	$(PY) -m spacy project run benchmarks
+	$(PY) -m spacy project run benchmarks . $(PROJECT_VARS)
 
 bench-startup: $(BASE_STAMP)
-	$(PY) -m spacy project run bench-startup
+	$(PY) -m spacy project run bench-startup . $(PROJECT_VARS)
 
 # bertalign against our aligners on the same USE encoder, every gold set at hand (project.yml's
 # bench-peers command, project/bench_peers.py): writes metrics/bench/peers.{md,json} and rewrites
@@ -81,14 +84,14 @@ $(PEERS_STAMP): project/requirements-peers.txt
 	touch $(PEERS_STAMP)
 
 bench-peers: $(STAMP) $(PEERS_STAMP)
-	env -u SPACY_SIMALIGN_CACHE $(PY) -m spacy project run bench-peers
+	env -u SPACY_SIMALIGN_CACHE $(PY) -m spacy project run bench-peers . $(PROJECT_VARS)
 
 lint: $(STAMP)
-	$(PY) -m ruff check spacy_simalign project tests
-	$(PY) -m ruff format --check spacy_simalign project tests
+	$(PY) -m ruff check spacy_simalign project lab tests
+	$(PY) -m ruff format --check spacy_simalign project lab tests
 
 format: $(STAMP)
-	$(PY) -m ruff format spacy_simalign project tests
+	$(PY) -m ruff format spacy_simalign project lab tests
 
 clean:
 	rm -rf $(VENV) $(PEERS_VENV) build dist *.egg-info

@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 import psutil
-
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from script_output import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data")) / "deplain-web-dev" / "pairs.jsonl"

@@ -20,8 +20,7 @@ import sys
 import time
 
 import numpy as np
-
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from script_output import add_output_option, run_main
 
 MODES = {
     "dated": {"window": 0, "index": "flat", "days": 365},  # 20min-XD: same-day window, exact search

@@ -23,7 +23,7 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   language, which the pair filters drop). Whole time = the CLI's wall clock; algorithm time =
   the same code in this process, after a warm-up, minus the time spent in the encoder.
 - DEplain: the shipped CRF weights were trained on these 82 documents, so ours is 5-fold
-  cross-validation by document (project/cv_crf.py's folds, from evaluation.crossval, and
+  cross-validation by document (project/cv_crf.py's folds, from gold_folds.py, and
   training; fold models run through the CLI with --model); bertalign and intersection have
   nothing to train and run on all 82. An other row gives the shipped weights in-sample.
 - The shipped weights are two CRFs (crf/choice.py): the DEplain-web one and a wide one trained
@@ -52,8 +52,7 @@ from pathlib import Path
 from typing import Dict, List, NamedTuple, Sequence, Tuple
 
 import peers_table
-
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
+from script_output import add_output_option, run_main, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_VENV = ROOT / ".venv-peers"
@@ -293,9 +292,10 @@ def ours_train_folds(
     """project/cv_crf.py's folds and training: one pair of CRFs per fold (the fold's documents,
     and those with sgc-dev, as the shipped pair), saved to outdir/fold<k>.
     Returns (test document indices per fold, training seconds)."""
+    from gold_folds import folds_of
+
     from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
     from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
-    from spacy_simalign.evaluation.crossval import folds_of
     from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()
@@ -325,9 +325,10 @@ def ours_train_websites(
     """One website of the Simple German Corpus held out at a time: the shipped DEplain-web CRF
     (it never saw the corpus) with a wide CRF trained on DEplain-web dev and the other websites,
     saved to outdir/fold<k>. Returns (test document indices per website, training seconds)."""
+    from gold_folds import read_gold_pairs
+
     from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
     from spacy_simalign.aligners.crf.train import featurize_all
-    from spacy_simalign.evaluation.crossval import read_gold_pairs
     from spacy_simalign.formats.pairs import read_training_pairs
 
     t0 = time.perf_counter()
@@ -468,7 +469,7 @@ def run_ours_cv(peer: PeerSet, path: Path, docs: Sequence[Doc], args, tmp: Path,
         )
         return preds, whole, algo, "leave-one-website-out"
     notes.append(
-        f"DEplain CV: {folds} folds by document (evaluation.crossval, seed {args.seed}), each a pair of CRFs as "
+        f"DEplain CV: {folds} folds by document (gold_folds.py, seed {args.seed}), each a pair of CRFs as "
         f"shipped (the fold's documents; the same with sgc-dev, the wide CRF), {args.epochs} epochs, training "
         f"{train_seconds:.0f} s (not in the times); whole = {folds} CLI runs, one per fold model."
     )
@@ -580,13 +581,22 @@ def main(argv=None) -> int:
     ap.add_argument("--no-bertalign", action="store_true", help="ours and the scoring only (no .venv-peers)")
     ap.add_argument("--no-algorithm-time", action="store_true", help="skip the in-process reruns of ours")
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--epochs", type=int, default=20, help="CRF training epochs per fold (as cv_crf.py)")
+    ap.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="CRF training epochs per fold (default: the training default, TrainingSettings.epochs)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None, help="also write the figures here")
     ap.add_argument("--docs", nargs="+", default=[], metavar="FILE", help="rewrite these files' bench-peers blocks")
     ap.add_argument("--from-json", default=None, metavar="FILE", help="render a saved --json instead of running")
     add_output_option(ap)
     args = ap.parse_args(argv)
+    if args.epochs is None:
+        from spacy_simalign.aligners.crf.train import TrainingSettings
+
+        args.epochs = TrainingSettings().epochs
     if args.from_json:
         results = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
     else:

@@ -2,7 +2,7 @@
 and tfidf), of `evaluate` and of `--help` against spaCy's blank pipeline in the same run
 (`import spacy; spacy.blank("de")`: what any spaCy tool pays), each the median of fresh
 processes run in turn; what one-pair `align` costs beyond that baseline and the USE model's
-load (target: TARGET s, issue 25 item 15); and where the time of `align` goes by
+load; and where the time of `align` goes by
 `python -X importtime` (cumulative import time of the big packages; which optional extras are
 installed decides most of it).
 
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from script_output import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

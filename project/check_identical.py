@@ -1,4 +1,4 @@
-"""Identical sentences in long pairs (issue 15, item 8): the 82 DEplain-web dev pairs concatenated
+"""Identical sentences in long pairs, where one text occurs many times a side: the 82 DEplain-web dev pairs concatenated
 into one complex and one simple side (repeated --repeat times: then every text occurs that often on
 each side), aligned by the shipped CRF with `identical = "off"` and with the default; counts the simple
 sentences that have an identical complex sentence and end up in n:1 beads, or in a 1:1 bead with an
@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from script_output import add_output_option, run_main
+
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.identical import normal_form
-from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.formats.pairs import read_training_pairs
 from spacy_simalign.structures import Side
 

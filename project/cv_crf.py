@@ -2,8 +2,8 @@
 bead-text F1 per fold and mean, beside lexical baselines and the published figures.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run cv-crf
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs 20] \
-        [--set clauses=true] [--linked-only PATH --set training.linked_only_weight=0.3] [--extra PATH] [--train-seed 1]
+    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/cv_crf.py [--folds 5] [--epochs N] \
+        [--set top_k=8] [--set training.learn_rate=0.01] [--extra PATH] [--train-seed 1]
 """
 
 import argparse
@@ -13,18 +13,18 @@ import time
 from pathlib import Path
 
 import numpy as np
+from gold_folds import folds_of, read_gold_pairs
+from script_output import add_output_option, add_set_option, run_main, write_json
+from training_runs import split_settings
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
-from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
 from spacy_simalign.evaluation.scoring import AlignmentScorer
-from spacy_simalign.evaluation.training_runs import split_settings
 from spacy_simalign.structures import TrainingPair, beads_from_links
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+DEFAULT_DATA = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 PUBLISHED = [
     ("MASSAlign (published)", 0.822, 0.864),
     ("CATS C3G closest (published)", 0.817, 0.696),
@@ -55,14 +55,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument(
-        "--linked-only",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="pair JSONL whose sides hold only linked sentences (sgc-dev), added to every fold's training "
-        "as linked-only pairs (as project/train_crf.py --linked-only trains on them); scored nowhere",
-    )
-    ap.add_argument(
         "--extra",
         action="append",
         default=[],
@@ -71,23 +63,29 @@ def main(argv=None) -> int:
         "scored nowhere",
     )
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="CRF training epochs (default: the training default, TrainingSettings.epochs)",
+    )
     ap.add_argument("--seed", type=int, default=0, help="the folds' seed (and the training seed, by default)")
     ap.add_argument("--train-seed", type=int, default=None, help="the training seed, on the same folds")
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
     add_set_option(
         ap,
-        "an aligner setting (clauses=true) or, as training.KEY, a training setting (training.linked_only_weight=0.3)",
+        "an aligner setting (top_k=8) or, as training.KEY, a training setting (training.learn_rate=0.01)",
     )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--predictions", default=None, help="write the held-out alignments (alignment JSONL) here")
     add_output_option(ap)
     args = ap.parse_args(argv)
+    if args.epochs is None:
+        args.epochs = TrainingSettings().epochs
     overrides, training = split_settings(args.set)
     config = {**(json.loads(args.config) if args.config else {}), **overrides}
     corpus_of, pairs = read_gold_pairs(args.data)
     extra = [pair for path in args.extra for pair in read_gold_pairs(path)[1]]
-    extra += [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
     held_out = [None] * len(pairs)
     t0 = time.time()
     probe = CRFAligner(config)
@@ -160,8 +158,7 @@ def main(argv=None) -> int:
         with atomic_output(args.predictions) as handle:
             for p, beads in zip(pairs, held_out):
                 handle.write(dump_line(alignment_record(p.id, beads)))
-    linked = sum(p.linked_only for p in extra)
-    added = f", {len(extra)} documents ({linked} linked-only) added to every fold's training" if extra else ""
+    added = f", {len(extra)} documents added to every fold's training" if extra else ""
     print(
         f"\n{len(pairs)} documents, {args.folds} folds by document{added}, seed {args.seed}"
         + ("" if args.train_seed is None else f", training seed {args.train_seed}")

@@ -1,4 +1,4 @@
-"""The adaptation curve of `adapt` (issue 24): k gold documents of a domain the base weights never
+"""The adaptation curve of `adapt`: k gold documents of a domain the base weights never
 saw given to adapt, scored on the domain's other documents, with the k documents drawn at random
 or chosen by `rank` (the base's most unsure first).
 
@@ -35,12 +35,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from gold_folds import BIBLE, PORTAL, read_gold_pairs
+from script_output import add_output_option, add_set_option, run_main, write_json
+
 from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import unsureness
-from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
 from spacy_simalign.evaluation.tally import Tally
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,8 +52,6 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "finetune": {"refit": False},
     "refit": {"epochs": 0},
     "both": {},
-    "wide": {"crf": "wide"},  # both, on the base's wide CRF alone
-    "auto": {"crf": "auto"},  # both, on the base CRF the k documents score higher
     "guard": {},  # both, kept only if the held-out check on the k documents (k >= 2) says it helps; else the base
 }
 

@@ -1,4 +1,4 @@
-"""Two CRFs and the surer one per document (issue 24, step 1): the shipped recipe (DEplain-web dev only)
+"""Two CRFs and the surer one per document, the recipe of the shipped weights: the shipped recipe (DEplain-web dev only)
 and the same with sgc-dev as ordinary gold ("wide", better on domains it never saw, worse in the
 DEplain-web CV). Each document is aligned by the wide CRF only when that CRF is surer about it by a
 margin: its mean per-simple-sentence entropy (crf/unsure.py, `rank`'s score) lower by at least the
@@ -15,12 +15,13 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
+from gold_folds import folds_of, read_gold_pairs
+from script_output import add_output_option, run_main, write_json
+
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.choice import wide_is_surer
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
 from spacy_simalign.aligners.crf.unsure import SCORES, document_score
-from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.tally import SHAPES, Tally
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +69,7 @@ def figures(pool, picks):
 
 def print_detail(pool, results, domains, margins, label) -> dict:
     """Per held-out domain, for each of `margins`: link and bead-text F1 and, per gold bead shape,
-    link recall / exact bead recall (the issue's table of the 8 domains, before and after)."""
+    link recall / exact bead recall (the 8 domains, each CRF alone and the choice)."""
     names = [label.get(m, f"margin {m:g}") for m in margins]
     print(
         f"\nper held-out domain, {' -> '.join(names)}: link F1, bead-text F1; per gold bead shape (beads): "

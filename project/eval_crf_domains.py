@@ -1,7 +1,7 @@
 """One table of the CRF aligner across domains and languages, for a given CRF config:
 
 1. 5-fold cross-validation by document on DEplain-web dev (the folds of project/cv_crf.py,
-   evaluation.crossval):
+   gold_folds.py):
    link P/R/F1 and bead-text P/R/F1, mean of folds and pooled, and pooled per corpus;
 2. leave one domain out, both ways: train on the 71 Alumniportal documents and test on the
    11 bible documents, and the reverse;
@@ -17,7 +17,7 @@
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-domains
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_domains.py \
-        [--config '{"...": ...}'] [--epochs 20] [--jobs 2] [--json out.json] [--translation-gold]
+        [--config '{"...": ...}'] [--epochs N] [--jobs 2] [--json out.json] [--translation-gold]
 
 Training runs (5 folds, 2 domains, 1 full, 2 halves) are independent; --jobs runs them in
 forked processes (same results: every run is seeded)."""
@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Dict, List
 
 import numpy as np
+from gold_folds import BIBLE, PORTAL, folds_of, read_gold_pairs
+from script_output import add_output_option, run_main, write_json
+from training_runs import prepare_runs, run_training
 
-from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.tally import SHAPES, Tally
-from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
 from spacy_simalign.structures import Bead, Side, TrainingPair
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +83,12 @@ def textberg_halves(pair: TrainingPair) -> List[TrainingPair]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=None, help="JSON object of CRFAligner config overrides")
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="CRF training epochs (default: the training default, TrainingSettings.epochs)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--train-seed",
@@ -106,6 +111,10 @@ def main(argv=None) -> int:
     ap.add_argument("--textberg", default=str(TEXTBERG), help="Text+Berg de-fr dev pair JSONL")
     add_output_option(ap)
     args = ap.parse_args(argv)
+    if args.epochs is None:
+        from spacy_simalign.aligners.crf.train import TrainingSettings
+
+        args.epochs = TrainingSettings().epochs
     skip = set(filter(None, args.skip.split(",")))
     config = json.loads(args.config) if args.config else {}
     t0 = time.time()

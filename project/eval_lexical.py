@@ -15,15 +15,16 @@ import sys
 import time
 from pathlib import Path
 
+from script_output import add_output_option, run_main
+
 from spacy_simalign.aligners import lexical, paragraphs
-from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import TfidfSimilarity
 
 ROOT = Path(__file__).resolve().parent.parent
 
-DEFAULT_PAIRS = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+DEFAULT_PAIRS = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 
 # Published DEplain baselines re-scored on these 82 documents (shared/data/README.md).
 PUBLISHED = {"massalign": (0.822, 0.864), "cats-c3g (1:1 beads, as released)": (0.817, 0.696)}

@@ -20,8 +20,9 @@ import os
 import sys
 from pathlib import Path
 
+from script_output import add_output_option, run_main
+
 from spacy_simalign.evaluation import segmentation as ev
-from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,8 @@ characters the encoder was given.
     .venv/bin/python project/eval_translations.py [--variants before,default]
         [--json metrics/translations.json] [--output metrics/translations.txt]
 
-Systems: `before` = the decoder as of ad56a0b (concatenation "sum"); `default` = make_bead_dp's
+Systems: `before` = the decoder with summed runs (concatenation "sum", what the scoring of
+candidates as units replaced); `default` = make_bead_dp's
 defaults now; any other name in VARIANTS below. bertalign on the same sets and the same USE
 vectors is the peer table's (`make bench-peers`, project/bench_peers.py). Every set was seen while choosing the settings
 (in-sample). Run without SPACY_SIMALIGN_CACHE: with it the times hold almost no encoding.
@@ -21,8 +22,9 @@ import sys
 import time
 from pathlib import Path
 
+from script_output import add_output_option, run_main, write_json
+
 from spacy_simalign.aligners.bead_dp import make_bead_dp
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
 from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity

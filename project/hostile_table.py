@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from spacy_simalign.evaluation.report import add_output_option, run_main
+from script_output import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -187,8 +187,8 @@ def config(body: str):
     return lambda f: write(f, "bad.cfg", ("[aligner]\n" + body).encode("utf-8"))
 
 
-# issue 25, helper B: configs out of range, terminal escapes
-CASES_25B = [
+# configs out of range, terminal escapes
+CASES_CONFIGS = [
     (
         "CRF `top_k = -3` in a config",
         ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
@@ -216,7 +216,7 @@ CASES_25B = [
 
 
 def cut_first_pair(folder: Path) -> None:
-    """Edit in.jsonl as issue 25 did: its first pair cut to one sentence a side (gold dropped)."""
+    """Edit in.jsonl as a user might: its first pair cut to one sentence a side (gold dropped)."""
     lines = (folder / "in.jsonl").read_bytes().splitlines(keepends=True)
     obj = json.loads(lines[0])
     obj["complex"] = {"paragraphs": [[obj["complex"]["paragraphs"][0][0]]]}
@@ -235,9 +235,9 @@ def fill_disk(folder: Path) -> None:
         os.posix_fallocate(filler.fileno(), 0, shutil.disk_usage(disk).free)
 
 
-# issue 25, helper A: pipes, edited inputs, links, full disks. A setup may be (prepare, after-the-first-run).
+# pipes, edited inputs, links, full disks. A setup may be (prepare, after-the-first-run).
 TFIDF = ["--method", "tfidf"]
-CASES_25A = [
+CASES_FILES = [
     ("input from a pipe (`cat in.jsonl \\| ...`)", ["align", "/dev/stdin", "out.jsonl", *TFIDF], "pipe"),
     (
         "`--resume` after a pair of the input was edited",
@@ -267,7 +267,7 @@ CASES_25A = [
 PLAN_HEADER = "original,simplification,original_id,simplification_id,pair_id,corpus,license,alignment\n"
 PLAN_ROW = "Ein Satz.,Ein Satz.,1-1-0-0,1-0-0-0,1,web,CC BY 4.0,identical\n"
 
-CASES_25C = [
+CASES_PLANS = [
     (
         "a DEplain plan CSV with a byte-order mark",
         ["convert-deplain", "plan.csv", "out.jsonl"],
@@ -319,7 +319,7 @@ def kill_and_count_workers(proc, partial: Path) -> str:
     return f"(killed: no message) worker processes running 5 s later: {len(alive)} of {len(workers)}"
 
 
-CASES = CASES + CASES_25A + CASES_25B + CASES_25C
+CASES = CASES + CASES_FILES + CASES_CONFIGS + CASES_PLANS
 
 
 def listing(folder: Path):
@@ -436,8 +436,8 @@ def review_cases():
     return out
 
 
-def review_cases_25a():
-    """(what, status, message, left behind) of issue 25's review rows: a killed save's temporary
+def review_file_cases():
+    """(what, status, message, left behind) of the review rows on its files: a killed save's temporary
     copy, ids that are dot segments or start with `/`, and the token in the access log."""
     import logging
     from urllib.parse import quote
@@ -505,8 +505,8 @@ def main(argv=None) -> int:
     if args.only in "review":
         for what, status, message in review_cases():
             print(f"| {what} | `review pairs.jsonl` | HTTP {status} | `{message}` | nothing (file untouched) |")
-    if args.only in "review (issue 25)":
-        for what, status, message, rest in review_cases_25a():
+    if args.only in "review (files)":
+        for what, status, message, rest in review_file_cases():
             print(f"| {what} | `review pairs.jsonl` | {status} | `{message}` | {rest} |")
     return 0
 

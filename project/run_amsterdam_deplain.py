@@ -15,10 +15,11 @@ import os
 import sys
 from pathlib import Path
 
+from script_output import add_output_option, run_main
+
 from spacy_simalign.corpus.amsterdam import RULE_NAMES, build_corpus, format_counts
 from spacy_simalign.corpus.candidates import CandidateSettings
 from spacy_simalign.corpus.export import CardInfo, export_corpus
-from spacy_simalign.evaluation.report import add_output_option, run_main
 from spacy_simalign.formats.pairs import read_pairs
 
 ROOT = Path(__file__).resolve().parent.parent

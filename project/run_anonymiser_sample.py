@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from script_output import add_output_option, run_main
 from spacy.util import is_package
 
 from spacy_simalign.corpus.anonymise import (
@@ -23,7 +24,6 @@ from spacy_simalign.corpus.anonymise import (
     format_evaluation,
 )
 from spacy_simalign.corpus.pairs import read_amsterdam_csv
-from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))

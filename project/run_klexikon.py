@@ -12,8 +12,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from script_output import add_output_option, run_main
+
 from spacy_simalign.__main__ import main as simalign
-from spacy_simalign.evaluation.report import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -11,17 +11,12 @@ CRFAligner.fit: the trainer that `spacy train` steps through the component's upd
 
 With gold documents of your own domain, train on them beside the DEplain ones (several --data
 files are read in turn) and align with `align --model DIR`; how much a few in-domain documents
-give: project/eval_crf_adaptation.py. Mixed in unweighted, two documents change nothing
-(issue 24): `python -m spacy_simalign adapt` fine-tunes the shipped weights on them instead
+give: lab/scripts/eval_crf_adaptation.py. Mixed in unweighted, two documents barely move a CRF
+trained on 82: `python -m spacy_simalign adapt` fine-tunes the shipped weights on them instead
 (README "Your own domain").
 
     .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
         --data my-gold.jsonl --output my-crf
-
-Gold whose sides hold only linked sentences (the Simple German Corpus: no deletions, no additions)
-goes in with --linked-only PATH: learned conditioned on its sentences being aligned, and kept out of
-the folds that calibrate nulls (TrainingPair.linked_only). The shipped weights do not use it: with
-sgc-dev added, the DEplain-web CV falls (docs/results.md, "Training on more than one corpus").
 
 The shipped weights are two CRFs (crf/choice.py): the one of --data and, with --wide-data, a wide
 one trained on the --data files and those as ordinary gold, which aligns the documents it is surer of:
@@ -36,13 +31,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from script_output import add_set_option  # noqa: E402
+
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
 from spacy_simalign.configs import resolve_section  # noqa: E402
-from spacy_simalign.evaluation.crossval import read_gold_pairs  # noqa: E402
-from spacy_simalign.evaluation.report import add_set_option  # noqa: E402
 from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+DEFAULT_DATA = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 DEFAULT_CONFIG = ROOT / "configs" / "crf.cfg"
 BLOCK = "components.sentence_aligner.aligner"
 
@@ -64,14 +59,6 @@ def main(argv=None) -> int:
         action="append",
         default=None,
         help="pair JSONL with gold beads, pre-segmented sides (repeatable; default: the DEplain-web dev pairs)",
-    )
-    ap.add_argument(
-        "--linked-only",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="pair JSONL whose sides hold only linked sentences (e.g. the Simple German Corpus; repeatable): "
-        "trained on for which sentences go together, not for leaving sentences unaligned",
     )
     ap.add_argument(
         "--wide-data",
@@ -100,7 +87,6 @@ def main(argv=None) -> int:
     if args.seed is not None:
         args.set.append(("training.seed", args.seed))
     pairs = [pair for path in (args.data or [str(DEFAULT_DATA)]) for pair in read_training_pairs(path)]
-    pairs += [pair for path in args.linked_only for pair in read_gold_pairs(path, linked_only=True)[1]]
     t0 = time.time()
     aligner = build_aligner(args.config, args.set)
     log = lambda m: print(m, flush=True)  # noqa: E731

@@ -1,6 +1,7 @@
-"""The spaCy project's `ci` workflow, run with weasel's project_run in a copy of the project
-(project.yml, configs, assets, project scripts): convert a few DEplain documents, spacy train
-for two epochs, evaluate, assemble the de and en pipelines and build the de sdist."""
+"""The two spaCy projects: the user's (project.yml at the root, its scripts in project/), whose `ci`
+workflow runs here with weasel's project_run in a copy (convert a few DEplain documents, spacy train
+for two epochs, evaluate, assemble the de and en pipelines and build the de sdist), and the lab
+(lab/project.yml, lab/scripts/), checked for being a valid project whose scripts exist."""
 
 import json
 import shutil
@@ -25,7 +26,7 @@ def ci_project(tmp_path_factory, shared_data):
     for name in PROJECT_FILES:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(src, folder / name, ignore=shutil.ignore_patterns("__pycache__", "upstream"))
         else:
             shutil.copy(src, folder / name)
     sgc = shared_data("sgc-dev/pairs.jsonl").read_text(encoding="utf-8").splitlines()
@@ -89,27 +90,41 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
 HELPERS = {  # scripts of project/ that no command runs itself, and why
     "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
     "peers_table.py": "the tables of bench_peers.py (imported by it), also rewritten into README.md and docs/results.md",
+    "script_output.py": "the --output and --json files of the table scripts (imported by them)",
+    "gold_folds.py": "the folds by document and the gold with its domains of the CRF evaluations (imported by them)",
+    "training_runs.py": "the seeded training runs of eval_crf_domains.py and the --set reading of cv_crf.py",
 }
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
     "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
 }
 
 
-def project_commands():
-    """The commands of project.yml, variables substituted (as weasel runs them)."""
+def project_commands(folder=ROOT):
+    """The commands of folder/project.yml, variables substituted (as weasel runs them)."""
     from weasel.util import load_project_config
 
-    return load_project_config(ROOT)["commands"]
+    return load_project_config(folder)["commands"]
 
 
-def scripts_of(command):
-    """The project/*.py files that a command's script lines run."""
+def scripts_of(command, prefix="project/"):
+    """The prefix*.py files that a command's script lines run."""
     return {
-        word
-        for line in command["script"]
-        for word in line.split()
-        if word.startswith("project/") and word.endswith(".py")
+        word for line in command["script"] for word in line.split() if word.startswith(prefix) and word.endswith(".py")
     }
+
+
+def local_imports(script: Path):
+    """The modules beside `script` that it imports (a script's own folder is first on sys.path)."""
+    import ast
+
+    stems = {p.stem for p in script.parent.glob("*.py")}
+    names = set()
+    for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return {f"{name}.py" for name in names & stems}
 
 
 def test_every_project_script_is_run_by_a_command_or_is_a_named_helper():
@@ -132,21 +147,67 @@ def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
         for script in scripts_of(command):
             assert (ROOT / script).is_file(), f"{command['name']} runs {script}, which does not exist"
             assert script in deps, f"{command['name']} runs {script}, which its deps do not name"
+            for module in local_imports(ROOT / script):
+                assert f"project/{module}" in deps, f"{command['name']}: {script} imports {module}, not in its deps"
         # a list item `${vars.a}` right before `${vars.b}/...` comes back as one item "a, b/..."
         assert not [dep for dep in deps if ", " in dep], command["name"]
-    helpers = {f"project/{name}" for name in HELPERS}
-    assert helpers <= set(next(c for c in commands if c["name"] == "bench-peers")["deps"])
+    peers = {"project/peers_bertalign.py", "project/peers_table.py"}  # started or imported by bench_peers.py
+    assert peers <= set(next(c for c in commands if c["name"] == "bench-peers")["deps"])
     workflows = load_project_config(ROOT)["workflows"]
     in_workflows = {step for steps in workflows.values() for step in steps}
     assert in_workflows <= {c["name"] for c in commands}
     assert {c["name"] for c in commands} - in_workflows == set(OUTSIDE_WORKFLOWS)
 
 
-def test_project_scripts_import_the_package_not_each_other():
-    """No script edits sys.path to reach another script (shared code lives in the package)."""
-    scripts = sorted((ROOT / "project").glob("*.py"))
+def test_project_scripts_import_the_package_not_the_other_project():
+    """No script edits sys.path: a script imports the package and the modules beside it, so the
+    user's project and the lab never import each other's code."""
+    scripts = sorted((ROOT / "project").glob("*.py")) + sorted((ROOT / "lab" / "scripts").glob("*.py"))
     offenders = [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")]
     assert offenders == []
+    names = {p.stem for p in (ROOT / "project").glob("*.py")} & {
+        p.stem for p in (ROOT / "lab" / "scripts").glob("*.py")
+    }
+    assert names == set(), "a module name in both projects could be imported from the wrong one"
+
+
+# -- the lab project (lab/project.yml) ----------------------------------------------------------
+
+
+def test_the_lab_is_a_valid_project_whose_commands_run_its_own_scripts():
+    from weasel.util import load_project_config
+
+    lab = ROOT / "lab"
+    config = load_project_config(lab)  # validated against weasel's schema
+    commands = config["commands"]
+    assert commands and {s for steps in config["workflows"].values() for s in steps} == {c["name"] for c in commands}
+    used = set()
+    for command in commands:
+        scripts = scripts_of(command, "scripts/")
+        assert scripts, f"lab command {command['name']} runs no script of lab/scripts"
+        for script in scripts:
+            assert (lab / script).is_file(), f"lab command {command['name']} runs {script}, which does not exist"
+            assert script in command["deps"], f"lab command {command['name']}: {script} not in its deps"
+            assert {f"scripts/{m}" for m in local_imports(lab / script)} <= set(command["deps"]), command["name"]
+        used |= scripts
+        for path in command["deps"]:  # data: the user's project's assets or ../shared/data
+            assert not path.startswith("project/"), f"lab command {command['name']} depends on {path}"
+    for path in (lab / "scripts").glob("*.py"):
+        assert f"scripts/{path.name}" in used or path.name == "lab_common.py", (
+            f"lab/scripts/{path.name} is run by nothing"
+        )
+    root_commands = {c["name"] for c in project_commands()}
+    assert not root_commands & {c["name"] for c in commands}, "a command in both projects"
+
+
+def test_the_generated_project_documents_are_up_to_date(tmp_path):
+    """project/README.md and lab/README.md are what `spacy project document` writes for each
+    project.yml (rerun it after editing a project.yml)."""
+    for folder, readme in ((ROOT, ROOT / "project" / "README.md"), (ROOT / "lab", ROOT / "lab" / "README.md")):
+        out = tmp_path / (folder.name + ".md")
+        run = run_script("-m", "spacy", "project", "document", str(folder), "--output", out)
+        assert run.returncode == 0, run.stderr
+        assert out.read_text(encoding="utf-8") == readme.read_text(encoding="utf-8"), f"{readme} is out of date"
 
 
 def test_tests_neither_import_nor_run_project_scripts():
@@ -172,7 +233,57 @@ def test_tests_neither_import_nor_run_project_scripts():
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 stems = {p.stem for p in (ROOT / "project").glob("*.py")}
+                stems |= {p.stem for p in (ROOT / "lab" / "scripts").glob("*.py")}
                 assert not {m.split(".")[0] for m in modules} & stems, f"{path.name}:{node.lineno}"
+
+
+def project_module(name: str):
+    """A helper module of project/, imported as its scripts import it (their folder on sys.path)."""
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(ROOT / "project"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "project"))
+
+
+def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_run(tmp_path, capsys):
+    """project/script_output.py's run_main: the `--output FILE` of the project's table scripts."""
+    import argparse
+
+    output = project_module("script_output")
+    add_output_option, run_main = output.add_output_option, output.run_main
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--status", type=int, default=0)
+        add_output_option(parser)
+        args = parser.parse_args(argv)
+        print("| a | table |")
+        return args.status
+
+    report = tmp_path / "metrics" / "table.md"
+    assert run_main(main, ["--output", str(report)]) == 0
+    assert report.read_text(encoding="utf-8") == "| a | table |\n"
+    assert capsys.readouterr().out == "| a | table |\n"  # printed as well
+    assert run_main(main, ["--status", "3", "--output", str(report)]) == 3
+    assert report.read_text(encoding="utf-8") == "| a | table |\n"  # a failed run keeps the old report
+    assert run_main(main, []) == 0 and sorted(p.name for p in report.parent.iterdir()) == ["table.md"]
+
+
+def test_a_script_json_file_is_written_whole_into_a_new_folder(tmp_path):
+    """project/script_output.py's write_json: every script's `--json FILE` (the folder made; nothing without a path)."""
+    import json
+
+    write_json = project_module("script_output").write_json
+
+    path = tmp_path / "metrics" / "new" / "figures.json"
+    write_json(str(path), {"f1": 0.5, "rows": [1, 2]})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"f1": 0.5, "rows": [1, 2]}
+    assert sorted(p.name for p in path.parent.iterdir()) == ["figures.json"]  # no temporary left
+    write_json(None, {"ignored": True})
 
 
 def run_script(*args, cwd=ROOT):
@@ -183,9 +294,9 @@ def run_script(*args, cwd=ROOT):
 
 
 def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(tmp_path):
-    """The package step builds the spacy-simalign wheel into packages/
-    (the install line of docs/training.md names it), with every data file and no setuptools
-    "Package would be ignored" warning; a build that warns is refused."""
+    """The package step builds the spacy-simalign wheel into packages/ (the install line of
+    docs/training.md names it), with every data file and no setuptools "Package would be ignored"
+    warning (a pipeline would require a wheel without its weights); a build that warns is refused."""
     import zipfile
 
     import yaml
@@ -250,6 +361,10 @@ def test_generated_project_outputs_are_not_versioned():
         "metrics/ci.json",
         "project.lock",
         f"packages/spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl",
+        "data/amsterdam-municipal-nl/complex-simple-v1-anonymized.csv",
+        "assets/upstream/amsterdam.tar.gz",
+        "lab/metrics/adaptation.json",
+        "lab/project.lock",
     ]
     ignored = subprocess.run(["git", "check-ignore", *generated], cwd=ROOT, capture_output=True, text=True).stdout
     assert ignored.split() == generated
@@ -308,19 +423,8 @@ def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp
 # -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------
 
 
-def peers_table_module():
-    import importlib
-    import sys
-
-    sys.path.insert(0, str(ROOT / "project"))
-    try:
-        return importlib.import_module("peers_table")
-    finally:
-        sys.path.remove(str(ROOT / "project"))
-
-
 def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_path):
-    table = peers_table_module()
+    table = project_module("peers_table")
 
     def system(bead, f, whole):
         return {"bead": bead, "f": f, "p": f, "r": f, "whole": whole, "algo": 0.1, "label": "all", "docs": 1}
@@ -386,8 +490,8 @@ def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path, s
 
 @pytest.mark.slow
 def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate(tmp_path):
-    """Convert with 2 documents (an empty test split) and evaluate with no gold (an F1 of 0
-    documents) stop with one line, exit 2, nothing written: neither has a result to give."""
+    """Two documents would leave convert an empty test split, and evaluate on no documents would
+    report F1 0.000 with exit 0: both stop with one line, exit 2, nothing written."""
     lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "two.jsonl").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
     run = run_script(ROOT / "project" / "convert.py", tmp_path / "two.jsonl", tmp_path / "corpus")
@@ -404,7 +508,7 @@ def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate
 
 def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
     """The README's tuned-example figures stand in a marked block that project/readme_figures.py
-    (command readme-figures) rewrites, so that they stay what the commands give."""
+    (command readme-figures) rewrites, so that they are what the commands give, not typed in by hand."""
     import yaml
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

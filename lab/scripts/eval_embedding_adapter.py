@@ -1,15 +1,15 @@
-"""Would a domain's 2 gold documents make the encoder's similarity better on its other documents
-(issue 24, gate 2)? A linear map of the USE embeddings, W = I + A, is fitted on the 2 documents'
-links (softmax over each document's complex sentences, temperature 0.05, ridge `lam` on A; Adam,
-600 steps) and scored by how often the gold complex sentence is the most similar one for a linked
-simple sentence of the domain's other documents (as project/eval_clause_ranking.py), before and
-after. Per draw (seeds 0, 1, 2) the domain's documents are shuffled; the first 2 fit the map.
+"""Would a domain's 2 gold documents make the encoder's similarity better on its other documents?
+A linear map of the USE embeddings, W = I + A, is fitted on the 2 documents' links (softmax over
+each document's complex sentences, temperature 0.05, ridge `lam` on A; Adam, 600 steps) and scored
+by how often the gold complex sentence is the most similar one for a linked simple sentence of the
+domain's other documents, before and after. Per draw (seeds 0, 1, 2) the domain's documents are shuffled; the first 2 fit the map.
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_embedding_adapter.py \\
+    cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python scripts/eval_embedding_adapter.py \\
         [--domains bible_verified,mdr.de,stadt-koeln.de] [--lam 1,0.1,0.01,0.001] [--output FILE]
 """
 
 import argparse
+import os
 import random
 import sys
 from collections import defaultdict
@@ -17,13 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from lab_common import add_output_option, read_gold_pairs, run_main
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
-from spacy_simalign.evaluation.crossval import read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data"
+REPO = Path(__file__).resolve().parents[2]  # the repository: the lab project is its lab/ folder
+DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", REPO.parent / "shared" / "data"))
 DEFAULT_DATA = [DATA / "deplain-web-dev" / "pairs.jsonl", DATA / "sgc-dev" / "pairs.jsonl"]
 TEMPERATURE = 0.05
 STEPS = 600

@@ -1,14 +1,14 @@
 """How many gold documents of a new domain the CRF needs: train on the 71 web portal documents plus
 k bible documents, test on bible documents none of those runs trained on (DEplain-web dev).
 
-The 11 bible documents are cut into 3 test folds (the seeded shuffle of evaluation.crossval); for
+The 11 bible documents are cut into 3 test folds (the seeded shuffle of lab_common.folds_of); for
 each fold and each k, the run trains on the portal documents and the first k of the fold's other
 bible documents (in a seeded order, so a larger k adds documents to a smaller one's). Pooled link
 and bead-text P/R/F1 over the three folds' test documents per k; k = 0 is "the domain unseen".
 
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-adaptation
-    SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_adaptation.py \
-        [--ks 0,2,4,8] [--train-seeds 0,1,2] [--epochs 20] [--jobs 2] [--json out.json]
+    cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python -m spacy project run eval-crf-adaptation
+    cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python scripts/eval_crf_adaptation.py \
+        [--ks 0,2,4,8] [--train-seeds 0,1,2] [--epochs N] [--jobs 2] [--json out.json]
 
 The CRF's training draws (document order, which documents are shown without lexical features)
 move the bible figures a lot, so each k is trained with several seeds (--train-seeds; the folds
@@ -21,20 +21,34 @@ import sys
 import time
 from pathlib import Path
 
-from spacy_simalign.evaluation.crossval import BIBLE, PORTAL, folds_of, read_gold_pairs
-from spacy_simalign.evaluation.report import add_output_option, run_main, write_json
-from spacy_simalign.evaluation.tally import Tally
-from spacy_simalign.evaluation.training_runs import prepare_runs, run_training
+from lab_common import (
+    BIBLE,
+    PORTAL,
+    add_output_option,
+    folds_of,
+    prepare_runs,
+    read_gold_pairs,
+    run_main,
+    run_training,
+    write_json,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-DEPLAIN = ROOT.parent / "shared" / "data" / "deplain-web-dev" / "pairs.jsonl"
+from spacy_simalign.evaluation.tally import Tally
+
+REPO = Path(__file__).resolve().parents[2]  # the repository: the lab project is its lab/ folder
+DEPLAIN = REPO / "assets" / "deplain-web-dev" / "pairs.jsonl"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ks", default="0,2,4,8", help="numbers of in-domain training documents")
     ap.add_argument("--folds", type=int, default=3, help="test folds of the bible documents")
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="CRF training epochs (default: the training default, TrainingSettings.epochs)",
+    )
     ap.add_argument(
         "--seed", type=int, default=0, help="seed of the test folds and of the order of the documents added"
     )
@@ -44,6 +58,10 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DEPLAIN), help="DEplain-web dev pair JSONL")
     add_output_option(ap)
     args = ap.parse_args(argv)
+    if args.epochs is None:
+        from spacy_simalign.aligners.crf.train import TrainingSettings
+
+        args.epochs = TrainingSettings().epochs
     ks = [int(k) for k in args.ks.split(",")]
     seeds = [int(v) for v in args.train_seeds.split(",")]
     t0 = time.time()
