@@ -17,9 +17,9 @@ import numpy as np
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
+from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.evaluation.crossval import folds_of, read_gold_pairs
 from spacy_simalign.evaluation.report import add_output_option, add_set_option, run_main, write_json
-from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.evaluation.training_runs import split_settings
 from spacy_simalign.structures import TrainingPair, beads_from_links
 

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from spacy_simalign.aligners import lexical, paragraphs
+from spacy_simalign.aligners.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.evaluation.report import add_output_option, run_main
-from spacy_simalign.evaluation.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import TfidfSimilarity
 

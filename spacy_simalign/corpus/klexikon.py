@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..aligners.scoring import PRF
 from ..errors import InputError
-from ..evaluation.scoring import PRF
 from ..tokens import words
 
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")

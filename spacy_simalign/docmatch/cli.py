@@ -7,9 +7,9 @@ from typing import Dict
 
 from ..configs import read_config
 from ..errors import InputError
+from ..formats.document_fields import FIELDS
 from ..registry import doc_index_registry, short_names
 from .evidence import rerank_names
-from .fields import FIELDS
 from .lexical import LEXICAL_SIGNALS
 from .strategies import strategy_names
 

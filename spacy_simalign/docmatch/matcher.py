@@ -23,10 +23,10 @@ from spacy.util import registry
 
 from ..configs import read_config, resolve_section
 from ..errors import InputError
+from ..formats.document_fields import DEFAULT_FIELDS, check_fields, field_text
 from ..formats.documents import Document, check_collection
 from ..formats.matches import match_object
 from .evidence import NO_RERANK, get_reranker
-from .fields import DEFAULT_FIELDS, check_fields, field_text
 from .index import candidates, day_numbers, doc_index
 from .lexical import LEXICAL_SIGNALS, LexicalScorer
 from .strategies import DEFAULT_STRATEGY, check_strategy, select
