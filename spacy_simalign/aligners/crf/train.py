@@ -44,8 +44,8 @@ class TrainingSettings:
     """How the CRF learns, the [aligner.training] block of a CRF aligner's config; the same for
     `spacy train` and project/train_crf.py. The defaults are the shipped weights' recipe."""
 
-    epochs: int = 20  # passes of CRFAligner.fit over the documents (spacy train:
-    # [training] max_epochs, which configs/crf.cfg takes from here)
+    epochs: int = 20  # passes of CRFAligner.fit over the documents (spacy train: [training]
+    # max_epochs, which configs/crf.cfg sets to this value, tests/test_crf_config.py checks it)
     learn_rate: float = 0.01
     encoder_learn_rate: float = 3e-5  # a cross-encoder checkpoint is fine-tuned gently
     cross_lingual_rate: float = 0.25  # share of documents shown without lexical features
