@@ -185,7 +185,7 @@ def ours_warm_startup_cache() -> str:
 
 def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
     """Pooled link P/R/F1 and strict bead P/R/F1 (= bead-text here) with AlignmentScorer."""
-    from spacy_simalign.evaluation.scoring import AlignmentScorer
+    from spacy_simalign.aligners.scoring import AlignmentScorer
     from spacy_simalign.structures import Bead
 
     scorer = AlignmentScorer()

@@ -25,7 +25,7 @@ from pathlib import Path
 from script_output import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.bead_dp import make_bead_dp
-from spacy_simalign.evaluation.scoring import AlignmentScorer
+from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from spacy_simalign.aligners.bead_dp import SETTINGS, BeadDPAligner, align_monotone, bead_types, make_bead_dp, runs
-from spacy_simalign.evaluation.scoring import AlignmentScorer
+from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair, read_pairs
 from spacy_simalign.structures import Side
 

@@ -6,7 +6,7 @@ import pytest
 
 from spacy_simalign.aligners.bead_dp import align_monotone, bead_types, make_bead_dp
 from spacy_simalign.aligners.bead_units import CandidateRescorer
-from spacy_simalign.evaluation.scoring import AlignmentScorer
+from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
 

@@ -7,8 +7,8 @@ import torch
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.features import FEATURE_NAMES, PairFeaturizer
 from spacy_simalign.aligners.crf.train import TrainingSettings
+from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.errors import InputError
-from spacy_simalign.evaluation.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.structures import ParagraphLink, Side
 

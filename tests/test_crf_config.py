@@ -1,12 +1,16 @@
 """The CRF aligner's config: one default per setting in the registered function, sub-configs for
-the translation decoder and the training, the old form (null = the weights' value), and the
-trainer that takes the aligner it trains."""
+the translation decoder and the training, the old form (null = the weights' value), the trainer
+that takes the aligner it trains, and configs/crf.cfg, which sets only what differs from the
+defaults."""
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
 import spacy
+from spacy.language import DEFAULT_CONFIG as SPACY_DEFAULTS
+from spacy.util import load_config, load_model_from_config, registry
 
 from spacy_simalign.aligners.crf import aligner as crf_aligner
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, make_crf_aligner, read_weights
@@ -77,6 +81,86 @@ def test_the_aligner_runs_the_configured_values():
     assert aligner.config["top_k"] == 8 and aligner.config["bead_max_split"] == 6
     assert aligner.translations.length_ratio == 1.5 and aligner.settings.epochs == 7
     assert aligner.bead_dp.window == 3 and aligner.bead_dp.similarity is aligner.encoder
+
+
+CRF_CFG = Path(__file__).resolve().parent.parent / "configs" / "crf.cfg"
+# kept although equal to a default (crf.cfg's header): the variables other sections refer to, and
+# what `spacy train` reads before it fills in the defaults
+REQUIRED = {
+    ("paths", "train"),
+    ("paths", "dev"),
+    ("system", "seed"),
+    ("system", "gpu_allocator"),
+    ("training", "seed"),
+    ("training", "gpu_allocator"),
+}
+
+
+def leaves(section, prefix=()):
+    for key, value in section.items():
+        if isinstance(value, dict):
+            yield from leaves(value, prefix + (key,))
+        else:
+            yield prefix + (key,), value
+
+
+def function_names(section):
+    """A config section with its registered-function names and factories only, no values."""
+    out = {}
+    for key, value in section.items():
+        if isinstance(value, dict):
+            out[key] = function_names(value)
+        elif key.startswith("@") or key == "factory":
+            out[key] = value
+    return out
+
+
+def lookup(section, path):
+    for key in path:
+        if not isinstance(section, dict) or key not in section:
+            return KeyError  # no default: any value differs
+        section = section[key]
+    return section
+
+
+def default_of(config, defaults, path):
+    """The value spaCy and the registered functions give `path` where the config says nothing:
+    in a section whose function is not the default one, that function's own default."""
+    section, default_section = lookup(config, path[:-1]), lookup(defaults, path[:-1])
+    names = [key for key in section if key.startswith("@")]
+    if names and lookup(default_section, names[:1]) != section[names[0]]:
+        return registry.fill({"x": function_names(section)}, validate=False)["x"].get(path[-1], KeyError)
+    return lookup(defaults, path)
+
+
+def test_crf_cfg_sets_only_what_differs_from_the_defaults():
+    config = load_config(CRF_CFG, interpolate=False)
+    nlp = spacy.blank(config["nlp"]["lang"])
+    for name in config["nlp"]["pipeline"]:
+        block = function_names(config["components"][name])
+        nlp.add_pipe(block.pop("factory"), name=name, config=block)
+    defaults = nlp.config
+    for key in ("lang", "pipeline"):  # the pipeline's shape, built from the file above
+        defaults["nlp"][key] = SPACY_DEFAULTS["nlp"][key]
+    same = [
+        ".".join(path)
+        for path, value in leaves(config)
+        if not (path[-1].startswith("@") or path[-1] == "factory" or path in REQUIRED)
+        and default_of(config, defaults, path) == value
+    ]
+    assert same == []
+
+
+def test_crf_cfg_trains_a_fresh_crf_with_the_shipped_recipe(tmp_path, deplain_pairs):
+    """spacy train fills crf.cfg as below: the aligner is an untrained CRF whose training settings
+    are CRFTraining.v1's defaults, and spaCy makes as many passes as the CRF's epochs."""
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(deplain_pairs[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    config = load_config(CRF_CFG, overrides={"paths.train": str(gold), "paths.dev": str(gold)}, interpolate=False)
+    nlp = load_model_from_config(config, auto_fill=True, validate=True)
+    aligner = nlp.get_pipe("sentence_aligner").aligner
+    assert aligner.settings == TrainingSettings() and not aligner.ready
+    assert nlp.config.interpolate()["training"]["max_epochs"] == TrainingSettings().epochs
 
 
 def test_model_shape_comes_from_loaded_weights():

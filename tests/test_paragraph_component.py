@@ -5,7 +5,7 @@ import pytest
 import spacy
 
 from spacy_simalign.aligners.methods import method_config
-from spacy_simalign.evaluation.scoring import PRF, paragraph_pairs
+from spacy_simalign.aligners.scoring import PRF, paragraph_pairs
 from spacy_simalign.pipeline import pair
 
 METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]

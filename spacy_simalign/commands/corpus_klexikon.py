@@ -23,14 +23,19 @@ def add_arguments(parser):
         choices=sorted(CLEANUP_RULES),
         help="switch a clean-up rule off (repeatable)",
     )
-    parser.add_argument("--sides", default="wiki,klexikon", help="sides the clean-up rules apply to")
+    parser.add_argument("--sides", default=",".join(KlexikonSettings.sides), help="sides the clean-up rules apply to")
     parser.add_argument(
         "--min-paragraphs",
         type=int,
-        default=15,
-        help="discard pairs whose Wikipedia article has fewer paragraphs (default 15)",
+        default=KlexikonSettings.min_wiki_paragraphs,
+        help=f"discard pairs whose Wikipedia article has fewer paragraphs (default {KlexikonSettings.min_wiki_paragraphs})",
     )
-    parser.add_argument("--seed", type=int, default=42, help="seed of the stratified split")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=KlexikonSettings.seed,
+        help=f"seed of the stratified split (default {KlexikonSettings.seed})",
+    )
 
 
 OUTPUT_FILES = ("train.jsonl", "validation.jsonl", "test.jsonl", "lead3.jsonl", "counts.txt")

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..aligners.scoring import PRF
 from ..errors import InputError
-from ..evaluation.scoring import PRF
 from ..tokens import words
 
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")
@@ -312,7 +312,10 @@ def document_length(pair: Tuple[Article, Article]) -> int:
 
 
 def stratified_split(
-    items: Sequence, lengths: Sequence[int], seed: int = 42, proportions: Tuple[float, float, float] = (0.8, 0.1, 0.1)
+    items: Sequence,
+    lengths: Sequence[int],
+    seed: int = KlexikonSettings.seed,
+    proportions: Tuple[float, float, float] = KlexikonSettings.split,
 ) -> Dict[str, List]:
     """Train/validation/test split stratified by length: items sorted by length are cut in
     consecutive strata of round(1 / smallest proportion) items (10 for 80/10/10), and each

@@ -7,10 +7,10 @@ from typing import Dict
 
 from ..configs import read_config
 from ..errors import InputError
+from ..formats.document_fields import FIELDS
 from ..registry import doc_index_registry, short_names
 from .evidence import rerank_names
-from .fields import FIELDS
-from .lexical import LEXICAL_SIGNALS
+from .lexical import LEXICAL_SIGNALS, LEXICAL_WEIGHT
 from .strategies import strategy_names
 
 DEFAULT_CONFIG_PATH = "docmatch.cfg"
@@ -98,10 +98,10 @@ def _overrides(args) -> Dict:
 
 def profile_values(args, profile) -> Dict:
     """The per-pair options given, for one profile: a lexical signal asked for by name gets
-    the weight 0.5 where the profile had none (a weight it had, calibrated or not, stays)."""
+    the weight LEXICAL_WEIGHT where the profile had none (a weight it had, calibrated or not, stays)."""
     values = {key: getattr(args, key) for key in PROFILE_OPTIONS if getattr(args, key) is not None}
     if args.lexical not in (None, "none") and args.lexical_weight is None and not profile.lexical_weight:
-        values["lexical_weight"] = 0.5
+        values["lexical_weight"] = LEXICAL_WEIGHT
     return values
 
 

@@ -10,6 +10,8 @@ import numpy as np
 from ..tokens import words
 
 LEXICAL_SIGNALS = ("none", "tfidf", "names-numbers")
+# the weight of a lexical signal where none is calibrated or given: half the first stage
+LEXICAL_WEIGHT = 0.5
 _NUMBER = re.compile(r"\d+(?:[.,']\d+)*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZÄÖÜÀ-Ý][\w-]{2,}", re.UNICODE)
 

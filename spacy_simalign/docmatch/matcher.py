@@ -23,12 +23,12 @@ from spacy.util import registry
 
 from ..configs import read_config, resolve_section
 from ..errors import InputError
+from ..formats.document_fields import DEFAULT_FIELDS, check_fields, field_text
 from ..formats.documents import Document, check_collection
 from ..formats.matches import match_object
 from .evidence import NO_RERANK, get_reranker
-from .fields import DEFAULT_FIELDS, check_fields, field_text
 from .index import candidates, day_numbers, doc_index
-from .lexical import LEXICAL_SIGNALS, LexicalScorer
+from .lexical import LEXICAL_SIGNALS, LEXICAL_WEIGHT, LexicalScorer
 from .strategies import DEFAULT_STRATEGY, check_strategy, select
 
 
@@ -76,7 +76,9 @@ class Profile:
 
 
 DEFAULT_PROFILES = {  # how they were chosen: docs/document-matching.md
-    "same": Profile("tfidf", 0.5, 0.0, 15.0),  # on Klexikon (de-de): the sentence evidence adds nothing there
+    "same": Profile(
+        "tfidf", LEXICAL_WEIGHT, 0.0, 15.0
+    ),  # on Klexikon (de-de): the sentence evidence adds nothing there
     "cross": Profile(),  # the field defaults; on the de-fr sets of tests/data (in-sample)
 }
 
@@ -380,7 +382,7 @@ def make_doc_matcher(
     top_k: int = 10,
     index: str = "auto",
     lexical: str = "tfidf",
-    lexical_weight: float = 0.5,
+    lexical_weight: float = LEXICAL_WEIGHT,
     lexical_field: str = "text",
     allow_mixed_languages: bool = False,
     threads: int = 0,

@@ -5,13 +5,13 @@ never a silently wrong score."""
 
 from typing import Any, Dict
 
+from ..aligners.scoring import AlignmentScorer
 from ..errors import InputError
 from ..formats.alignments import AlignmentLine, load_alignments
 from ..formats.beads import SIDES, check_raw_text_gold
 from ..formats.pairs import PairRecord, read_pairs
 from ..structures import Side, TrainingPair
 from ..terminal import safe
-from .scoring import AlignmentScorer
 from .tally import Tally
 
 

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Sequence, Set, Tuple
 
+from ..aligners.scoring import PRF
 from ..segmentation.rules import segment
-from .scoring import PRF
 
 PARAGRAPH_SEP = "\n\n"
 
@@ -30,7 +30,7 @@ class BoundaryCounts(NamedTuple):
 
     @property
     def scores(self) -> PRF:
-        """The counts as the one P/R/F1 of the package (evaluation.scoring.PRF)."""
+        """The counts as the one P/R/F1 of the package (aligners.scoring.PRF)."""
         return PRF(self.correct, self.predicted, self.gold)
 
     @property

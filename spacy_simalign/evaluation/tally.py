@@ -4,8 +4,8 @@ gold bead shape, and which wrong links touch an added or a deleted sentence."""
 
 from typing import Dict, Sequence
 
+from ..aligners.scoring import PRF, AlignmentScorer, links_of
 from ..structures import Bead, TrainingPair
-from .scoring import PRF, AlignmentScorer, links_of
 
 SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
 

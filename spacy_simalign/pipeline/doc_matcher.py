@@ -4,6 +4,7 @@ across collections, so it is done by DocMatcher.match(source_docs, target_docs),
 these Docs and reuses their embeddings. Title, lead, date and id can be given through
 `doc._.doc_title`, `doc._.doc_lead`, `doc._.doc_date` (YYYY-MM-DD) and `doc._.doc_id`."""
 
+import json
 from typing import List, Sequence
 
 import numpy as np
@@ -12,14 +13,14 @@ from spacy.tokens import Doc
 from spacy.util import Config
 
 from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
-from ..docmatch.fields import DEFAULT_FIELDS, check_fields, field_text
 from ..errors import InputError
+from ..formats.document_fields import DEFAULT_FIELDS, check_fields, field_text
 from ..formats.documents import Document, parse_date
 from ..structures import SUPPORTED_LANGS
 
-DEFAULT_CONFIG_STR = """
+DEFAULT_CONFIG_STR = f"""
 [simalign_doc_matcher]
-fields = ["title", "lead"]
+fields = {json.dumps(list(DEFAULT_FIELDS))}
 
 [simalign_doc_matcher.embedder]
 @simalign_similarity = "spacy-simalign.USESimilarity.v1"

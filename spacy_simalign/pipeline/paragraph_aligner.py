@@ -11,6 +11,7 @@ from thinc.api import Config
 
 from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
 from ..aligners.methods import DEFAULT_PARAGRAPH_METHOD, component_config
+from ..aligners.protocol import ParagraphAligner
 from . import pair
 
 DEFAULT_CONFIG_STR = component_config(
@@ -26,8 +27,8 @@ DEFAULT_CONFIG_STR = component_config(
 class ParagraphAlignerComponent:
     """Calls `aligner.align_paragraphs(complex, simple)` on each Doc pair."""
 
-    def __init__(self, nlp: Language, name: str, aligner):
-        if not hasattr(aligner, "align_paragraphs"):
+    def __init__(self, nlp: Language, name: str, aligner: ParagraphAligner):
+        if not isinstance(aligner, ParagraphAligner):
             raise ValueError(
                 f"[{name}] the aligner is not a paragraph aligner (no align_paragraphs method): "
                 "use a paragraph aligner such as spacy-simalign.JiangParagraphs.v1"

@@ -1,13 +1,13 @@
 """The alignment scorer of `spacy train` and `nlp.evaluate`, registered as
 `spacy-simalign.alignment_scorer.v1`: link, bead-text and paragraph-pair P/R/F1 of the
-predicted Doc pairs against the reference ones (scoring.AlignmentScorer)."""
+predicted Doc pairs against the reference ones (aligners.scoring.AlignmentScorer)."""
 
 from typing import Callable, Dict, Iterable
 
 from spacy.training import Example
 from spacy.util import registry
 
-from ..evaluation.scoring import AlignmentScorer
+from ..aligners.scoring import AlignmentScorer
 from . import pair
 
 

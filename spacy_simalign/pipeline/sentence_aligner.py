@@ -25,7 +25,8 @@ from thinc.api import Config
 
 from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, component_config
-from ..aligners.protocol import align_batch
+from ..aligners.protocol import SentenceAligner as SentenceAlignerProtocol
+from ..aligners.protocol import TrainableAligner, align_batch
 from ..errors import InputError
 from ..structures import Bead, TrainingPair
 from . import pair
@@ -46,7 +47,7 @@ ALIGNER_FOLDER = "aligner"
 
 
 class SentenceAligner(TrainablePipe):
-    """Sentence alignment of Doc pairs with the injected `aligner` (see aligner_protocol).
+    """Sentence alignment of Doc pairs with the injected `aligner` (aligners/protocol.py).
 
     use_paragraphs: align inside the links of an earlier simalign_paragraph_aligner (when it
         found any); otherwise the whole document is one block.
@@ -56,13 +57,13 @@ class SentenceAligner(TrainablePipe):
     def __init__(
         self,
         vocab: Vocab,
-        aligner,
+        aligner: SentenceAlignerProtocol,
         name: str = "sentence_aligner",
         *,
         use_paragraphs: bool = True,
         scorer: Optional[Callable] = score_examples,
     ):
-        if not hasattr(aligner, "align"):
+        if not isinstance(aligner, SentenceAlignerProtocol):
             raise ValueError(
                 f"[{name}] the aligner is not a sentence aligner (no align method): "
                 "use a sentence aligner such as spacy-simalign.CRFAligner.v2"
@@ -76,6 +77,12 @@ class SentenceAligner(TrainablePipe):
     @property
     def is_trainable(self) -> bool:
         return bool(getattr(self.aligner, "is_trainable", False))
+
+    def _learner(self) -> TrainableAligner:
+        """The aligner as one that learns (is_trainable is true for it)."""
+        if not isinstance(self.aligner, TrainableAligner):
+            raise ValueError(f"[{self.name}] the aligner is trainable but has no initialize and update methods")
+        return self.aligner
 
     # prediction ------------------------------------------------------------------------
     def _sides(self, doc: Doc):
@@ -140,14 +147,14 @@ class SentenceAligner(TrainablePipe):
             return [self.training_pair(eg) for eg in get_examples()]
 
         if not wide_data:  # any trainable aligner; only the CRF takes wide_pairs
-            self.aligner.initialize(get_pairs)
+            self._learner().initialize(get_pairs)
             return
         if nlp is None:
             raise ValueError(f"[{self.name}] wide_data is read with the pipeline: pass nlp to initialize")
         wide_pairs = [self.training_pair(eg) for eg in PairCorpus(wide_data)(nlp)]
         if not wide_pairs:
             raise InputError("no gold documents in the wide data", wide_data)
-        self.aligner.initialize(get_pairs, wide_pairs=wide_pairs)
+        self._learner().initialize(get_pairs, wide_pairs=wide_pairs)
 
     def update(
         self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None, losses: Optional[Dict[str, float]] = None
@@ -158,7 +165,7 @@ class SentenceAligner(TrainablePipe):
         if self.is_trainable:
             examples = list(examples)
             validate_examples(examples, "SentenceAligner.update")
-            losses[self.name] += float(self.aligner.update([self.training_pair(eg) for eg in examples]))
+            losses[self.name] += float(self._learner().update([self.training_pair(eg) for eg in examples]))
         return losses
 
     def use_params(self, params: dict):

@@ -22,9 +22,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...errors import InputError
-from ...evaluation.scoring import AlignmentScorer
 from ...ranges import AT_LEAST_0, AT_LEAST_1, Range, ranges
 from ...structures import TrainingPair
+from ..scoring import AlignmentScorer
 from .aligner import CRFAligner
 from .combine import fit_combination
 from .features import PairInput

@@ -47,8 +47,8 @@ class TrainingSettings:
     encoder_learn_rate, linked_only_weight and bead_text_floor are accepted only at their off value
     (any value for the first), for configs saved by 0.1.0 (retired.py)."""
 
-    epochs: int = 20  # passes of CRFAligner.fit over the documents (spacy train:
-    # [training] max_epochs, which configs/crf.cfg takes from here)
+    epochs: int = 20  # passes of CRFAligner.fit over the documents (spacy train: [training]
+    # max_epochs, which configs/crf.cfg sets to this value, tests/test_crf_config.py checks it)
     learn_rate: float = 0.01
     encoder_learn_rate: float = 3e-5  # retired.py
     cross_lingual_rate: float = 0.25  # share of documents shown without lexical features
