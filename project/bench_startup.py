@@ -9,7 +9,7 @@ installed decides most of it).
     .venv/bin/python -m spacy project run bench-startup     # or make bench-startup
     .venv/bin/python project/bench_startup.py [--runs 5]
 
-Run it in each environment to compare (the README's start-up table: `make setup-base` for the
+Run it in each environment to compare (the start-up table of docs/results.md: `make setup-base` for the
 required dependencies only, then each extra installed on top). On a shared machine the
 differences are what to read: the baseline runs in the same rounds as the commands."""
 

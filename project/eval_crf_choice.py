@@ -3,8 +3,9 @@ and the same with sgc-dev as ordinary gold ("wide", better on domains it never s
 DEplain-web CV). Each document is aligned by the wide CRF only when that CRF is surer about it by a
 margin: its mean per-simple-sentence entropy (crf/unsure.py, `rank`'s score) lower by at least the
 margin than the DEplain-only CRF's. Scored in the DEplain-web dev 5-fold CV (the folds of cv-crf) and
-leave one domain out over the 8 domains (those of eval-crf-lodo8), for several margins in one run;
-margin "inf" is the DEplain-only CRF, "wide" the wide one alone.
+leave one domain out over the 8 domains (the 2 DEplain-web corpora and the 6 Simple German Corpus
+websites), for several margins in one run; margin "inf" is the DEplain-only CRF, "wide" the wide one
+alone.
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_choice.py [--train-seed 1] \\
         [--margins 0,0.02,0.05,0.1,0.2] [--score entropy] [--detail inf,0.1] [--jobs 2] [--json metrics/crf/choice.json]"""

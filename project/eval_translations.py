@@ -8,9 +8,9 @@ characters the encoder was given.
     .venv/bin/python project/eval_translations.py [--variants before,default]
         [--json metrics/translations.json] [--output metrics/translations.txt]
 
-Systems: `before` = the decoder with summed runs (concatenation "sum", what the scoring of
-candidates as units replaced); `default` = make_bead_dp's
-defaults now; any other name in VARIANTS below. bertalign on the same sets and the same USE
+Systems: `before` = the decoder with summed runs (concatenation "sum", which the default's
+scoring of candidates as units improves on); `default` = make_bead_dp's defaults; any other name in
+VARIANTS below. bertalign on the same sets and the same USE
 vectors is the peer table's (`make bench-peers`, project/bench_peers.py). Every set was seen while choosing the settings
 (in-sample). Run without SPACY_SIMALIGN_CACHE: with it the times hold almost no encoding.
 """

@@ -1,4 +1,4 @@
-"""The hostile-input table of the README (section "Limits and hostile input"), measured: each
+"""The hostile-input table of docs/hostile-input.md, measured: each
 case runs the real command (`python -m spacy_simalign ...` in a fresh folder, or HTTP against a
 real `review` server) and the table shows its exit status (or HTTP status), the first line it
 printed on stderr, and what it left in the folder.

@@ -11,9 +11,9 @@ CRFAligner.fit: the trainer that `spacy train` steps through the component's upd
 
 With gold documents of your own domain, train on them beside the DEplain ones (several --data
 files are read in turn) and align with `align --model DIR`; how much a few in-domain documents
-give: lab/scripts/eval_crf_adaptation.py. Mixed in unweighted, two documents barely move a CRF
-trained on 82: `python -m spacy_simalign adapt` fine-tunes the shipped weights on them instead
-(README "Your own domain").
+give: `cd lab && python -m spacy project run eval-crf-adaptation`. Mixed in unweighted, two
+documents barely move a CRF trained on 82: `python -m spacy_simalign adapt` fine-tunes the
+shipped weights on them instead (docs/adapt.md).
 
     .venv/bin/python project/train_crf.py --data ../shared/data/deplain-web-dev/pairs.jsonl \
         --data my-gold.jsonl --output my-crf

@@ -211,10 +211,10 @@ def pair_bytes(deplain_pairs, n):
 
 
 def test_align_from_standard_input_and_from_a_pipe(tmp_path, deplain_pairs, monkeypatch, capsys):
-    """Issue 25: `cat four.jsonl | align /dev/stdin out.jsonl` (or `align <(cat four.jsonl) ...`)
-    read the stream twice, found it empty the second time and wrote an empty output with exit 0.
-    `-` is standard input; a stream is read once (into a spool no crash leaves behind), validated
-    whole, then aligned: the same bytes as from the file."""
+    """`cat four.jsonl | align /dev/stdin out.jsonl` (or `align <(cat four.jsonl) ...`) aligns the
+    four pairs: a stream cannot be read twice, and a second read would find it empty and write an
+    empty output with exit 0. `-` is standard input; a stream is read once (into a spool no crash
+    leaves behind), validated whole, then aligned: the same bytes as from the file."""
     import threading
 
     data = pair_bytes(deplain_pairs, 4)
@@ -276,8 +276,8 @@ def alive(pid):
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_workers_die_with_a_parent_killed_by_sigkill(tmp_path, deplain_pairs):
-    """Issue 25: `--n-process 2` killed with SIGKILL left its two workers (about 530 MB each)
-    running under PID 1, blocked on their pipe for good. They now end with their parent."""
+    """`--n-process 2` killed with SIGKILL leaves no worker running: each worker holds about 530 MB
+    and, orphaned under PID 1, would block on its pipe for good. The workers end with their parent."""
     import signal
     import time
 

@@ -1,4 +1,4 @@
-"""Issue 25 item 6: every setting's range is checked on the config before anything is built or
+"""Every setting's range is checked on the config before anything is built or
 aligned (ranges.py), with the config path in one line; a [aligner.similarity] naming an aligner
 is refused there too."""
 

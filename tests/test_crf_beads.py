@@ -1,5 +1,5 @@
 """The bead decoder (crf/beads.py) and the split fill (crf/combine.py): splits and merges chosen
-as units over the CRF's link-level beads (issue 14), on real DEplain-web documents."""
+as units over the CRF's link-level beads, on real DEplain-web documents."""
 
 import json
 import shutil

@@ -1,6 +1,6 @@
-"""Identical sentences win their own 1:1 bead (issue 15, item 8): the CRF scored a sentence and
-its near-duplicate neighbour alike and put both in one n:1 bead with the simple sentence that
-repeats one of them word for word."""
+"""Identical sentences win their own 1:1 bead: the CRF scores a sentence and its near-duplicate
+neighbour alike and, left alone, puts both in one n:1 bead with the simple sentence that repeats
+one of them word for word."""
 
 import pytest
 

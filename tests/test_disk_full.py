@@ -1,6 +1,6 @@
-"""Issue 25, item 4: a full disk. `align`, `evaluate --output` and `render` ended in an OSError
-traceback (exit 1), and `align` on a disk already full left an empty OUTPUT.partial. Now: one line
-naming the file, exit 2, nothing half-written (an existing output untouched, no temporary copy);
+"""A full disk during `align`, `evaluate --output` or `render` ends in one line naming the file,
+exit 2, not an OSError traceback, and nothing half-written (an existing output untouched, no
+temporary copy, no empty OUTPUT.partial from a disk already full);
 the pairs `align` had saved stay in OUTPUT.partial and --resume after freeing space writes the
 bytes of an uninterrupted run. In-process with the writes made to fail (ENOSPC), and on a real
 2 MB tmpfs where the tests run as root (slow)."""

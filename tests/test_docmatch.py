@@ -1,5 +1,6 @@
 """Document matching: strategies, blocking + index, input validation, calibration, the
-spaCy component, and the Klexikon result the README reports (Intersection F1 >= 0.98)."""
+spaCy component, and the Klexikon result docs/results.md and docs/document-matching.md report
+(Intersection F1 >= 0.98)."""
 
 import json
 import random
@@ -219,7 +220,7 @@ def test_threshold_auto_without_calibration_is_a_clear_error(tmp_path, capsys, m
     assert not out.exists()
 
 
-# -- Klexikon: the figure the README reports ---------------------------------------------------
+# -- Klexikon: the figure docs/results.md reports -----------------------------------------------
 
 
 def write_documents(folder, out_dir, seed: int = 13) -> None:

@@ -1,4 +1,4 @@
-"""Issue 15, item 5: one huge pre-segmented sentence costs bounded memory. What a sentence
+"""One huge pre-segmented sentence costs bounded memory. What a sentence
 contributes to the sentence encoder and to the CRF's pair TF-IDF is its first
 limits.MAX_TEXT_CHARS characters; the sentence itself is kept whole and aligned. (The memory
 itself is measured by project/bench_long_sentence.py, not here: no timed or sized unit tests.)"""

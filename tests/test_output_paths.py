@@ -1,4 +1,4 @@
-"""Issue 15, items 1 and 4: every command checks its output paths before any work. An output
+"""Every command checks its output paths before any work. An output
 that is one of its inputs (the same path, a symbolic link, a hard link) or another of its
 outputs is refused with exit status 2 and the input left byte for byte; an output that is a
 folder, or in a folder that does not exist, is refused before aligning starts, so nothing
@@ -209,9 +209,9 @@ def test_an_output_that_is_a_symlink_is_written_through(tmp_path, files):
 
 
 def test_align_into_a_symlinked_output_writes_through_the_link(tmp_path, files, capsys):
-    """Issue 25: `align in.jsonl link.jsonl` replaced the link by a file and left its target as it
-    was. The partial files lie beside the target, which the finished file replaces: the link stays,
-    and --resume through the link finds the run."""
+    """`align in.jsonl link.jsonl` writes the link's target and keeps the link: replacing the link
+    by a file would leave the target stale. The partial files lie beside the target, which the
+    finished file replaces, so --resume through the link finds the run."""
     real = tmp_path / "real" / "out.jsonl"
     real.parent.mkdir()
     real.write_text("old\n")

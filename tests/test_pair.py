@@ -82,7 +82,7 @@ PLAIN = [[" ".join(s.split()) for s in para] for para in SPACED]
 
 
 def test_given_sentences_keep_their_inner_whitespace_in_the_doc_pair():
-    """Issue 15, item 14: "Satz  eins" stays "Satz  eins", a tab stays a tab."""
+    """Given sentences are not normalised: "Satz  eins" stays "Satz  eins", a tab stays a tab."""
     nlp = spacy.blank("de")
     doc = pair.make_pair(nlp, SPACED, PLAIN)
     sentences = [s for para in SPACED for s in para]

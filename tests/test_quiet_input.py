@@ -1,4 +1,4 @@
-"""Issue 15, item 15: input that used to be accepted quietly is an error or a warning now: a side
+"""Input that would otherwise pass unnoticed is an error or a warning: a side
 with both `text` and `paragraphs`, a sentence of invisible characters only, an empty id, ids
 that differ only in Unicode normalisation, `--lang` contradicting a pair's own `lang` (a
 warning: the pair's own is used), raw text that reaches the sentence aligner unsegmented (a

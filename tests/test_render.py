@@ -237,7 +237,7 @@ def test_cli_bad_alignment_is_one_line_error_and_no_output(deplain_pairs, tmp_pa
 
 
 def test_an_alignment_file_for_some_pairs_renders_them_all(deplain_pairs, tmp_path, capsys):
-    """Issue 15, item 13: pairs without an alignment show their gold, or nothing; a raw-text pair
+    """Pairs without an alignment show their gold, or nothing; a raw-text pair
     without an alignment is split by our segmenter."""
     from spacy_simalign.segmentation.sides import side_from_text
 

@@ -239,7 +239,7 @@ EDIT_OPTIONS = ["--method", "tfidf", "--batch-size", "3"]
 
 
 def cut_to_one_sentence(row):
-    """The edit of issue 25: a pair cut to one sentence a side (its gold dropped)."""
+    """An edit that changes a pair's sentences: cut to one sentence a side (its gold dropped)."""
     row = dict(row, complex={"paragraphs": [[row["complex"]["paragraphs"][0][0]]]})
     row["simple"] = {"paragraphs": [[row["simple"]["paragraphs"][0][0]]]}
     row.pop("gold", None)
@@ -264,7 +264,7 @@ def edited(tmp_path_factory, deplain_pairs):
 
 
 def test_resume_aligns_again_a_pair_edited_since_the_partial_output(tmp_path, edited, capsys):
-    """Issue 25: killed after 6 lines, pair 5 cut to one sentence a side, --resume kept the old
+    """Killed after 6 lines, pair 5 then cut to one sentence a side: --resume must not keep the old
     line 5 (complex index 42 of a pair of one sentence). Each line records a digest of its pair
     (made_from): the batch of the edited pair is aligned again, the result is the bytes of an
     uninterrupted run on the edited input."""
@@ -279,7 +279,8 @@ def test_resume_aligns_again_a_pair_edited_since_the_partial_output(tmp_path, ed
 
 
 def test_resume_on_an_output_of_another_method_is_refused(tmp_path, edited, capsys):
-    """Issue 25: `--resume` with another --method on a finished output said "complete"."""
+    """`--resume` with another --method (or batch size) on a finished output is refused, not
+    reported "complete": the output was not made with the settings asked for."""
     src, old, changed, new, pair_id = edited
     out = tmp_path / "out.jsonl"
     out.write_bytes(old)

@@ -386,7 +386,8 @@ def test_a_symlinked_pairs_file_is_written_through_to_its_target(tmp_path, files
 
 
 def test_a_save_on_a_full_disk_answers_507_with_a_message(client, files, monkeypatch):
-    """Issue 25: a save on a full disk answered an HTML 500 page, shown as "HTTP 500"."""
+    """A save on a full disk answers 507 with a JSON message the page shows, not an HTML 500 page
+    the reviewer sees only as "HTTP 500"; the file stays as it was."""
     pairs, _, objs = files
     before = pairs.read_bytes()
     etag = client.get(f"/api/pairs/{objs[0]['id']}").get_json()["etag"]
@@ -403,8 +404,8 @@ def test_a_save_on_a_full_disk_answers_507_with_a_message(client, files, monkeyp
 
 
 def test_stale_temporary_copies_of_a_killed_save_are_removed_at_start(files):
-    """Issue 25: SIGKILL during a save left hidden full copies (.tmp-XXXXXXXXpairs.jsonl). The next
-    start removes those no live save holds locked; one being written (locked) stays."""
+    """SIGKILL during a save leaves a hidden full copy (.tmp-XXXXXXXXpairs.jsonl) that nothing else
+    removes. The next start removes those no live save holds locked; one being written (locked) stays."""
     import fcntl
 
     pairs, alignments, _ = files
@@ -420,8 +421,8 @@ def test_stale_temporary_copies_of_a_killed_save_are_removed_at_start(files):
 
 
 def test_any_id_can_be_opened_and_saved_through_the_query(tmp_path, deplain_pairs):
-    """Issue 25: ids `.` and `..` (dot segments, removed by the browser even as %2E) and `/leading`
-    (redirected, then 404) could not be opened. The page names the pair in the query string."""
+    """Every id opens and saves, `.` and `..` (dot segments, removed by the browser even as %2E) and
+    `/leading` (redirected, then 404, in a path) too: the page names the pair in the query string."""
     obj = deplain_pairs[0]
     ids = [".", "..", "/leading", "a/../b", "x?y#z&token=1"]
     pairs = tmp_path / "pairs.jsonl"
@@ -446,7 +447,8 @@ def test_any_id_can_be_opened_and_saved_through_the_query(tmp_path, deplain_pair
 
 
 def test_the_access_log_does_not_show_the_token(files, caplog):
-    """Issue 25: werkzeug's access log printed `GET /?token=... HTTP/1.1`."""
+    """werkzeug's access log shows no token: a line `GET /?token=... HTTP/1.1` would hand the run's
+    secret to whoever reads the log."""
     import logging
     import urllib.request
 

@@ -213,8 +213,8 @@ def test_screenshots_of_review_page_and_static_view(review, page_of, tmp_path, d
 
 
 def test_any_id_opens_and_a_failed_load_replaces_the_pair_with_an_error(tmp_path, deplain_pairs, page_of):
-    """Issue 25: ids `.` and `..` answered 404 in the page and `/leading` was redirected, then 404,
-    while the page kept showing the previous pair as if it were the one asked for."""
+    """Ids `.`, `..` and `/leading` open in the page, and a load that fails replaces the pair shown
+    by an error: the page must not keep the previous pair as if it were the one asked for."""
     from urllib.parse import quote
 
     objs = [dict(deplain_pairs[k], id=pair_id) for k, pair_id in enumerate(["first", ".", "..", "/leading"])]

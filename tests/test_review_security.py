@@ -1,4 +1,4 @@
-"""Issue 15, items 9 and 6: the review server answers only to the person who started it. Every
+"""The review server answers only to the person who started it. Every
 request but the static files needs the run's token (printed in the URL), a change must not come
 from another site's page (Origin), and a large or deeply nested body is refused with a message
 (413, 400), never parsed for minutes or answered with a server error."""
@@ -12,7 +12,7 @@ from conftest import DEPLAIN_PAIRS
 
 from spacy_simalign.review.app import ReviewServer, create_app
 
-MAX_BODY = 2 * 1024 * 1024  # the limit the README states
+MAX_BODY = 2 * 1024 * 1024  # the limit docs/review.md and docs/hostile-input.md state
 
 
 @pytest.fixture()
@@ -112,7 +112,8 @@ def test_a_body_that_is_not_json_is_a_400_with_a_message(app, pairs, data, messa
 
 
 def test_the_real_server_refuses_curl_without_token_or_from_evil(pairs):
-    """The issue's case over HTTP: `curl -X PUT -H "Origin: http://evil" ...` saved; now 403."""
+    """Over real HTTP, `curl -X PUT -H "Origin: http://evil" ...` gets 403, with the token too, and
+    saves nothing: another site's page must not change the file."""
     server = ReviewServer(str(pairs), port=0).start()
     try:
         assert server.url.startswith(f"http://127.0.0.1:{server.port}/?token=") and server.token in server.url

@@ -1,4 +1,4 @@
-"""Issue 25 item 11: terminal escapes from input never reach the terminal: `demo` and the
+"""Terminal escapes from input never reach the terminal: `demo` and the
 one-line errors print control characters escaped (terminal.safe)."""
 
 import json
@@ -36,7 +36,7 @@ def test_demo_and_duplicate_id_error_print_no_escape(tmp_path, capsys):
 
 
 def test_commands_echo_paths_and_warnings_escaped(tmp_path, capsys, deplain_pairs):
-    """Issue 25, item 11 (the rest): the lines that echo paths or input values (align's summary and
+    """The lines that echo paths or input values (align's summary and
     its `warning:` line, render, evaluate, convert-deplain, match-docs, stats) print them escaped."""
     folder = tmp_path / f"evil{CLEAR}{TITLE}"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""Issue 25 item 5: the TF-IDF aligner reads its similarities in column blocks (similarity.scores),
+"""The TF-IDF aligner reads its similarities in column blocks (similarity.scores),
 so its memory is bounded by a block, not by sentences squared, and its beads are those of the
 dense matrix. The 20,000 x 20,000 peak is measured by project/bench_align_scale.py --big."""
 
