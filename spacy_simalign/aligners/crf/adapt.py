@@ -153,11 +153,11 @@ def held_out_check(
             tick,
         )
         texts = (pair.complex.sentences, pair.simple.sentences)
-        figures = [pair.id]
+        figures = []
         for pooled, aligner in ((before, base), (after, adapted)):
             beads, own = list(aligner.align_input(x)), AlignmentScorer()
             for scorer in (pooled, own):
                 scorer.add(pair.gold, beads, *texts)
             figures.append(own.scores()["bead_text"]["f"])
-        documents.append(tuple(figures))
+        documents.append((pair.id, figures[0], figures[1]))
     return HeldOutCheck(before.scores(), after.scores(), documents)
