@@ -1,6 +1,6 @@
 """`align` reads its input more than once (validated whole before any work, then the ids for
 --resume, then the pairs to align), which a pipe cannot give: `cat pairs.jsonl | align - out`,
-`align /dev/stdin out` or `align <(...) out` used to find the stream empty on the second read
+`align /dev/stdin out` or `align <(...) out` would find the stream empty on the second read
 and write an empty OUTPUT with exit 0. A stream (`-` for standard input, a FIFO, a character
 device) is therefore read once into a spool file, an anonymous temporary file in the output's
 folder that no crash can leave behind (unlinked from the start on Linux, read again through

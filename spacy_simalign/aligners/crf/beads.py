@@ -1,4 +1,4 @@
-"""Bead decoding: splits and merges scored as units (issue 14).
+"""Bead decoding: splits and merges scored as units.
 
 The two CRF directions give each sentence one label, so an n:m bead is only the connected
 component of several one-label decisions, and a long split is lost when one of its sentences
