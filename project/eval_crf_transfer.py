@@ -21,7 +21,6 @@ from script_output import add_output_option, run_main
 from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.corpus.pairs import read_amsterdam_csv
-from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_training_pairs
 from spacy_simalign.structures import Side, beads_from_links
 
