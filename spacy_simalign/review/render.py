@@ -250,7 +250,7 @@ def _page(body: str, title: str) -> str:
 def is_in_jupyter() -> bool:
     """True inside a Jupyter kernel (as displaCy checks)."""
     try:
-        from IPython import get_ipython  # type: ignore
+        from IPython import get_ipython
 
         shell = get_ipython()
         return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
@@ -295,7 +295,7 @@ def render(pairs_or_docs, alignments=None, page: bool = False, jupyter: Optional
         title = views[0].id if len(views) == 1 and views[0].id else f"{len(views)} aligned pairs"
         markup = _page(markup, f"spacy-simalign: {title}")
     if jupyter or (jupyter is None and is_in_jupyter()):
-        from IPython.display import HTML, display  # type: ignore
+        from IPython.display import HTML, display
 
         display(HTML(markup))
         return None
