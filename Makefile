@@ -86,9 +86,11 @@ $(PEERS_STAMP): project/requirements-peers.txt
 bench-peers: $(STAMP) $(PEERS_STAMP)
 	env -u SPACY_SIMALIGN_CACHE $(PY) -m spacy project run bench-peers . $(PROJECT_VARS)
 
+# ruff over the code, then mypy over the package (setup.cfg's [mypy]: files and options).
 lint: $(STAMP)
 	$(PY) -m ruff check spacy_simalign project lab tests
 	$(PY) -m ruff format --check spacy_simalign project lab tests
+	$(PY) -m mypy
 
 format: $(STAMP)
 	$(PY) -m ruff format spacy_simalign project lab tests

@@ -81,7 +81,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not is_disk_full(err):
             raise
         return report(
-            OutputError(f"cannot write: {err.strerror.lower()} (free some space, then run again)", err.filename)
+            # a full disk's OSError has an errno, hence a strerror
+            OutputError(f"cannot write: {err.strerror.lower()} (free some space, then run again)", err.filename)  # type: ignore[union-attr]
         )
 
 

@@ -3,6 +3,8 @@ output that could not be written (a full disk: the same one line and exit 2), an
 ended by SIGTERM."""
 
 import errno
+import os
+from typing import Optional
 
 
 class Terminated(BaseException):
@@ -13,7 +15,7 @@ class Terminated(BaseException):
 class InputError(ValueError):
     """Bad user input, located by file and line: str() is the one-line message."""
 
-    def __init__(self, message: str, path: str = None, line: int = None):
+    def __init__(self, message: str, path: Optional[str] = None, line: Optional[int] = None):
         self.path, self.line, self.reason = path, line, message
         where = ""
         if path is not None:
@@ -27,6 +29,14 @@ DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 def is_disk_full(err: BaseException) -> bool:
     """An OSError saying the disk (or the user's quota) is full."""
     return isinstance(err, OSError) and err.errno in DISK_FULL
+
+
+def disk_full_reason(err: BaseException) -> Optional[str]:
+    """The OS's words for a full disk, lower case ("no space left on device"), when `err` says the
+    disk (or the user's quota) is full; None for any other exception."""
+    if not isinstance(err, OSError) or err.errno not in DISK_FULL:
+        return None
+    return (err.strerror or os.strerror(err.errno)).lower()
 
 
 class OutputError(InputError):

@@ -2,9 +2,9 @@
 can be written where it is asked for, and no output is one of the command's inputs.
 
 Why before any work: a command that aligned for minutes and then found its output folder
-missing, or its output path a folder, used to die with a traceback and leave partial files
+missing, or its output path a folder, would die with a traceback and leave partial files
 behind; and a command whose output was its own input (`align same.jsonl same.jsonl`, an
-`--output` naming the gold file) replaced the input with its results and exited 0. Identity
+`--output` naming the gold file) would replace the input with its results and exit 0. Identity
 is checked through symbolic links (os.path.realpath) and hard links (st_dev and st_ino), and
 two outputs of one command must differ too (`align-xling OUT --dropped OUT`).
 
@@ -13,7 +13,7 @@ Commands declare their paths with a `paths(args) -> Paths` function; `__main__` 
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, List, Optional
+from typing import Iterable, Optional, Sequence
 
 from .errors import InputError
 
@@ -24,9 +24,9 @@ class Paths:
     `folders`: folders it writes files into, created when missing (their files are listed in
     `outputs` too); `inputs`: files or folders it reads. None entries (unset options) are ignored."""
 
-    inputs: List[Optional[str]] = field(default_factory=list)
-    outputs: List[Optional[str]] = field(default_factory=list)
-    folders: List[Optional[str]] = field(default_factory=list)
+    inputs: Sequence[Optional[str]] = field(default_factory=list)
+    outputs: Sequence[Optional[str]] = field(default_factory=list)
+    folders: Sequence[Optional[str]] = field(default_factory=list)
 
 
 def same_file(a: str, b: str) -> bool:

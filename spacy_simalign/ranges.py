@@ -58,6 +58,11 @@ def ranges(**rules):
     return declare
 
 
+def declared_ranges(owner) -> Dict:
+    """The ranges `@ranges` declared on a function or class ({} when none)."""
+    return getattr(owner, "setting_ranges", None) or {}
+
+
 def _function(registry_name: str, name: str):
     from catalogue import RegistryError
     from confection import registry
@@ -76,7 +81,7 @@ def rules_of(node) -> Dict:
     refs = [(key[1:], value) for key, value in node.items() if key.startswith("@")]
     if not refs:
         return {}
-    return getattr(_function(*refs[0]), "setting_ranges", None) or {}
+    return declared_ranges(_function(*refs[0]))
 
 
 def problems(node, path: str, rules: Optional[Dict[str, Range]] = None) -> List[str]:

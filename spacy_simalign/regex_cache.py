@@ -20,11 +20,11 @@ from array import array
 from typing import Iterator
 
 try:  # Python 3.11 on
-    from re import _compiler as _sre_compiler
+    from re import _compiler as _sre_compiler  # type: ignore[attr-defined]  # private: typeshed leaves it out
 except ImportError:  # pragma: no cover - Python 3.9/3.10
     import sre_compile as _sre_compiler
 
-import _sre
+import _sre  # type: ignore[import-not-found]  # CPython's internal module: no stub
 
 from .startup_cache import cache_folder, store
 

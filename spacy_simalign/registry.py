@@ -5,7 +5,7 @@ parties through an entry-point group:
   `@simalign_similarity = "spacy-simalign.USESimilarity.v1"` in a config.
 - `simalign_aligners` (group `spacy_simalign_aligners`): sentence and paragraph aligners,
   `@simalign_aligners = "spacy-simalign.CRFAligner.v2"`; the alignment components take one
-  as their `aligner` sub-config (see aligner_protocol.py for what an aligner implements).
+  as their `aligner` sub-config (see aligners/protocol.py for what an aligner implements).
 - `simalign_doc_indexes`, `simalign_doc_strategies`, `simalign_doc_rerankers` (groups
   `spacy_simalign_doc_...`): document matching's nearest-neighbour indexes, pair-selection
   strategies and second stages; a matcher config or the CLI names one by its registered name
@@ -24,17 +24,22 @@ from confection import registry
 
 from .errors import InputError
 
-for _name in ("similarity", "aligners", "doc_indexes", "doc_strategies", "doc_rerankers"):
-    # made with catalogue directly so that the entry-point group is spacy_simalign_<name>
-    # (spaCy's registry.create would name it thinc_<name>)
-    if not hasattr(registry, f"simalign_{_name}"):
-        setattr(registry, f"simalign_{_name}", catalogue.create("spacy_simalign", _name, entry_points=True))
 
-similarity_registry = registry.simalign_similarity
-aligner_registry = registry.simalign_aligners
-doc_index_registry = registry.simalign_doc_indexes
-doc_strategy_registry = registry.simalign_doc_strategies
-doc_reranker_registry = registry.simalign_doc_rerankers
+def _table(name: str) -> catalogue.Registry:
+    """confection's `registry.simalign_<name>`, made on first import with catalogue directly so
+    that its entry-point group is spacy_simalign_<name> (spaCy's registry.create would name it
+    thinc_<name>)."""
+    attr = f"simalign_{name}"
+    if not hasattr(registry, attr):
+        setattr(registry, attr, catalogue.create("spacy_simalign", name, entry_points=True))
+    return getattr(registry, attr)
+
+
+similarity_registry = _table("similarity")
+aligner_registry = _table("aligners")
+doc_index_registry = _table("doc_indexes")
+doc_strategy_registry = _table("doc_strategies")
+doc_reranker_registry = _table("doc_rerankers")
 
 _OWN = re.compile(r"spacy-simalign\.(\w+?)(Index|Strategy|Rerank)\.v\d+$")
 

@@ -90,7 +90,9 @@ class TrainingPair:
         return {link for bead in self.gold for link in bead.links()}
 
 
-def beads_from_links(links: Sequence[Tuple[int, int]], scores: Dict[Tuple[int, int], float] = None) -> List[Bead]:
+def beads_from_links(
+    links: Sequence[Tuple[int, int]], scores: Optional[Dict[Tuple[int, int], float]] = None
+) -> List[Bead]:
     """Group sentence links into beads: the connected components of the link graph."""
     parent: Dict[Tuple[str, int], Tuple[str, int]] = {}
 

@@ -252,6 +252,17 @@ class BeadDPAligner(SentenceAlignerBase):
     links, if given, are ignored: the whole document is one sequence. `settings` are those of
     make_bead_dp, whose signature holds their defaults (a setting not given takes it)."""
 
+    # make_bead_dp's settings, set by __init__
+    max_align: int
+    top_k: int
+    window: int
+    skip: float
+    margin: bool
+    length_penalty: bool
+    concatenation: str
+    candidate_gap: float
+    candidate_penalty: float
+
     def __init__(self, similarity=None, **settings):
         unknown = set(settings) - set(SETTINGS)
         if unknown:

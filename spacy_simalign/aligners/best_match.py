@@ -2,7 +2,7 @@
 (similarity.scores): the TF-IDF sentence and paragraph aligners' memory is then that of one
 block, not of the whole matrix, with the same matches in the same order as a dense argmax."""
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -21,7 +21,8 @@ def best_matches(
     if not rows or not cols:
         return []
     by_column: List[Tuple[int, int, float]] = []
-    best_value, best_col = None, np.zeros(len(rows), dtype=np.int64)
+    best_value: Optional[np.ndarray] = None  # made from the first block, in its dtype
+    best_col = np.zeros(len(rows), dtype=np.int64)
     for chunk in column_chunks(len(rows), cols):
         block = scores.block(rows, chunk)
         if dtype is not None:
@@ -37,7 +38,7 @@ def best_matches(
             better = values > best_value  # strictly: an earlier column keeps a tie
             best_value[better] = values[better]
             best_col[better] = np.asarray(chunk)[left[better]]
-    if not both_directions:
+    if not both_directions or best_value is None:
         return by_column
     by_row = [(r, int(best_col[n]), float(best_value[n])) for n, r in enumerate(rows) if best_value[n] >= threshold]
     return by_column + by_row

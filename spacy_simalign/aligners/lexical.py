@@ -7,7 +7,7 @@ candidate mode, both_directions without group, which keeps every match as found)
 settings' defaults are those of the registered functions at the end."""
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -49,7 +49,9 @@ def disjoint(beads: List[Bead]) -> List[Bead]:
     """Keep a sentence in one bead only: beads are taken by decreasing score and one that
     reuses a sentence already taken is dropped (this only happens when paragraph groups
     overlap). Returned in document order."""
-    used_c, used_s, kept = set(), set(), []
+    used_c: Set[int] = set()
+    used_s: Set[int] = set()
+    kept: List[Bead] = []
     for bead in sorted(beads, key=lambda b: -b.score):
         if used_c.isdisjoint(bead.complex) and used_s.isdisjoint(bead.simple):
             kept.append(bead)
@@ -74,7 +76,7 @@ def group_by_complex(links: Dict[int, Tuple[int, float]]) -> List[Bead]:
         groups[c].append((s, score))
     return sort_beads(
         [
-            Bead((c,), tuple(sorted(s for s, _ in members)), clip(np.mean([v for _, v in members])))
+            Bead((c,), tuple(sorted(s for s, _ in members)), clip(float(np.mean([v for _, v in members]))))
             for c, members in groups.items()
         ]
     )
@@ -87,7 +89,7 @@ def group_by_complex(links: Dict[int, Tuple[int, float]]) -> List[Bead]:
 def closest(sim: np.ndarray, cs: List[int], ss: List[int]) -> Dict[int, Tuple[int, float]]:
     """CATS ClosestSimilarity: every simple sentence to its most similar complex sentence
     (the first one on ties); a simple sentence similar to nothing (all zero) stays unaligned."""
-    out = {}
+    out: Dict[int, Tuple[int, float]] = {}
     if not cs:
         return out
     for s in ss:

@@ -5,7 +5,7 @@ Counts are pooled over documents (micro average)."""
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..structures import Bead
 
@@ -75,9 +75,9 @@ class AlignmentScorer:
         pred: List[Bead],
         complex_sents: Sequence[str],
         simple_sents: Sequence[str],
-        complex_para_of: Sequence[int] = None,
-        simple_para_of: Sequence[int] = None,
-        pred_paragraph_pairs: Set[Tuple[int, int]] = None,
+        complex_para_of: Optional[Sequence[int]] = None,
+        simple_para_of: Optional[Sequence[int]] = None,
+        pred_paragraph_pairs: Optional[Set[Tuple[int, int]]] = None,
     ) -> None:
         self.docs += 1
         g, p = links_of(gold), links_of(pred)
@@ -93,8 +93,9 @@ class AlignmentScorer:
             )
             self.paragraph.add(len(gp & pp), len(pp), len(gp))
 
-    def scores(self) -> Dict[str, Dict[str, float]]:
-        out = {"docs": self.docs, "link": self.link.to_dict(), "bead_text": self.bead_text.to_dict()}
+    def scores(self) -> Dict[str, Any]:
+        """{"docs": documents added, "link", "bead_text" (and "paragraph" when any): P/R/F1 dicts}."""
+        out: Dict[str, Any] = {"docs": self.docs, "link": self.link.to_dict(), "bead_text": self.bead_text.to_dict()}
         if self.paragraph.n_gold or self.paragraph.n_pred:
             out["paragraph"] = self.paragraph.to_dict()
         return out

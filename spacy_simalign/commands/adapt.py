@@ -149,9 +149,10 @@ def run(args) -> int:
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.train import featurize_all
     from ..engines.progress import progress_bar
+    from ..ranges import declared_ranges
 
     settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed)
-    for key, allowed in AdaptSettings.setting_ranges.items():
+    for key, allowed in declared_ranges(AdaptSettings).items():
         problem = allowed.problem(getattr(settings, key))
         if problem:
             raise InputError(f"--{key.replace('_', '-')} {problem}, got {getattr(settings, key)}")

@@ -79,7 +79,7 @@ def add_split_merges(rows: Sequence[SentencePair]) -> List[SentencePair]:
     row whose simple side joins them (by sentence index when known, else in input order)."""
     out = list(rows)
     for (doc_id, complex_text), group in _group_by_complex(rows).items():
-        versions = OrderedDict()
+        versions: Dict[str, SentencePair] = OrderedDict()  # simple text: its first row
         for row in group:
             versions.setdefault(row.simple, row)
         if len(versions) < 2:
@@ -219,7 +219,7 @@ def build_corpus(
         if alignments is not None or aligner is not None:
             if alignments is not None:
                 beads = alignments.get(record.id, ())
-            else:
+            elif aligner is not None:
                 beads = aligner.align(complex_side, simple_side) if len(complex_side) and len(simple_side) else []
             rows.extend(pairs_from_beads(record.id, complex_side.sentences, simple_side.sentences, beads))
             continue

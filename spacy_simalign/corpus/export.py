@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
 from ..formats.alignments import read_alignments
@@ -102,7 +102,7 @@ def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
 
     datasets.disable_progress_bars()
     records = [row.to_json() for row in rows]
-    columns = {"doc_id": [], "complex": [], "simple": [], "score": [], "origin": []}
+    columns: Dict[str, List[object]] = {"doc_id": [], "complex": [], "simple": [], "score": [], "origin": []}
     for rec in records:
         for key in columns:
             columns[key].append(rec.get(key))
@@ -128,7 +128,7 @@ def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
         raise
 
 
-def corpus_counts(rows: Sequence[SentencePair]) -> Dict[str, object]:
+def corpus_counts(rows: Sequence[SentencePair]) -> Dict[str, Any]:
     return {
         "pairs": len(rows),
         "documents": len({r.doc_id for r in rows}),

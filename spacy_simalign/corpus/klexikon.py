@@ -265,7 +265,7 @@ def clean_pairs(
                     changed += n
             after = sum(len(p[s].sentences) for p in current)
             report.rule_rows.append((name, side, on, before, after, changed))
-    return [tuple(p) for p in current]
+    return [(p[0], p[1]) for p in current]
 
 
 def filter_short(

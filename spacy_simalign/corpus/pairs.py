@@ -3,7 +3,7 @@ readers: the Amsterdam CSV (`Document ID,Complex,Simple`) and alignment JSONL be
 
 import csv
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
 from ..structures import Bead
@@ -28,7 +28,7 @@ class SentencePair:
     extra: Dict[str, object] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, object]:
-        out = {"doc_id": self.doc_id, "complex": self.complex, "simple": self.simple}
+        out: Dict[str, object] = {"doc_id": self.doc_id, "complex": self.complex, "simple": self.simple}
         if self.score is not None:
             out["score"] = round(float(self.score), 4)
         if self.complex_ids or self.simple_ids:
@@ -39,7 +39,7 @@ class SentencePair:
         return out
 
     @classmethod
-    def from_json(cls, obj: Dict[str, object], path: str = "<input>", line: int = 0) -> "SentencePair":
+    def from_json(cls, obj: Dict[str, Any], path: str = "<input>", line: int = 0) -> "SentencePair":
         for key in ("complex", "simple"):
             if not isinstance(obj.get(key), str):
                 raise InputError(f"'{key}' must be a string sentence", path, line)

@@ -4,7 +4,7 @@ filters (xling_filters.PairFilters), then any registered sentence aligner; every
 written with both sides' sentences, dropped pairs with their reasons."""
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..aligners.protocol import align_batch
 from ..errors import InputError
@@ -43,7 +43,8 @@ def pairs_from_matches(
             sides[role, doc.id] = side_from_text(doc.text, doc.lang)
         return sides[role, doc.id]
 
-    out, seen = [], {}
+    out: List[XlingPair] = []
+    seen: Dict[Tuple[str, str], int] = {}  # (source, target): line
     for match in read_matches(matches_path, source, target):
         if (match.source, match.target) in seen:
             raise InputError(

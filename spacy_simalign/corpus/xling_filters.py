@@ -43,7 +43,7 @@ ERROR_PAGE = re.compile(
 def guess_language(text: str, min_stopwords: int, margin: float) -> Optional[str]:
     """de, fr, nl or en by stop-word counts; None when fewer than `min_stopwords` stop words of
     the likeliest language, or when the runner-up's count times `margin` reaches it."""
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for word in _WORDS.findall(text.lower()):
         for lang, words in STOPWORDS.items():
             if word in words:

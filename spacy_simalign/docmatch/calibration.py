@@ -143,9 +143,8 @@ def calibrate_strategies(
     for strategy in strategy_names() if strategies is None else strategies:
         table = sweep(strategy, sig.source, sig.target, sim, correct, n_gold)
         row = best_threshold(table)
-        results.append(
-            StrategyResult(strategy, float(THRESHOLDS[row]), *map(float, table[row, :3]), int(table[row, 3]))
-        )
+        precision, recall, f1 = (float(v) for v in table[row, :3])
+        results.append(StrategyResult(strategy, float(THRESHOLDS[row]), precision, recall, f1, int(table[row, 3])))
     return results
 
 

@@ -50,12 +50,13 @@ class LexicalScorer:
 
     def pairs(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         if self.kind == "tfidf":
-            if self.src is None or not len(src):
+            src_rows, tgt_rows = self.src, self.tgt
+            if src_rows is None or tgt_rows is None or not len(src):
                 return np.zeros(len(src), dtype=np.float32)
             out = np.empty(len(src), dtype=np.float32)
             for start in range(0, len(src), 100_000):
                 s, t = src[start : start + 100_000], tgt[start : start + 100_000]
-                out[start : start + len(s)] = np.asarray(self.src[s].multiply(self.tgt[t]).sum(axis=1)).ravel()
+                out[start : start + len(s)] = np.asarray(src_rows[s].multiply(tgt_rows[t]).sum(axis=1)).ravel()
             return out
         if self.kind == "names-numbers":
             out = np.zeros(len(src), dtype=np.float32)

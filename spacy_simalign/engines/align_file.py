@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
-from ..errors import OutputError, Terminated, is_disk_full
+from ..errors import OutputError, Terminated, disk_full_reason
 from ..formats.pairs import read_pairs, validate_pairs
 from ..outputs import Paths, check_paths
 from ..terminal import say
@@ -117,14 +117,15 @@ def _align(path, shown, output_path, job, engine, n_process, scheduler, resume, 
         output.finish()
     except BaseException as err:
         kept = output.abort()
-        if is_disk_full(err):
+        full = disk_full_reason(err)
+        if full:
             saved = (
                 f"{output.done} of {total} pairs are saved in {output.partial}: free some space, then run again "
                 "with --resume to continue"
                 if kept
                 else "nothing was written"
             )
-            raise OutputError(f"cannot write: {err.strerror.lower()}; {saved}", output.path) from None
+            raise OutputError(f"cannot write: {full}; {saved}", output.path) from None
         if kept:
             say(
                 f"note: {output.done} of {total} pairs are saved in {output.partial}; "

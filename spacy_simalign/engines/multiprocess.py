@@ -7,7 +7,7 @@ import dataclasses
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, Iterator, List, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 from .ordered import ordered_results
 from .parent_watch import die_with_parent
@@ -30,20 +30,18 @@ class ProcessEngine:
 
     def __init__(self, n_process: int):
         self.workers = n_process
-        self._pool = None
+        self._pool: Optional[ProcessPoolExecutor] = None
 
     def map(self, job: AlignJob, stream: Iterable[Tuple[int, list]]) -> Iterator[Tuple[int, List[str]]]:
         if not job.threads:
             job = dataclasses.replace(job, threads=default_threads(self.workers))
-        self._pool = ProcessPoolExecutor(
+        self._pool = pool = ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=start_worker,
             initargs=(job, os.getpid()),
         )
-        yield from ordered_results(
-            lambda batch: self._pool.submit(align_batch, job, *batch), stream, window=2 * self.workers
-        )
+        yield from ordered_results(lambda batch: pool.submit(align_batch, job, *batch), stream, window=2 * self.workers)
 
     def close(self) -> None:
         if self._pool is not None:

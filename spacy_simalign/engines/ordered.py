@@ -3,19 +3,19 @@ in flight, hand results back in submission order. Memory then holds at most `win
 batches, however long the input, and the output order is the input order."""
 
 from collections import deque
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Deque, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
 
 def ordered_results(
-    submit: Callable[..., object],
+    submit: Callable[[Any], Any],
     items: Iterable,
     window: int,
-    result: Callable[[object], T] = lambda future: future.result(),
+    result: Callable[[Any], T] = lambda future: future.result(),
 ) -> Iterator[T]:
     """`submit(item)` returns a future; yields `result(future)` in the order of `items`."""
-    pending = deque()
+    pending: Deque[Any] = deque()
     for item in items:
         pending.append(submit(item))
         if len(pending) >= window:

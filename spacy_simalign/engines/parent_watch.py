@@ -1,6 +1,6 @@
-"""Worker processes that end with the process that started them. `align --n-process 2` killed
-with SIGKILL used to leave its workers running under PID 1 (about 530 MB each, blocked on their
-pipe for good): SIGKILL gives the parent no chance to stop them. A worker therefore asks the
+"""Worker processes that end with the process that started them. SIGKILL gives the parent no
+chance to stop its workers: without a watch, `align --n-process 2` killed that way would leave
+them running under PID 1, each holding its models, blocked on their pipe for good. A worker therefore asks the
 kernel for a signal when its parent dies (Linux: prctl PR_SET_PDEATHSIG), and watches its
 parent's pid as well (any system, and the case of a parent that died before the prctl)."""
 

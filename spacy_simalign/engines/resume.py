@@ -21,7 +21,7 @@ import json
 import os
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..errors import InputError, OutputError, is_disk_full
+from ..errors import InputError, OutputError, disk_full_reason
 from ..formats.jsonl import atomic_output
 
 # what --resume reads of the input: each pair's id and made_from digest, in input order
@@ -139,14 +139,22 @@ class PartialOutput:
         self._lock(os.O_RDWR | os.O_CREAT)
         self.created = True
         try:
-            os.ftruncate(self.fd, 0)
+            os.ftruncate(self.open_fd, 0)
             self._write_meta()
         except BaseException as err:
             self.abort()  # nothing of this run is worth keeping: no empty partial left behind
-            if is_disk_full(err):
-                raise OutputError(f"cannot write: {err.strerror.lower()} (nothing was written)", self.partial) from None
+            full = disk_full_reason(err)
+            if full:
+                raise OutputError(f"cannot write: {full} (nothing was written)", self.partial) from None
             raise
         return self.done
+
+    @property
+    def open_fd(self) -> int:
+        """The partial file's descriptor, open from `open` until `finish` or `abort`."""
+        if self.fd is None:
+            raise RuntimeError(f"{self.partial} is not open: call open() first")
+        return self.fd
 
     def _lock(self, flags: int) -> None:
         try:
@@ -216,9 +224,9 @@ class PartialOutput:
                     break
                 offset += len(raw)
                 count += 1
-        os.ftruncate(self.fd, offset)
-        os.lseek(self.fd, offset, os.SEEK_SET)
-        os.fsync(self.fd)
+        os.ftruncate(self.open_fd, offset)
+        os.lseek(self.open_fd, offset, os.SEEK_SET)
+        os.fsync(self.open_fd)
         return count
 
     # -- writing ---------------------------------------------------------------------
@@ -228,14 +236,14 @@ class PartialOutput:
         ends with whole lines only."""
         if not lines:
             return
-        offset = os.lseek(self.fd, 0, os.SEEK_CUR)
+        offset = os.lseek(self.open_fd, 0, os.SEEK_CUR)
         try:
-            write_all(self.fd, "".join(lines).encode("utf-8"))
-            os.fsync(self.fd)
+            write_all(self.open_fd, "".join(lines).encode("utf-8"))
+            os.fsync(self.open_fd)
         except OSError:
             try:
-                os.ftruncate(self.fd, offset)
-                os.lseek(self.fd, offset, os.SEEK_SET)
+                os.ftruncate(self.open_fd, offset)
+                os.lseek(self.open_fd, offset, os.SEEK_SET)
             except OSError:
                 pass  # --resume cuts a torn tail as well
             raise
@@ -243,10 +251,10 @@ class PartialOutput:
 
     def finish(self) -> None:
         """Move the complete file to OUTPUT and drop the settings file."""
-        os.fsync(self.fd)
+        os.fsync(self.open_fd)
         os.replace(self.partial, self.path)
         fsync_directory(self.path)
-        os.close(self.fd)
+        os.close(self.open_fd)
         self.fd = None
         try:
             os.unlink(self.meta)

@@ -1,6 +1,6 @@
 """`align` reads its input more than once (validated whole before any work, then the ids for
 --resume, then the pairs to align), which a pipe cannot give: `cat pairs.jsonl | align - out`,
-`align /dev/stdin out` or `align <(...) out` used to find the stream empty on the second read
+`align /dev/stdin out` or `align <(...) out` would find the stream empty on the second read
 and write an empty OUTPUT with exit 0. A stream (`-` for standard input, a FIFO, a character
 device) is therefore read once into a spool file, an anonymous temporary file in the output's
 folder that no crash can leave behind (unlinked from the start on Linux, read again through
@@ -12,9 +12,9 @@ import stat
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Iterator, Tuple
+from typing import IO, Iterator, Tuple
 
-from ..errors import InputError, OutputError, is_disk_full
+from ..errors import InputError, OutputError, disk_full_reason
 
 STDIN = "-"
 
@@ -30,10 +30,10 @@ def is_stream(path: str) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def _spool_file(directory: str):
+def _spool_file(directory: str) -> Tuple[IO[bytes], str]:
     """(file object, a path that reads it again from the start)."""
     if os.path.isdir("/proc/self/fd"):
-        handle = tempfile.TemporaryFile(dir=directory)
+        handle: IO[bytes] = tempfile.TemporaryFile(dir=directory)
         return handle, f"/proc/self/fd/{handle.fileno()}"
     handle = tempfile.NamedTemporaryFile(dir=directory, prefix=".tmp-spool-")
     return handle, handle.name
@@ -57,8 +57,9 @@ def rereadable(path: str, spool_dir: str) -> Iterator[Tuple[str, str]]:
             shutil.copyfileobj(source, handle)
             handle.flush()
         except OSError as err:
-            if is_disk_full(err):
-                raise OutputError(f"cannot copy the input stream here: {err.strerror.lower()}", spool_dir) from None
+            full = disk_full_reason(err)
+            if full:
+                raise OutputError(f"cannot copy the input stream here: {full}", spool_dir) from None
             raise InputError(f"cannot read the input stream: {err.strerror}", shown) from None
         finally:
             if source is not sys.stdin.buffer:

@@ -5,11 +5,11 @@ A batch's output depends on the batch's records only, never on what the process 
 before: that is what makes a resumed run, an N-process run and a Dask run write exactly
 the bytes of a plain run. The batch goes through `nlp.pipe` as one batch per language, and
 the sentence-aligner component encodes the batch's sentences together from an empty cache
-(aligner_protocol); batch boundaries are a function of the input position alone
+(aligners/protocol.py); batch boundaries are a function of the input position alone
 (engines.batches), and the encoder's vectors do not depend on the thread count."""
 
 import threading
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence
 
 from .. import caches
 from ..formats.alignments import alignment_record
@@ -60,19 +60,19 @@ def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str
         by_lang: Dict[str, List[int]] = {}
         for k, record in enumerate(records):
             by_lang.setdefault(record.lang, []).append(k)
-        out: List[Optional[Dict[str, Any]]] = [None] * len(records)
+        by_position: Dict[int, Dict[str, Any]] = {}
         vocab_sizes = []
         for lang, positions in by_lang.items():
             nlp = alignment_pipeline(lang, job.aligner, job.model)
             docs = (pair_from_record(nlp, records[k]) for k in positions)
             for k, doc in zip(positions, nlp.pipe(docs, batch_size=len(positions))):
-                out[k] = output_record(records[k], doc)
+                by_position[k] = output_record(records[k], doc)
             vocab_sizes.append(len(nlp.vocab))
         if any(size > MAX_VOCAB for size in vocab_sizes):
             refresh_pipelines()
         caches.stats["batches"] = caches.stats.get("batches", 0) + 1
         caches.stats["pairs"] = caches.stats.get("pairs", 0) + len(records)
-        return out
+        return [by_position[k] for k in range(len(records))]
 
 
 def align_batch(job: AlignJob, start: int, records: Sequence[PairRecord]):

@@ -3,19 +3,19 @@
 indices naming sentences of the gold's sides), so a bad prediction is a located error,
 never a silently wrong score."""
 
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 from ..aligners.scoring import AlignmentScorer
 from ..errors import InputError
 from ..formats.alignments import AlignmentLine, load_alignments
 from ..formats.beads import SIDES, check_raw_text_gold
 from ..formats.pairs import PairRecord, read_pairs
-from ..structures import Side, TrainingPair
+from ..structures import Bead, Side, TrainingPair
 from ..terminal import safe
 from .tally import Tally
 
 
-def _side(record: PairRecord, name: str, predicted: AlignmentLine, gold_path: str) -> Side:
+def _side(record: PairRecord, name: str, predicted: Optional[AlignmentLine], gold_path: str) -> Side:
     """The gold side the indices refer to: given sentences, or (raw text) the sentences the
     prediction carries (with no prediction at all, our segmenter's)."""
     if record.is_presegmented(name) or predicted is None:
@@ -40,19 +40,20 @@ def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict
     tally, documents = Tally(), []
     missing = 0
     for record in read_pairs(gold_path):
-        if record.gold is None:
+        gold = record.gold
+        if gold is None:
             raise InputError(f"pair '{record.id}' has no 'gold' field", gold_path, record.line)
         line = predicted.get(record.id)
         if line is None:
             missing += 1
         c, s = (_side(record, name, line, gold_path) for name in SIDES)
         sizes = (len(c), len(s))
-        check_raw_text_gold(record.gold, sizes, "as split for the prediction", gold_path, record.line)
+        check_raw_text_gold(gold, sizes, "as split for the prediction", gold_path, record.line)
         beads = line.check_sizes(sizes).beads if line is not None else []
-        scorer.add(record.gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
+        scorer.add(gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
         if detail:
-            tally.add(TrainingPair(c, s, list(record.gold), id=record.id), beads)
-            documents.append(document_figures(record, beads, c, s, line is not None))
+            tally.add(TrainingPair(c, s, list(gold), id=record.id), beads)
+            documents.append(document_figures(record.id, gold, beads, c, s, line is not None))
     scores = scorer.scores()
     scores["missing_predictions"] = missing
     if detail:
@@ -61,14 +62,16 @@ def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict
     return scores
 
 
-def document_figures(record: PairRecord, beads, c: Side, s: Side, predicted: bool) -> Dict[str, Any]:
+def document_figures(
+    pair_id: str, gold: List[Bead], beads: List[Bead], c: Side, s: Side, predicted: bool
+) -> Dict[str, Any]:
     """One pair's own link and bead-text P/R/F1, with its numbers of gold and predicted beads."""
     own = AlignmentScorer()
-    own.add(record.gold, beads, c.sentences, s.sentences)
+    own.add(gold, beads, c.sentences, s.sentences)
     figures = own.scores()
     return {
-        "id": record.id,
-        "gold_beads": len(record.gold),
+        "id": pair_id,
+        "gold_beads": len(gold),
         "predicted_beads": len(beads),
         "predicted": predicted,
         "link": figures["link"],

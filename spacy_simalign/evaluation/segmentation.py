@@ -10,7 +10,7 @@ blank lines give them away.
 import csv
 import json
 from pathlib import Path
-from typing import Dict, Iterable, List, NamedTuple, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..aligners.scoring import PRF
 from ..segmentation.rules import segment
@@ -25,7 +25,8 @@ class BoundaryCounts(NamedTuple):
     gold: int = 0
     correct: int = 0
 
-    def __add__(self, other: "BoundaryCounts") -> "BoundaryCounts":
+    def plus(self, other: "BoundaryCounts") -> "BoundaryCounts":
+        """The counts summed field by field (a tuple's `+` concatenates, so it is not that)."""
         return BoundaryCounts(*(a + b for a, b in zip(self, other)))
 
     @property
@@ -97,16 +98,16 @@ def score_documents(
     """Boundary counts summed over documents (micro-average)."""
     total = BoundaryCounts()
     for paragraphs in documents:
-        total = total + score_document(paragraphs, lang, within_paragraphs, **options)
+        total = total.plus(score_document(paragraphs, lang, within_paragraphs, **options))
     return total
 
 
 Document = List[List[str]]
 
 
-def deplain_documents(path: Path, corpus: str = None) -> List[Document]:
+def deplain_documents(path: Path, corpus: Optional[str] = None) -> List[Document]:
     """Both sides of each DEplain pair (pair JSONL with pre-segmented sides) as gold documents."""
-    out = []
+    out: List[Document] = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)

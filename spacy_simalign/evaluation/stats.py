@@ -38,10 +38,10 @@ class PairStats:
 
 
 def _pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) < 2 or _constant(x) or _constant(y):
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) < 2 or _constant(a) or _constant(b):
         return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+    return float(np.corrcoef(a, b)[0, 1])
 
 
 def _constant(values: np.ndarray) -> bool:
@@ -52,10 +52,10 @@ def _constant(values: np.ndarray) -> bool:
 def _kendall(x: Sequence[float], y: Sequence[float]) -> float:
     from scipy.stats import kendalltau
 
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) < 2 or _constant(x) or _constant(y):
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) < 2 or _constant(a) or _constant(b):
         return float("nan")
-    return float(kendalltau(x, y).statistic)
+    return float(kendalltau(a, b).statistic)
 
 
 def pair_stats(
@@ -114,7 +114,11 @@ def read_aligned(path: str, similarity_field: str = "doc_score") -> List[PairSta
             raise InputError(f"'{similarity_field}' must be a number", path, line.line)
         out.append(
             pair_stats(
-                line.id, line.complex_sentences, line.simple_sentences, line.beads, None if sim is None else float(sim)
+                line.id,
+                line.carried("complex"),
+                line.carried("simple"),
+                line.beads,
+                None if sim is None else float(sim),
             )
         )
     if not out:

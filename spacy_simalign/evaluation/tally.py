@@ -35,12 +35,12 @@ class Tally:
         pred_links = links_of(pred)
         gold_links = pair.links
         for b in pair.gold:
-            s = shape_of(b)
+            shape = shape_of(b)
             links = b.links()
-            self.shape_links[s][0] += sum(link in pred_links for link in links)
-            self.shape_links[s][1] += len(links)
-            self.shape_beads[s][0] += int((b.complex, b.simple) in pred_beads)
-            self.shape_beads[s][1] += 1
+            self.shape_links[shape][0] += sum(link in pred_links for link in links)
+            self.shape_links[shape][1] += len(links)
+            self.shape_beads[shape][0] += int((b.complex, b.simple) in pred_beads)
+            self.shape_beads[shape][1] += 1
         in_gold_c = {c for c, _ in gold_links}
         in_gold_s = {s for _, s in gold_links}
         for c, s in pred_links - gold_links:

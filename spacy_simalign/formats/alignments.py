@@ -44,6 +44,13 @@ class AlignmentLine:
     def sentences(self, name: str) -> Optional[List[str]]:
         return self.complex_sentences if name == "complex" else self.simple_sentences
 
+    def carried(self, name: str) -> List[str]:
+        """The sentences the line carries for side `name`; a located error when it carries none."""
+        sents = self.sentences(name)
+        if sents is None:
+            raise InputError(f"alignment line needs list '{name}_sentences'", self.path, self.line)
+        return sents
+
     def check_sizes(self, sizes: Sequence[int]) -> "AlignmentLine":
         """Every index must name a sentence of a side of `sizes` sentences (-1: unknown)."""
         for b, name, bad, size in out_of_range(self.beads, sizes):

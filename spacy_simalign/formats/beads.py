@@ -12,7 +12,7 @@ methods document n:m overlap).
 drops it, since a sentence in no bead already says "deleted" or "added"."""
 
 import math
-from typing import Iterator, List, Sequence, Tuple
+from typing import Dict, Iterator, List, Sequence, Tuple
 
 from ..errors import InputError
 from ..structures import Bead
@@ -70,7 +70,8 @@ def parse_beads(beads, sizes: Sequence[int], key: str, path=None, number=None, s
     """Beads from JSON, checked by the rule above; `key` names the field in messages."""
     if not isinstance(beads, list):
         raise InputError(f"'{key}' must be a list of beads [[complex indices], [simple indices]]", path, number)
-    out, seen = [], {}
+    out: List[Bead] = []
+    seen: Dict[Tuple[Tuple[int, ...], Tuple[int, ...]], int] = {}
     for b, bead in enumerate(beads):
         where = f"'{key}[{b}]'"
         complex_idx, simple_idx, score = parse_bead(bead, sizes, where, path, number)

@@ -14,7 +14,7 @@ import glob
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
 from .csvfile import read_csv_rows
@@ -60,6 +60,9 @@ class SentenceId:
 
     @property
     def key(self) -> Tuple[int, int]:
+        """(paragraph, sentence): where the sentence is; parse_ids gives no empty id a key."""
+        if self.para is None or self.sent is None:
+            raise ValueError(f"the empty side {self.pair}-{self.level}-x-x has no sentence")
         return (self.para, self.sent)
 
 
@@ -101,8 +104,9 @@ def split_joined(text: str, parts: int, known: Sequence[Optional[str]] = ()) -> 
     if parts == 1:
         return [text]
     known = list(known) + [None] * (parts - len(known))
-    if all(k is not None for k in known) and " ".join(known) == text:
-        return list(known)
+    given = [k for k in known if k is not None]
+    if len(given) == len(known) and " ".join(given) == text:
+        return given
     # Peel known sentences from both ends.
     if known[0] is not None and text.startswith(known[0] + " "):
         rest = split_joined(text[len(known[0]) + 1 :], parts - 1, known[1:])
@@ -211,7 +215,7 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
     }
     gold = [[list(c), list(s)] for c, s in sorted(beads)]
     first = rows[0][1]
-    out = {"id": f"{id_prefix}{pair_id}", "lang": lang}
+    out: Dict[str, Any] = {"id": f"{id_prefix}{pair_id}", "lang": lang}
     for extra in ("corpus", "license"):
         if first.get(extra):
             out[extra] = first[extra]

@@ -12,7 +12,7 @@ import unicodedata
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Tuple
 
-from ..errors import InputError, OutputError, is_disk_full
+from ..errors import InputError, OutputError, disk_full_reason, is_disk_full
 
 
 def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
@@ -75,7 +75,8 @@ class UniqueIds:
     """Refuses a repeated id while a file is read line by line (ids compared by `id_key`)."""
 
     def __init__(self, path: str):
-        self.path, self.seen = path, {}
+        self.path = path
+        self.seen: Dict[str, Tuple[int, str]] = {}  # id_key: (line, id as written)
 
     def check(self, value: str, number: int) -> None:
         """`number`: the line of `value` (0 for a record not read from a file)."""
@@ -115,7 +116,7 @@ def clean_stale_temporaries(path: str) -> List[str]:
     STALE_AFTER_S. Returns the removed paths; a copy that cannot be removed is left alone."""
     target = os.path.realpath(path)
     directory, base = os.path.dirname(target) or ".", os.path.basename(target)
-    removed = []
+    removed: List[str] = []
     try:
         names = [n for n in os.listdir(directory) if temporary_name(n, base)]
     except OSError:
@@ -175,14 +176,15 @@ def atomic_output(path: str, mode: str = "w"):
             os.unlink(tmp)
         except OSError:
             pass
-        if is_disk_full(err):
+        if isinstance(err, OSError) and is_disk_full(err):
             raise _write_error(err, path) from None
         raise
 
 
 def _write_error(err: OSError, path: str) -> InputError:
-    if is_disk_full(err):
-        return OutputError(f"cannot write: {err.strerror.lower()} (nothing was written; free some space)", path)
+    full = disk_full_reason(err)
+    if full:
+        return OutputError(f"cannot write: {full} (nothing was written; free some space)", path)
     return InputError(f"cannot write output: {err.strerror}", path)
 
 

@@ -28,8 +28,15 @@ class PairRecord:
 
     def side_input(self, name: str) -> Union[str, List[List[str]]]:
         """The side as given: a list of paragraphs (lists of sentences) or a raw text string."""
-        side = self.complex if name == "complex" else self.simple
-        return side["paragraphs"] if "paragraphs" in side else side["text"]
+        return self.given_paragraphs(name) if self.is_presegmented(name) else self.given_text(name)
+
+    def given_text(self, name: str) -> str:
+        """A raw-text side's text as given."""
+        return (self.complex if name == "complex" else self.simple)["text"]
+
+    def given_paragraphs(self, name: str) -> List[List[str]]:
+        """A pre-segmented side's paragraphs (lists of sentences) as given."""
+        return (self.complex if name == "complex" else self.simple)["paragraphs"]
 
     def is_presegmented(self, name: str) -> bool:
         return "paragraphs" in (self.complex if name == "complex" else self.simple)
@@ -43,15 +50,15 @@ class PairRecord:
         if not self.is_presegmented(name):
             from ..segmentation.sides import side_from_text
 
-            return side_from_text(self.side_input(name), self.side_lang(name))
-        return Side.from_paragraphs(self.side_input(name), self.side_lang(name))
+            return side_from_text(self.given_text(name), self.side_lang(name))
+        return Side.from_paragraphs(self.given_paragraphs(name), self.side_lang(name))
 
     def side_text(self, name: str) -> str:
         """The side's text: raw text as given, or the given paragraphs joined (blank line between
         paragraphs, a space between sentences)."""
         if self.is_presegmented(name):
-            return "\n\n".join(" ".join(para) for para in self.side_input(name))
-        return self.side_input(name)
+            return "\n\n".join(" ".join(para) for para in self.given_paragraphs(name))
+        return self.given_text(name)
 
     def training_pair(self, path: str = "<input>") -> TrainingPair:
         """The record as training data: both sides and the gold beads (which it needs). Gold on a
@@ -114,7 +121,9 @@ def check_lang(value, key: str, path: str = "<input>", number: int = 0) -> str:
     return value
 
 
-def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, default_lang: str = None) -> PairRecord:
+def parse_pair(
+    obj: Dict[str, Any], path: str = "<input>", number: int = 0, default_lang: Optional[str] = None
+) -> PairRecord:
     """Validate one pair object (FORMATS.md, version 1) and wrap it."""
     if "id" not in obj:
         raise InputError("missing field 'id'", path, number)
@@ -133,7 +142,7 @@ def parse_pair(obj: Dict[str, Any], path: str = "<input>", number: int = 0, defa
     return PairRecord(obj["id"], lang, lang_simple, obj["complex"], obj["simple"], gold, obj, number)
 
 
-def read_pairs(path: str, default_lang: str = None, unique_ids: bool = True) -> Iterator[PairRecord]:
+def read_pairs(path: str, default_lang: Optional[str] = None, unique_ids: bool = True) -> Iterator[PairRecord]:
     """Stream validated pairs from a pair JSONL file; the first bad line raises InputError."""
     ids = UniqueIds(path)
     for number, text in iter_lines(path):
@@ -143,7 +152,7 @@ def read_pairs(path: str, default_lang: str = None, unique_ids: bool = True) -> 
         yield record
 
 
-def validate_pairs(path: str, default_lang: str = None, warn: Optional[Callable[[str], None]] = None) -> int:
+def validate_pairs(path: str, default_lang: Optional[str] = None, warn: Optional[Callable[[str], None]] = None) -> int:
     """Read a whole pair file once before any work: every line a valid pair with a unique id,
     every string writable as UTF-8. Returns the number of pairs; `warn` gets the warning of
     lang_warning, if any."""

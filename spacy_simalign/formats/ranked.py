@@ -16,7 +16,8 @@ def read_order(path: str, known: Sequence[str], known_in: str) -> Dict[str, int]
     """Each id of a ranked file (the text before the line's last tab; a line without a tab is an
     id) and its position. An id twice, or not among `known` (the ids of the file `known_in`), is a
     located error."""
-    known_ids, order = set(known), {}
+    known_ids = set(known)
+    order: Dict[str, int] = {}
     for number, text in iter_lines(path):
         line = text.rstrip("\r\n")
         pair_id = line.rsplit("\t", 1)[0] if "\t" in line else line

@@ -248,7 +248,8 @@ class Anonymiser:
         sensitive_patterns: Iterable[str] = (),
         span_key: str = SPAN_KEY,
     ):
-        self.name, self.lang = name, nlp.lang
+        self.name = name
+        self.lang = nlp.lang or ""  # the patterns are looked up by language code: none for no code
         self.allow_list = [_normalise(a) for a in allow_list]
         self.use_ner, self.patterns, self.span_key = use_ner, patterns, span_key
         self.sensitive_patterns = list(sensitive_patterns)

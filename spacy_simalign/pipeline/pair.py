@@ -11,7 +11,7 @@ Spans, beads, each sentence's aligned sentences) are getters on top.
 """
 
 import bisect
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -37,15 +37,10 @@ class SideView(NamedTuple):
 
 def install_extensions() -> None:
     """Register the Doc/Span extensions once (guarded, as spacy-transformers does)."""
-    doc_attrs = {
-        "pair_info": dict(default=None),
-        "alignment_data": dict(default=None),
-        "paragraph_alignment_data": dict(default=None),
-    }
-    for name, kwargs in doc_attrs.items():
+    for name in ("pair_info", "alignment_data", "paragraph_alignment_data"):
         if not Doc.has_extension(name):
-            Doc.set_extension(name, **kwargs)
-    doc_getters = {
+            Doc.set_extension(name, default=None)
+    doc_getters: Dict[str, Callable[[Doc], Any]] = {
         "is_pair": lambda doc: doc._.pair_info is not None,
         "pair_id": lambda doc: (doc._.pair_info or {}).get("id"),
         "complex_side": lambda doc: side_span(doc, "complex"),
@@ -58,14 +53,21 @@ def install_extensions() -> None:
     for name, getter in doc_getters.items():
         if not Doc.has_extension(name):
             Doc.set_extension(name, getter=getter)
-    span_getters = {
+    span_getters: Dict[str, Callable[[Span], Any]] = {
         "side": span_side,
         "sent_index": sent_index,
         "aligned": aligned_sents,
     }
-    for name, getter in span_getters.items():
+    for name, span_getter in span_getters.items():
         if not Span.has_extension(name):
-            Span.set_extension(name, getter=getter)
+            Span.set_extension(name, getter=span_getter)
+
+
+def _supported(code: Optional[str]) -> str:
+    """The language code, if the package supports it (else an InputError)."""
+    if code is None or code not in SUPPORTED_LANGS:
+        raise InputError(f"unknown language '{code}' (supported: {', '.join(SUPPORTED_LANGS)})")
+    return code
 
 
 def _tokenizer_for(lang: str):
@@ -106,24 +108,21 @@ def make_pair(
     nlp: Language,
     complex: SideInput,
     simple: SideInput,
-    lang: str = None,
-    lang_simple: str = None,
-    id: str = None,
-    gold: Iterable = None,
+    lang: Optional[str] = None,
+    lang_simple: Optional[str] = None,
+    id: Optional[str] = None,
+    gold: Optional[Iterable] = None,
 ) -> Doc:
     """Build a Doc pair. A side is raw text (paragraphs separated by blank lines; the
     segmenter splits it), a list of paragraphs, each a list of sentences, or a flat list of
     sentences (one paragraph); given sentences keep their boundaries exactly. Each side is
     tokenized by its own language's tokenizer."""
     install_extensions()
-    lang = lang or nlp.lang
-    lang_simple = lang_simple or lang
-    for code in (lang, lang_simple):
-        if code not in SUPPORTED_LANGS:
-            raise InputError(f"unknown language '{code}' (supported: {', '.join(SUPPORTED_LANGS)})")
+    lang = _supported(lang or nlp.lang)
+    lang_simple = _supported(lang_simple or lang)
     words: List[str] = []
     spaces: List[bool] = []
-    starts: List[Optional[bool]] = []
+    starts: List[Union[bool, int, None]] = []  # as Doc takes them: None where the segmenter decides
     info: Dict = {
         "id": id,
         "langs": [lang, lang_simple],
@@ -149,13 +148,14 @@ def make_pair(
             token_starts = [t.idx for t in side_doc]
             paras = []
             for para in offsets:
-                first = None
-                for start, end in para:
+                sent_toks = []
+                for start, _end in para:
                     tok = char_to_token.get(start)
                     if tok is None:  # a sentence start inside a token: split at the nearest token start
                         tok = min(bisect.bisect_left(token_starts, start), len(side_doc) - 1)
                     side_starts[tok] = True
-                    first = tok if first is None else first
+                    sent_toks.append(tok)
+                first = sent_toks[0]
                 last_end = para[-1][1]
                 end_tok = bisect.bisect_left(token_starts, last_end) or first + 1
                 paras.append((base + first, base + end_tok))
@@ -246,18 +246,17 @@ def apply_segmentation(doc: Doc, name: str, paragraphs: Sequence[Sequence[Tuple[
     for para in paragraphs:
         if not para:
             continue
-        first = None
-        for start, end in para:
-            tok = token_from(offset + start)
-            starts.add(tok)
-            first = tok if first is None else first
+        sent_toks = [token_from(offset + start) for start, _end in para]
+        starts.update(sent_toks)
+        first = sent_toks[0]
         end_tok = token_at(offset + para[-1][1] - 1) + 1
         if end_tok > first:
             para_spans.append((first, end_tok))
     sent_starts = doc.to_array(["SENT_START"]).astype("int64")
     for t in tokens:
         sent_starts[t.i] = 1 if (t.i in starts or t.i == span.start) else -1
-    doc.from_array(["SENT_START"], sent_starts.astype("uint64"))
+    # spaCy's stub asks for thinc's Ints2d, which a 2-D numpy array of ints is at run time
+    doc.from_array(["SENT_START"], sent_starts.astype("uint64"))  # type: ignore[arg-type]
     doc.spans[f"{name}_paragraphs"] = [doc[s:e] for s, e in para_spans]
 
 
@@ -267,7 +266,7 @@ def side_sents(doc: Doc, name: str) -> List[Span]:
     if not len(span):
         return []
     out = []
-    for sent in span.sents:
+    for sent in span.sents:  # type: ignore[attr-defined]  # Span.sents exists (spaCy >= 3.2); its stub omits it
         sent = doc[max(sent.start, span.start) : min(sent.end, span.end)]
         if sent.text.strip():
             while len(sent) and sent[-1].is_space:
@@ -295,14 +294,14 @@ def side_of(doc: Doc, name: str) -> Side:
         return Side([s.text for s in sents], [list(range(len(sents)))] if sents else [], lang)
     bounds = sorted((p.start, p.end) for p in group)
     paragraphs: List[List[int]] = []
-    current = -1
+    current: Optional[int] = -1
     bound_starts = [s for s, _ in bounds]
     for i, sent in enumerate(sents):
         k = bisect.bisect_right(bound_starts, sent.start) - 1
-        k = k if k >= 0 and sent.start < bounds[k][1] else None
-        if k is None or k != current or not paragraphs:
+        in_para = k if k >= 0 and sent.start < bounds[k][1] else None
+        if in_para is None or in_para != current or not paragraphs:
             paragraphs.append([])
-            current = k
+            current = in_para
         paragraphs[-1].append(i)
     return Side([s.text for s in sents], paragraphs, lang)
 
@@ -351,7 +350,7 @@ def aligned_sents(span: Span) -> List[Tuple[Span, float]]:
         return []
     other = "simple" if name == "complex" else "complex"
     other_sents = side_sents(span.doc, other)
-    out = []
+    out: List[Tuple[Span, float]] = []
     for bead in get_beads(span.doc):
         mine, theirs = (bead.complex, bead.simple) if name == "complex" else (bead.simple, bead.complex)
         if idx in mine:

@@ -8,7 +8,7 @@ It is a TrainablePipe whose learning happens in the aligner: `spacy train` calls
 `initialize` / `update` (for the CRF: crf.train.CRFTrainer, the same trainer as
 project/train_crf.py). spaCy's optimizer is not used ([training.optimizer] is ignored; the
 aligner's config holds the learning rate). `pipe` aligns a batch at once: the aligner primes
-its sentence encoder with every sentence of the batch (aligner_protocol)."""
+its sentence encoder with every sentence of the batch (aligners/protocol.py)."""
 
 import warnings
 from pathlib import Path

@@ -25,9 +25,10 @@ import re
 import secrets
 import socket
 import threading
-from typing import Optional
+from typing import Optional, cast
 
 from flask import Flask, jsonify, render_template, request
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import WSGIRequestHandler, make_server
 
@@ -71,7 +72,10 @@ def read_json_body():
 
 
 def create_app(
-    pairs_path: str, alignments_path: str = None, token: Optional[str] = None, order_path: str = None
+    pairs_path: str,
+    alignments_path: Optional[str] = None,
+    token: Optional[str] = None,
+    order_path: Optional[str] = None,
 ) -> Flask:
     """The app for one pairs file (and optionally the aligner's output to start from, and `rank`'s
     output to list the pairs in); `token` is the secret every request must carry (default: a new
@@ -81,7 +85,7 @@ def create_app(
     app.config["STORE"] = store
     app.config["TOKEN"] = token = token or new_token()
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    app.json.ensure_ascii = False
+    cast(DefaultJSONProvider, app.json).ensure_ascii = False  # a new app's provider is Flask's default
 
     @app.before_request
     def guard():
@@ -188,10 +192,10 @@ class ReviewServer:
     def __init__(
         self,
         pairs_path: str,
-        alignments_path: str = None,
+        alignments_path: Optional[str] = None,
         port: int = 0,
         token: Optional[str] = None,
-        order_path: str = None,
+        order_path: Optional[str] = None,
     ):
         self.token = token or new_token()
         self.app = create_app(pairs_path, alignments_path, self.token, order_path)

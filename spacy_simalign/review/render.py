@@ -79,7 +79,7 @@ def view_from_record(record: PairRecord, alignment: Optional[AlignmentLine] = No
         if record.is_presegmented(name) or sentences is None:
             sides[name] = record.side(name)
         else:
-            sides[name] = side_from_sentences(record.side_input(name), sentences, record.side_lang(name))
+            sides[name] = side_from_sentences(record.given_text(name), sentences, record.side_lang(name))
     if alignment is not None:
         beads, source = alignment.check_sizes((len(sides["complex"]), len(sides["simple"]))).beads, "alignments"
     elif record.gold is not None:
@@ -90,7 +90,7 @@ def view_from_record(record: PairRecord, alignment: Optional[AlignmentLine] = No
 
 
 def load_views(
-    pairs_path: str, alignments_path: str = None, alignments: Optional[Dict[str, AlignmentLine]] = None
+    pairs_path: str, alignments_path: Optional[str] = None, alignments: Optional[Dict[str, AlignmentLine]] = None
 ) -> List[PairView]:
     """One PairView per line of a pair JSONL file, with the aligner's beads where given
     (`alignments`: what load_alignments(alignments_path) returned, if the caller has it)."""
@@ -250,7 +250,7 @@ def _page(body: str, title: str) -> str:
 def is_in_jupyter() -> bool:
     """True inside a Jupyter kernel (as displaCy checks)."""
     try:
-        from IPython import get_ipython  # type: ignore
+        from IPython import get_ipython
 
         shell = get_ipython()
         return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
@@ -295,7 +295,7 @@ def render(pairs_or_docs, alignments=None, page: bool = False, jupyter: Optional
         title = views[0].id if len(views) == 1 and views[0].id else f"{len(views)} aligned pairs"
         markup = _page(markup, f"spacy-simalign: {title}")
     if jupyter or (jupyter is None and is_in_jupyter()):
-        from IPython.display import HTML, display  # type: ignore
+        from IPython.display import HTML, display
 
         display(HTML(markup))
         return None

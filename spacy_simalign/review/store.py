@@ -56,7 +56,7 @@ class PairStore:
     """Reads the pairs file afresh on every request, so what the page shows and what a save
     checks against is always what is on disk."""
 
-    def __init__(self, pairs_path: str, alignments_path: str = None, order_path: str = None):
+    def __init__(self, pairs_path: str, alignments_path: Optional[str] = None, order_path: Optional[str] = None):
         self.path = pairs_path
         self.alignments_path = alignments_path
         self._lock = threading.Lock()

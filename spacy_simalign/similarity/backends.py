@@ -12,7 +12,7 @@ import os
 import re
 from collections import Counter, OrderedDict
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
@@ -29,7 +29,7 @@ class SimilarityBackend:
     record (aligners/crf/encoders.py maps it back to the registered backend)."""
 
     name = "base"
-    spec = None
+    spec: Optional[str] = None
 
     def matrix(self, a: Sequence[str], b: Sequence[str], lang_a: str = "de", lang_b: str = "de") -> np.ndarray:
         raise NotImplementedError
@@ -257,7 +257,7 @@ class MassalignTfidf:
     tokens, optionally without stop words. Any text (a sentence, merged sentences, a
     paragraph) can then be compared by cosine, as MASSAlign's aligners do."""
 
-    def __init__(self, documents: Iterable[str], stop_words: Optional[set] = None):
+    def __init__(self, documents: Iterable[str], stop_words: Optional[AbstractSet[str]] = None):
         self.stop_words = stop_words or set()
         df: Counter = Counter()
         n = 0

@@ -1,17 +1,16 @@
-"""Adapting trained CRF weights to a user's domain from a few gold documents (issue 24, the
-`adapt` command).
+"""Adapting trained CRF weights to a user's domain from a few gold documents (the `adapt`
+command).
 
-Mixing two gold documents of a new domain into the training data unweighted changes nothing
-(issue 24: fiction bead-text 0.310 -> 0.309): among 82 background documents they are 2% of the
-steps. Here the CRF continues from trained weights (the shipped ones, or any weights folder) for a
+Mixing a few gold documents of a new domain into the training data unweighted barely moves the
+model: among the background documents they are a small share of the steps. Here the CRF continues from trained weights (the shipped ones, or any weights folder) for a
 few epochs in which every user document is shown `repeat` times among the background documents
 shown once each (so the model keeps what it knew: the background is the data the weights were
 trained on, DEplain-web dev for the shipped ones). Then (`refit`) the two stages that training
 fits on held-out decodes, the learned combination (its bias holds the null/threshold trade-off)
 and the bead decoder's scorer, are refitted on the adapted CRF's decodes of the user documents:
 the domain's own marginals, although in-sample (with epochs = 0: the base's decodes, held out).
-Refitting on the base's decodes before fine-tuning, or alone, was worse; what each choice gives
-is measured by project/eval_adapt.py (docs/results.md). Adapting can also lose on a domain (where the
+project/eval_adapt.py compares this order with refitting before fine-tuning or alone
+(docs/results.md). Adapting can also lose on a domain (where the
 wide CRF already aligns it better): held_out_check measures that on the user's own gold, leaving
 one document out at a time."""
 
@@ -153,11 +152,11 @@ def held_out_check(
             tick,
         )
         texts = (pair.complex.sentences, pair.simple.sentences)
-        figures = [pair.id]
+        figures = []
         for pooled, aligner in ((before, base), (after, adapted)):
             beads, own = list(aligner.align_input(x)), AlignmentScorer()
             for scorer in (pooled, own):
                 scorer.add(pair.gold, beads, *texts)
             figures.append(own.scores()["bead_text"]["f"])
-        documents.append(tuple(figures))
+        documents.append((pair.id, figures[0], figures[1]))
     return HeldOutCheck(before.scores(), after.scores(), documents)

@@ -69,7 +69,7 @@ def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]
     """Accepts ParagraphLink objects, (complex, simple) tuples of paragraph index groups, or None."""
     if links is None:
         return None
-    out = []
+    out: List[Tuple[Sequence[int], Sequence[int]]] = []
     for link in links:
         c, s = (link.complex, link.simple) if hasattr(link, "complex") else (link[0], link[1])
         out.append((tuple(c) if not isinstance(c, int) else (c,), tuple(s) if not isinstance(s, int) else (s,)))
@@ -152,14 +152,16 @@ class CRFAligner(SentenceAlignerBase):
         self._encoder = encoder
         self.model = model if model is not None else self.build_model(cfg)
         self.model.eval()
-        self._featurizer = None
+        self._featurizer: Optional[PairFeaturizer] = None
         self.settings = settings or TrainingSettings()
         self.ready = ready  # False: a fresh model that initialize() must prepare
         self.weights = weights  # where the weights came from (initialize reloads them)
-        self._trainer = None
+        self._trainer: Optional[CRFTrainer] = None
         self._bead_dp = None
         self.translations = translations or TranslationSettings()
-        self._wide, self._wide_loader = None, None  # the wide CRF (choice.py), made on first use
+        # the wide CRF (choice.py), made on first use
+        self._wide: Optional[CRFAligner] = None
+        self._wide_loader: Optional[Callable[[Any], CRFAligner]] = None
         self.wide_allowed = True  # false (the config's wide = false): no wide CRF aligns, is saved or trained
 
     def attach_wide(self, loader: Optional[Callable[[Any], "CRFAligner"]]) -> None:
@@ -525,8 +527,10 @@ def make_crf_aligner(
     torch_threads: int = 1,
     wide: bool = True,
     wide_margin: float = 0.1,
-    translations: Union[TranslationSettings, str] = TRANSLATIONS,
-    training: TrainingSettings = TRAINING,
+    # config references: confection resolves each to the annotated type; sub_config builds
+    # the defaults on a direct call
+    translations: Union[TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
+    training: TrainingSettings = TRAINING,  # type: ignore[assignment]
     emission: Optional[str] = "features",
     cross_encoder_path: Optional[str] = None,
     clauses: bool = False,

@@ -1,4 +1,4 @@
-"""Bead decoding: splits and merges scored as units (issue 14).
+"""Bead decoding: splits and merges scored as units.
 
 The two CRF directions give each sentence one label, so an n:m bead is only the connected
 component of several one-label decisions, and a long split is lost when one of its sentences
@@ -274,7 +274,9 @@ def monotone_chain(cands: np.ndarray, gain: np.ndarray) -> List[int]:
 
     by_start = sorted(keep, key=lambda k: (rows[k][0], k))
     by_end = sorted(keep, key=lambda k: (rows[k][1], k))
-    score, back, e = {}, {}, 0
+    score: Dict[int, float] = {}  # the best chain's score ending in each row
+    back: Dict[int, int] = {}  # the row before it in that chain
+    e = 0
     for k in by_start:
         while e < len(by_end) and rows[by_end[e]][1] < rows[k][0]:  # chains ending before k's complex start
             j = by_end[e]

@@ -107,7 +107,7 @@ def candidate_sets(
     cos = np.zeros(cand.shape, dtype=np.float32)
     for start in range(0, n, chunk):  # read off the same products (recomputed when there were several chunks)
         stop = min(n, start + chunk)
-        if n > chunk:
+        if n > chunk or sims is None:  # one chunk: the first loop's products are these
             sims = matmul_t(e_src[start:stop], e_tgt)
         part = cand[start:stop]
         cos[start:stop] = np.where(part >= 0, sims[np.arange(stop - start)[:, None], np.maximum(part, 0)], 0.0)

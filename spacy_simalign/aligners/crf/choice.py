@@ -1,4 +1,4 @@
-"""The wide CRF and the per-document choice (issue 24, step 1).
+"""The wide CRF and the per-document choice between it and the domain's own CRF.
 
 The shipped weights are two CRFs: the DEplain-web one (best on the web portal and the bible, the
 domain of the in-domain CV) and a "wide" one trained on DEplain-web dev and the Simple German

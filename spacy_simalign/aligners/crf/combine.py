@@ -109,7 +109,7 @@ def combine(
     s2c: DirectionOutput,
     c2s: DirectionOutput,
     method: str = "union",
-    weights: np.ndarray = None,
+    weights: Optional[np.ndarray] = None,
     threshold: float = 0.5,
     split_fill: Optional[float] = None,
 ) -> List[Bead]:
@@ -139,7 +139,8 @@ def fit_combination(
     examples; `fallback` when the gold holds one class only."""
     from sklearn.linear_model import LogisticRegression
 
-    xs, ys = [], []
+    xs: List[np.ndarray] = []
+    ys: List[int] = []
     for s2c, c2s, gold in examples:
         pool, x = link_rows(s2c, c2s)
         xs.append(x)

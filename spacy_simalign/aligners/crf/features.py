@@ -236,7 +236,8 @@ class PairFeaturizer:
         elif para_sim.size:
             linked[np.arange(len(ps)), para_sim.argmax(axis=1)] = True
             linked[para_sim.argmax(axis=0), np.arange(len(pc))] = True
-        force_s2c = force_c2s = None
+        force_s2c: Optional[Dict[int, Set[int]]] = None
+        force_c2s: Optional[Dict[int, Set[int]]] = None
         if gold_links is not None:  # training: the gold labels must be reachable
             force_s2c, force_c2s = {}, {}
             for c, s in gold_links:
@@ -357,7 +358,7 @@ class PairFeaturizer:
 def gold_mask(cand: torch.Tensor, links: Sequence[Tuple[int, int]]) -> torch.Tensor:
     """[n, K+1] bool: the labels that agree with gold links (src, tgt); unaligned if none."""
     n = cand.shape[0]
-    targets = {}
+    targets: Dict[int, Set[int]] = {}
     for s, t in links:
         if s < n:
             targets.setdefault(s, set()).add(t)

@@ -32,7 +32,7 @@ def identical_pairs(complex_texts: Sequence[str], simple_texts: Sequence[str]) -
         form = normal_form(text)
         if form in by_form:
             simple_by_form[form].append(j)
-    out = []
+    out: List[Tuple[int, int, bool]] = []
     for form, simple in simple_by_form.items():
         unique = len(simple) == 1 and len(by_form[form]) == 1
         out.extend((i, j, unique) for i in by_form[form] for j in simple)

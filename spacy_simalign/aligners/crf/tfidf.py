@@ -98,7 +98,7 @@ class PairProducts:
 
     def __init__(self, cells, n_complex: int, n_texts: int, binary: bool = False):
         self.nc, self.x, self.full = n_complex, None, None
-        self.row_sums = np.zeros(n_texts)
+        self.row_sums: np.ndarray = np.zeros(n_texts)
         if cells is None:
             return
         rows, cols, values, size = cells

@@ -1,4 +1,4 @@
-"""How unsure the CRF is about a document, from its marginals (the `rank` command, issue 24): the
+"""How unsure the CRF is about a document, from its marginals (the `rank` command): the
 documents a user reviews first should be those the model aligns with the least confidence, whose
 corrections then teach `adapt` the most.
 
