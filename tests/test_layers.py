@@ -31,6 +31,7 @@ FOLDERS = {
 MODULES = {  # modules whose layer is not their folder's
     "__main__": "commands",
     "__init__": "commands",
+    "spacy_cli": "commands",  # `python -m spacy simalign`: runs __main__'s main
     "pair": "spacy",  # the alias of pipeline.pair that the README imports
 }
 
