@@ -34,7 +34,9 @@ def text_pairs_file(
             handle.flush()
         except OSError as err:
             if is_disk_full(err):
-                raise OutputError(f"cannot spool the pairs here: {err.strerror.lower()}", spool_dir) from None
+                raise OutputError(
+                    f"cannot spool the pairs here: {(err.strerror or str(err)).lower()}", spool_dir
+                ) from None
             raise
         try:
             yield path, shown
