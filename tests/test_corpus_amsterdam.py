@@ -210,12 +210,13 @@ def test_amsterdam_command(tmp_path, deplain_pairs, capsys):
     source = tmp_path / "pairs.jsonl"
     source.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:5]), encoding="utf-8")
     out = tmp_path / "corpus"
-    assert main(["amsterdam", str(source), str(out), "--formats", "jsonl,csv", "--skip", "splits"]) == 0
+    assert main(["amsterdam", str(source), str(out), "--formats", "jsonl,csv,moses", "--skip", "splits"]) == 0
     printed = capsys.readouterr().out
     assert "splits" in printed and "closest" in printed
     kept = read_amsterdam_csv(str(out / "pairs.csv"))
     lines = (out / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(kept) == len(lines) > 0
+    assert (out / "pairs.complex").read_text(encoding="utf-8").count("\n") == len(lines)
     assert not any(json.loads(line)["origin"] == "split-merge" for line in lines)
     assert "license:" in (out / "README.md").read_text(encoding="utf-8")
 

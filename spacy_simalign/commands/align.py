@@ -1,9 +1,12 @@
 """`align INPUT.jsonl OUTPUT.jsonl [--method NAME | --config FILE] [--model PATH] [--lang LANG]`:
 pair JSONL in, alignment JSONL out (FORMATS.md), one output line per input line, in input
-order. Built for corpora of hundreds of thousands of pairs: see engines.align_file (validate
+order. `align COMPLEX SIMPLE OUTPUT.jsonl --lang LANG` reads two text files or folders instead
+(formats.text_files: the pairs that the `pairs` command writes). Built for corpora of hundreds of thousands of pairs: see engines.align_file (validate
 first, stream in fixed batches through an engine, resumable, OUTPUT only when complete)."""
 
 import os
+import sys
+from typing import Optional, Tuple
 
 from ..aligners.methods import (
     DEFAULT_SENTENCE_METHOD,
@@ -18,15 +21,34 @@ from ..engines.resume import PartialOutput
 from ..errors import InputError
 from ..outputs import Paths
 from ..terminal import say
+from .pairs import add_text_arguments, options_of
 
 NAME = "align"
 HELP = "Align the sentences of each complex/simple pair of a pair JSONL file."
 DEFAULT_BATCH_SIZE = 32
 
 
+USAGE = """%(prog)s PAIRS.jsonl OUTPUT.jsonl [options]
+       %(prog)s COMPLEX SIMPLE OUTPUT.jsonl --lang LANG [--lang-simple LANG] [--one-sentence-per-line] [options]"""
+
+
 def add_arguments(parser):
-    parser.add_argument("input", help="pair JSONL (FORMATS.md); `-` for standard input (a stream is read once)")
-    parser.add_argument("output", help="alignment JSONL to write (a symbolic link is written through)")
+    parser.usage = USAGE
+    parser.add_argument(
+        "input",
+        help="pair JSONL (FORMATS.md); `-` for standard input (a stream is read once); "
+        "or COMPLEX, a text file or a folder of them",
+    )
+    parser.add_argument(
+        "output", help="alignment JSONL to write (a symbolic link is written through); or SIMPLE, a text file or folder"
+    )
+    parser.add_argument(
+        "text_output",
+        nargs="?",
+        default=None,
+        metavar="OUTPUT",
+        help="after COMPLEX and SIMPLE: the alignment JSONL to write (folders pair their files by stem)",
+    )
     parser.add_argument(
         "--method",
         default=None,
@@ -41,7 +63,10 @@ def add_arguments(parser):
         "`init-config NAME` prints one to start from)",
     )
     parser.add_argument("--model", default=None, help="trained pipeline folder or CRF weights folder")
-    parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
+    parser.add_argument(
+        "--lang", default=None, help="language of pairs that have no 'lang' field; of COMPLEX, for two text files"
+    )
+    add_text_arguments(parser)
     parser.add_argument(
         "--n-process",
         type=int,
@@ -82,8 +107,16 @@ def add_arguments(parser):
     add_progress_option(parser)
 
 
+def text_paths(args) -> Optional[Tuple[str, str, str]]:
+    """(COMPLEX, SIMPLE, OUTPUT) when align was given two text files or folders, else None."""
+    return (args.input, args.output, args.text_output) if args.text_output is not None else None
+
+
 def paths(args) -> Paths:
-    """The input, the config and model it reads; OUTPUT and the files of a running align."""
+    """The input(s), the config and model it reads; OUTPUT and the files of a running align."""
+    texts = text_paths(args)
+    if texts:
+        return Paths(inputs=[texts[0], texts[1], args.config, args.model], outputs=PartialOutput.files(texts[2]))
     return Paths(inputs=[args.input, args.config, args.model], outputs=PartialOutput.files(args.output))
 
 
@@ -100,6 +133,11 @@ def check_options(args) -> None:
         raise InputError("--scheduler needs --engine dask")
     if args.n_process < 1:
         raise InputError(f"--n-process must be at least 1, got {args.n_process}")
+    if text_paths(args) is None and (args.lang_simple or args.one_sentence_per_line):
+        option = "--lang-simple" if args.lang_simple else "--one-sentence-per-line"
+        raise InputError(f"{option} is for two text files or folders: align COMPLEX SIMPLE OUTPUT")
+    if text_paths(args) is not None and "-" in (args.input, args.output):
+        raise InputError("`-` (standard input) is pair JSONL: align - OUTPUT; COMPLEX and SIMPLE are files or folders")
 
 
 def aligner_config_text(args) -> str:
@@ -116,22 +154,34 @@ def run(args) -> int:
     from ..engines.align_file import align_file
 
     check_options(args)
+    texts = text_paths(args)
+    options = options_of(args) if texts else None
     job = AlignJob(
         aligner_config_text(args), os.path.abspath(args.model) if args.model else None, args.batch_size, args.threads
     )
-    summary = align_file(
-        args.input, args.output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
-    )
+    if texts and options:
+        from ..engines.text_input import text_pairs_file
+
+        output = texts[2]
+        with text_pairs_file(*texts, options, lambda message: print(message, file=sys.stderr)) as (path, shown):
+            summary = align_file(
+                path, output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
+            )
+    else:
+        output, shown = args.output, args.input
+        summary = align_file(
+            args.input, output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
+        )
     if summary.complete:
         say(
-            f"{args.output} is complete: it holds all {summary.pairs} pairs of {args.input}, nothing to resume "
+            f"{output} is complete: it holds all {summary.pairs} pairs of {shown}, nothing to resume "
             "(run without --resume to align again)",
             err=True,
         )
         return 0
     say(
         f"aligned {summary.aligned_now} of {summary.pairs} pairs ({summary.beads} beads) in {summary.seconds:.1f} s "
-        f"-> {args.output}",
+        f"-> {output}",
         err=True,
     )
     return 0

@@ -6,7 +6,14 @@ import sys
 
 from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
 from ..corpus.candidates import CandidateSettings
-from ..corpus.export import FORMATS, CardInfo, export_corpus, export_files, rows_from_alignment_file
+from ..corpus.export import (
+    FORMATS,
+    CardInfo,
+    export_corpus,
+    export_files,
+    record_language_pairs,
+    rows_from_alignment_file,
+)
 from ..errors import InputError
 from ..formats.pairs import lang_warning, overrides_lang, read_pairs
 from ..outputs import Paths
@@ -107,7 +114,7 @@ def run(args) -> int:
         args.input,
         tables={"Rows before and after each rule": table},
     )
-    written = export_corpus(rows, args.output, formats, info)
+    written = export_corpus(rows, args.output, formats, info, record_language_pairs(records))
     print(
         f"documents {report.documents}, aligned paragraph pairs {report.paragraph_pairs}, "
         f"candidate rows {report.candidates}"

@@ -1,24 +1,30 @@
 """`export OUT_DIR (--pairs P.jsonl --alignments A.jsonl | --rows R.jsonl|R.csv)`: publish an
-aligned corpus as JSONL, CSV, TSV and (with the `datasets` extra) a Hugging Face folder,
-with a data card."""
+aligned corpus as JSONL, CSV, TSV, (with the `datasets` extra) a Hugging Face folder, and the
+Moses, TMX and bitext files of MT and translation-memory tools, with a data card."""
+
+from typing import Iterable
 
 from ..corpus.export import (
     FORMATS,
     CardInfo,
+    above_score,
     export_corpus,
     export_files,
     pair_languages,
     pair_records,
     read_rows,
+    record_language_pairs,
+    row_language_pairs,
     row_languages,
     rows_from_alignment_file,
 )
+from ..corpus.parallel import LanguagePair
 from ..errors import InputError
-from ..outputs import Paths
+from ..outputs import Paths, check_paths
 from ..terminal import say
 
 NAME = "export"
-HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets with a data card."
+HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets/Moses/TMX/bitext with a data card."
 
 
 def add_arguments(parser):
@@ -30,35 +36,50 @@ def add_arguments(parser):
         "--split-simple", action="store_true", help="one row per simple sentence of a bead instead of one row per bead"
     )
     parser.add_argument("--formats", default="jsonl,csv,tsv", help=f"comma-separated, of {', '.join(FORMATS)}")
+    parser.add_argument(
+        "--min-score",
+        type=float,
+        default=None,
+        metavar="X",
+        help="leave out beads scored below X (rows without a score are kept)",
+    )
     parser.add_argument("--name", default="simplification-corpus")
     parser.add_argument("--license", default="unknown")
     parser.add_argument(
-        "--lang", default=None, help="language(s) for the card, comma-separated (default: those of the data)"
+        "--lang",
+        default=None,
+        help="language(s) for the card, comma-separated (default: those of the data); with --rows, also the "
+        "languages of rows without a 'lang' column (LANG, or LANG,LANG_SIMPLE for a translation)",
     )
     parser.add_argument("--aligned-with", default=None, help="how the pairs were aligned (card text)")
 
 
-def paths(args) -> Paths:
+def paths(args, language_pairs: Iterable[LanguagePair] = ()) -> Paths:
+    """The inputs and outputs; the Moses files' names, which depend on the data's languages, once
+    `language_pairs` are known."""
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     return Paths(
         inputs=[args.pairs, args.alignments, args.rows],
-        outputs=export_files(args.output, formats),
+        outputs=export_files(args.output, formats, language_pairs),
         folders=[args.output],
     )
 
 
 def run(args) -> int:
+    given = [x.strip() for x in args.lang.split(",") if x.strip()] if args.lang else []
     if args.rows:
         rows = read_rows(args.rows)
         source, langs = args.rows, row_languages(rows)
+        languages = row_language_pairs(rows, given)
     elif args.pairs and args.alignments:
         records = pair_records(args.pairs)
         rows = rows_from_alignment_file(args.pairs, args.alignments, args.split_simple, records)
         source, langs = f"{args.pairs} aligned in {args.alignments}", pair_languages(records.values())
+        languages = record_language_pairs(records.values())
     else:
         raise InputError("give --rows FILE, or --pairs FILE and --alignments FILE")
-    if args.lang:
-        langs = [x.strip() for x in args.lang.split(",") if x.strip()]
+    if given:
+        langs = given
     if not langs:
         raise InputError("the rows do not say their language: give it with --lang (e.g. --lang nl)", args.rows)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
@@ -69,6 +90,11 @@ def run(args) -> int:
         args.aligned_with or "not stated by the exporter",
         source,
     )
-    written = export_corpus(rows, args.output, formats, info)
+    if args.min_score is not None:
+        rows = above_score(rows, args.min_score)
+        info.notes.append(f"beads scored below {args.min_score} are left out (rows without a score are kept)")
+    language_pairs = {languages[row.doc_id] for row in rows if row.doc_id in languages}
+    check_paths(paths(args, sorted(language_pairs, key=lambda pair: (pair.complex, pair.simple))))
+    written = export_corpus(rows, args.output, formats, info, languages)
     say(f"{len(rows)} pairs from {len({r.doc_id for r in rows})} documents; wrote " + ", ".join(written))
     return 0

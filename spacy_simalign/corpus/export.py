@@ -1,6 +1,7 @@
-"""Publishing a sentence-pair corpus: JSONL, CSV, TSV and (with the optional `datasets`
-extra) a Hugging Face `datasets` folder, each with a data card (README.md: counts,
-licence, how the pairs were aligned and cleaned). Every file is written atomically."""
+"""Publishing a sentence-pair corpus: JSONL, CSV, TSV, (with the optional `datasets` extra) a
+Hugging Face `datasets` folder, and the parallel-corpus formats of MT and translation-memory tools
+(Moses, TMX, bitext TSV: corpus.parallel), each with a data card (README.md: counts, licence, how the
+pairs were aligned and cleaned). Every file is written atomically."""
 
 import csv
 import io
@@ -10,15 +11,17 @@ import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..errors import InputError
 from ..formats.alignments import read_alignments
 from ..formats.jsonl import atomic_output, dump_line, read_jsonl
 from ..formats.pairs import PairRecord, read_pairs
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
+from .parallel import LanguagePair, moses_names, write_bitext, write_moses, write_tmx
 
-FORMATS = ("jsonl", "csv", "tsv", "hf")
+FORMATS = ("jsonl", "csv", "tsv", "hf", "moses", "tmx", "bitext")
+NEEDS_LANGUAGES = ("moses", "tmx")  # formats that name each side's language
 
 
 @dataclass
@@ -183,11 +186,68 @@ def data_card(rows: Sequence[SentencePair], info: CardInfo, files: Sequence[str]
     return "\n".join(out)
 
 
-def export_files(out_dir: str, formats: Iterable[str]) -> List[str]:
-    """The files export_corpus writes under `out_dir` for these formats (the `hf` folder aside),
-    for the commands to check before any work."""
-    names = [f"pairs.{fmt}" for fmt in dict.fromkeys(formats) if fmt in ("jsonl", "csv", "tsv")]
+FILE_NAMES = {
+    "jsonl": "pairs.jsonl",
+    "csv": "pairs.csv",
+    "tsv": "pairs.tsv",
+    "tmx": "pairs.tmx",
+    "bitext": "pairs.bitext.tsv",
+}
+
+
+def export_files(out_dir: str, formats: Iterable[str], language_pairs: Iterable[LanguagePair] = ()) -> List[str]:
+    """The files export_corpus writes under `out_dir` for these formats (the `hf` folder aside;
+    Moses files for the `language_pairs` given), for the commands to check before any work."""
+    names: List[str] = []
+    for fmt in dict.fromkeys(formats):
+        if fmt in FILE_NAMES:
+            names.append(FILE_NAMES[fmt])
+        elif fmt == "moses":
+            names.extend(name for pair in moses_names(language_pairs).values() for name in pair)
     return [os.path.join(out_dir, name) for name in names + ["README.md"]]
+
+
+def above_score(rows: Sequence[SentencePair], min_score: Optional[float]) -> List[SentencePair]:
+    """The rows scored `min_score` or more, and those without a score."""
+    return [row for row in rows if min_score is None or row.score is None or row.score >= min_score]
+
+
+def check_languages(rows: Sequence[SentencePair], languages: Mapping[str, LanguagePair]) -> None:
+    """Every row's document has its languages (the Moses and TMX writers need them)."""
+    missing = next((row.doc_id for row in rows if row.doc_id not in languages), None)
+    if missing is not None:
+        raise InputError(
+            f"the moses and tmx formats need each side's language, and document '{missing}' has none: "
+            "give --lang LANG (LANG,LANG_SIMPLE for a translation) or a 'lang' column"
+        )
+
+
+def write_format(
+    fmt: str, rows: Sequence[SentencePair], out_dir: str, languages: Optional[Mapping[str, LanguagePair]]
+) -> List[str]:
+    """Write the rows in one format under `out_dir`; the paths written."""
+    if fmt in ("jsonl", "csv", "tsv"):
+        path = os.path.join(out_dir, FILE_NAMES[fmt])
+        if fmt == "jsonl":
+            write_jsonl(rows, path)
+        else:
+            write_delimited(rows, path, "," if fmt == "csv" else "\t")
+        return [path]
+    if fmt == "bitext":
+        path = os.path.join(out_dir, FILE_NAMES[fmt])
+        write_bitext(rows, path)
+        return [path]
+    if fmt in NEEDS_LANGUAGES:
+        known = languages or {}
+        check_languages(rows, known)
+        if fmt == "moses":
+            return write_moses(rows, known, out_dir)
+        path = os.path.join(out_dir, FILE_NAMES[fmt])
+        write_tmx(rows, known, path)
+        return [path]
+    path = os.path.join(out_dir, "hf_dataset")
+    write_hf_dataset(rows, path)
+    return [path]
 
 
 def export_corpus(
@@ -195,28 +255,23 @@ def export_corpus(
     out_dir: str,
     formats: Iterable[str] = ("jsonl", "csv"),
     info: Optional[CardInfo] = None,
+    languages: Optional[Mapping[str, LanguagePair]] = None,
 ) -> List[str]:
-    """Write the rows in each format under `out_dir` plus README.md; returns the paths written."""
+    """Write the rows in each format under `out_dir` plus README.md; returns the paths written.
+    `languages`: each document's language pair, by id (needed by `moses` and `tmx`)."""
     formats = list(dict.fromkeys(formats))
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise InputError(f"unknown export format(s) {', '.join(unknown)} (formats: {', '.join(FORMATS)})")
     if "hf" in formats and not datasets_available():
         raise InputError("the 'hf' format needs the optional 'datasets' package: pip install spacy-simalign[datasets]")
+    if any(fmt in NEEDS_LANGUAGES for fmt in formats):
+        check_languages(rows, languages or {})
     info = info or CardInfo()
     os.makedirs(out_dir, exist_ok=True)
-    written = []
+    written: List[str] = []
     for fmt in formats:
-        if fmt == "jsonl":
-            path = os.path.join(out_dir, "pairs.jsonl")
-            write_jsonl(rows, path)
-        elif fmt in ("csv", "tsv"):
-            path = os.path.join(out_dir, f"pairs.{fmt}")
-            write_delimited(rows, path, "," if fmt == "csv" else "\t")
-        else:
-            path = os.path.join(out_dir, "hf_dataset")
-            write_hf_dataset(rows, path)
-        written.append(path)
+        written.extend(write_format(fmt, rows, out_dir, languages))
     card = os.path.join(out_dir, "README.md")
     with atomic_output(card) as handle:
         handle.write(data_card(rows, info, [os.path.basename(p) for p in written]))
@@ -240,6 +295,27 @@ def pair_languages(records: Iterable[PairRecord]) -> List[str]:
 def row_languages(rows: Sequence[SentencePair]) -> List[str]:
     """The languages rows state (a `lang` column or key), in order of first use."""
     return list(dict.fromkeys(str(r.extra["lang"]) for r in rows if r.extra.get("lang")))
+
+
+def record_language_pairs(records: Iterable[PairRecord]) -> Dict[str, LanguagePair]:
+    """Each pair's languages, by id (for the formats that name them)."""
+    return {record.id: LanguagePair(record.lang, record.lang_simple) for record in records}
+
+
+def row_language_pairs(rows: Sequence[SentencePair], given: Sequence[str]) -> Dict[str, LanguagePair]:
+    """Each document's languages, by id: its rows' `lang` (and `lang_simple`) columns, else the
+    languages `given` (one for a simplification, two for a translation, complex first)."""
+    fallback = None
+    if len(given) in (1, 2):
+        fallback = LanguagePair(given[0], given[-1])
+    out: Dict[str, LanguagePair] = {}
+    for row in rows:
+        lang = row.extra.get("lang")
+        if lang:
+            out.setdefault(row.doc_id, LanguagePair(str(lang), str(row.extra.get("lang_simple") or lang)))
+        elif fallback is not None:
+            out.setdefault(row.doc_id, fallback)
+    return out
 
 
 def rows_from_alignment_file(
