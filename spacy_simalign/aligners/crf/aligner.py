@@ -39,6 +39,7 @@ from .retired import without_retired
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
 from .translations import TranslationSettings
 from .unsure import document_score
+from .weights_files import read_config, read_state
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
@@ -95,8 +96,8 @@ def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, to
     def load():
         if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
             raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
-        cfg = as_saved(json.loads((folder / "config.json").read_text(encoding="utf-8")), folder / "config.json")
-        return cfg, torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
+        cfg = as_saved(read_config(folder / "config.json"), folder / "config.json")
+        return cfg, read_state(folder / "model.pt")
 
     stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in (folder / "config.json", folder / "model.pt"))
     return caches.shared("crf-weights", (str(folder), stamp), load)
