@@ -93,7 +93,11 @@ def test_align_model_weights_folder(tmp_path, capsys, name, how, reason):
 @pytest.mark.parametrize(
     "name,content,message",
     [
-        ("config.cfg", b"[nlp\nlang = 'de'\n", "config.cfg:1: damaged pipeline file: not a spaCy config (File contains"),
+        (
+            "config.cfg",
+            b"[nlp\nlang = 'de'\n",
+            "config.cfg:1: damaged pipeline file: not a spaCy config (File contains",
+        ),
         ("meta.json", b'{"lang": "de",', "meta.json: damaged pipeline file: not JSON ("),
     ],
 )

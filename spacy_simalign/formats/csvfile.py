@@ -8,13 +8,13 @@
 - An error names the physical line where it occurred: csv's `line_num` counts the lines read
   completely, so the line being read when the error came is the next one."""
 
-import codecs
 import contextlib
 import csv
 import io
 from typing import Dict, Iterator, List, Sequence, Tuple
 
 from ..errors import InputError
+from .utf8 import read_utf8
 
 MAX_FIELD_CHARS = 1 << 20
 
@@ -29,28 +29,11 @@ def _field_limit(limit: int) -> Iterator[None]:
         csv.field_size_limit(old)
 
 
-def decoded_text(path: str) -> str:
-    """The text of a UTF-8 file, without its byte-order mark if it has one. Bytes that are not
-    UTF-8 are an InputError naming their line and byte offset in the file (counted with the
-    mark): decoded whole, the offset is the file's, not that of a read buffer."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path) from None
-    skip = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
-    try:
-        return data[skip:].decode("utf-8")
-    except UnicodeDecodeError as err:
-        offset = skip + err.start
-        raise InputError(f"not UTF-8 at byte offset {offset}", path, data.count(b"\n", 0, offset) + 1) from None
-
-
 def read_csv_rows(path: str, required: Sequence[str], what: str) -> List[Tuple[int, Dict[str, str]]]:
     """The rows of a CSV file with a header line, as (line number, row) pairs; the header must
     hold the `required` columns, and every row as many fields as the header. `what` names the
     expected file in the errors of an empty file or a missing column."""
-    text = decoded_text(path)
+    text = read_utf8(path)
     rows = []
     with _field_limit(MAX_FIELD_CHARS):
         reader = csv.DictReader(io.StringIO(text, newline=""))
