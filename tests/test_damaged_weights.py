@@ -57,7 +57,7 @@ def test_spacy_load_names_the_damaged_file(tmp_path, name, how, reason):
     with pytest.raises(InputError) as err:
         spacy.load(pipeline)
     message = str(err.value)
-    assert message.startswith(expected(damaged.resolve(), reason)), message
+    assert message.startswith(expected(damaged, reason)), message
     assert "\n" not in message and message.endswith("copy the folder again from where they were saved")
 
 
@@ -78,7 +78,7 @@ def test_align_model_pipeline_folder(tmp_path, capsys, name, how, reason):
     shutil.copytree(PIPELINE, pipeline)
     damaged = pipeline / ALIGNER / name
     damage(damaged, how)
-    assert align_with_model(tmp_path, pipeline, capsys).startswith("error: " + expected(damaged.resolve(), reason))
+    assert align_with_model(tmp_path, pipeline, capsys).startswith("error: " + expected(damaged, reason))
 
 
 @pytest.mark.parametrize("name,how,reason", DAMAGES)
@@ -87,7 +87,7 @@ def test_align_model_weights_folder(tmp_path, capsys, name, how, reason):
     shutil.copytree(WEIGHTS, weights)
     damaged = weights / name
     damage(damaged, how)
-    assert align_with_model(tmp_path, weights, capsys).startswith("error: " + expected(damaged.resolve(), reason))
+    assert align_with_model(tmp_path, weights, capsys).startswith("error: " + expected(damaged, reason))
 
 
 @pytest.mark.parametrize(
