@@ -291,6 +291,93 @@ CASES_PLANS = [
 ]
 
 
+AMSTERDAM_ROWS = (
+    "Document ID,Complex,Simple\n"
+    "1,De gemeente en GVB hebben een onderzoek uit laten voeren.,We onderzochten de behoeften.\n"
+    "1,Bijvoorbeeld een deelauto -fiets of -scooter.,Bijvoorbeeld een deelauto of deelfiets.\n"
+)
+PIPELINE = ROOT / "tests" / "data" / "pipeline-0.1.0"
+WEIGHTS = ROOT / "spacy_simalign" / "weights" / "crf"
+
+
+def damaged_copy(source: Path, folder: Path, name: str, damage) -> None:
+    """A copy of the pipeline or weights folder `source` as folder/NAME-OF-SOURCE with `damage`
+    applied to the bytes of its file `name`."""
+    copy = folder / source.name
+    shutil.copytree(source, copy)
+    (copy / name).write_bytes(damage((copy / name).read_bytes()))
+
+
+def without_module(folder: Path, module: str) -> None:
+    """A folder `blocked/` whose `module` fails to import as a module that is not installed does
+    (run_case puts it first on PYTHONPATH)."""
+    package = folder / "blocked" / module
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name={module!r})\n"
+    )
+
+
+def flip_middle(data: bytes) -> bytes:
+    changed = bytearray(data)
+    changed[len(data) // 2] ^= 0x10
+    return bytes(changed)
+
+
+ALIGNER_FILES = "simalign_sentence_aligner/aligner"
+
+# CSV rows, damaged trained pipelines, missing extras, standard output as an output
+CASES_ROBUST = [
+    (
+        "sentence-pair rows CSV with a byte-order mark",
+        ["export", "out", "--rows", "rows.csv", "--lang", "nl"],
+        lambda f: write(f, "rows.csv", b"\xef\xbb\xbf" + AMSTERDAM_ROWS.encode()),
+    ),
+    (
+        "sentence-pair rows CSV not UTF-8 on line 3",
+        ["export", "out", "--rows", "rows.csv", "--lang", "nl"],
+        lambda f: write(f, "rows.csv", AMSTERDAM_ROWS.encode().replace(b"deelauto -", b"deelauto \xe9-")),
+    ),
+    (
+        "trained pipeline, its model.pt cut to half",
+        ["align", "in.jsonl", "out.jsonl", "--model", PIPELINE.name],
+        lambda f: damaged_copy(PIPELINE, f, f"{ALIGNER_FILES}/model.pt", lambda b: b[: len(b) // 2]),
+    ),
+    (
+        "trained pipeline, one bit of its model.pt changed",
+        ["align", "in.jsonl", "out.jsonl", "--model", PIPELINE.name],
+        lambda f: damaged_copy(PIPELINE, f, f"{ALIGNER_FILES}/model.pt", flip_middle),
+    ),
+    (
+        "CRF weights folder, its model.pt empty",
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        lambda f: damaged_copy(WEIGHTS, f, "model.pt", lambda b: b""),
+    ),
+    (
+        "CRF weights folder, its config.json not JSON",
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        lambda f: damaged_copy(WEIGHTS, f, "config.json", lambda b: b[: len(b) // 3]),
+    ),
+    (
+        "trained pipeline, its config.cfg garbled",
+        ["align", "in.jsonl", "out.jsonl", "--model", PIPELINE.name],
+        lambda f: damaged_copy(PIPELINE, f, "config.cfg", lambda b: b"[nlp\n" + b),
+    ),
+    ("`review` without the review extra (no flask)", ["review", "in.jsonl", "--port", "0"], "blocked:flask"),
+    (
+        "`align --engine dask` without the distributed extra",
+        ["align", "in.jsonl", "out.jsonl", "--engine", "dask", *TFIDF],
+        "blocked:distributed",
+    ),
+    ("output `-`", ["align", "in.jsonl", "-", *TFIDF], None),
+    (
+        "folder `-` of `export`",
+        ["export", "-", "--rows", "rows.csv", "--lang", "nl"],
+        lambda f: write(f, "rows.csv", AMSTERDAM_ROWS.encode()),
+    ),
+]
+
+
 def running(pid: int) -> bool:
     """A live process (not a zombie)."""
     try:
@@ -319,7 +406,7 @@ def kill_and_count_workers(proc, partial: Path) -> str:
     return f"(killed: no message) worker processes running 5 s later: {len(alive)} of {len(workers)}"
 
 
-CASES = CASES + CASES_FILES + CASES_CONFIGS + CASES_PLANS
+CASES = CASES + CASES_FILES + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST
 
 
 def listing(folder: Path):
@@ -356,6 +443,9 @@ def run_case(argv, setup):
             fill_disk(folder)
         elif setup == "pipe":
             pass  # in.jsonl goes to standard input
+        elif isinstance(setup, str) and setup.startswith("blocked:"):
+            without_module(folder, setup.split(":", 1)[1])
+            env["PYTHONPATH"] = os.pathsep.join([str(folder / "blocked"), str(ROOT)])
         elif setup in ("sigterm", "sigkill-workers"):
             write(
                 folder,
@@ -385,6 +475,7 @@ def run_case(argv, setup):
             stdin = (folder / "in.jsonl").read_bytes() if setup == "pipe" else None
             proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, input=stdin)
             code, err = proc.returncode, proc.stderr.decode("utf-8", "replace")
+        err = err.replace(str(folder) + os.sep, "")  # an absolute path shown as within the case's folder
         lines = [line for line in err.strip().splitlines() if line]
         shown = " / ".join(lines[:2]) if setup in ("sigterm", "edited") else (lines[0] if lines else "")
         if len(shown) > 170:

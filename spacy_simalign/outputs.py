@@ -17,6 +17,10 @@ from typing import Iterable, Optional, Sequence
 
 from .errors import InputError
 
+# what stands for standard input as an input; as an output only a command that prints one
+# stream takes it (rank --output), and it declares no output path for it
+STDOUT = "-"
+
 
 @dataclass
 class Paths:
@@ -90,6 +94,11 @@ def check_paths(paths: Paths) -> None:
     inputs = [p for p in paths.inputs if p]
     outputs = [p for p in paths.outputs if p]
     folders = [p for p in paths.folders if p]
+    if STDOUT in outputs or STDOUT in folders:
+        raise InputError(
+            f"output '{STDOUT}' would be standard output, but this command's outputs are files written "
+            "atomically (and resumable), which a stream cannot be: give a file name"
+        )
     for folder in folders:
         _check_folder(folder)
         for source in inputs:

@@ -68,6 +68,8 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
+    from catalogue import RegistryError
+
     from ..aligners.crf.encoders import similarity_from_spec
 
     records = list(read_pairs(args.input, default_lang=args.lang))
@@ -83,8 +85,10 @@ def run(args) -> int:
     settings = CandidateSettings(args.paragraph_threshold, args.sentence_threshold)
     try:
         similarity = similarity_from_spec(args.similarity)
-    except Exception as err:  # registry lookup of an unknown name
+    except RegistryError as err:  # only a name that is not registered: a missing extra keeps its own message
         raise InputError(f"unknown similarity '{args.similarity}': {err}") from None
+    except TypeError as err:  # a registered backend that takes settings: a config gives them, not a name
+        raise InputError(f"similarity '{args.similarity}' cannot be built from its name alone ({err})") from None
     rows, report = build_corpus(
         records, similarity, settings, args.skip, args.trivial_mode, None, args.method, candidates
     )

@@ -3,8 +3,10 @@ how unsure the CRF aligner is about them (aligners/crf/unsure.py), most unsure f
 `id<TAB>score` line each: review those first (`review`), then `adapt` on them. The score is the
 CRF's that adapt fine-tunes (not that of the shipped weights' wide CRF, crf/choice.py)."""
 
+from typing import Optional
+
 from ..formats.jsonl import atomic_output
-from ..outputs import Paths
+from ..outputs import STDOUT, Paths
 from ..terminal import safe
 from . import crf_weights
 
@@ -19,7 +21,9 @@ def add_arguments(parser) -> None:
     from ..aligners.crf.unsure import SCORES
 
     parser.add_argument("pairs", metavar="PAIRS.jsonl", help="pair JSONL (gold is not needed)")
-    parser.add_argument("--output", default=None, metavar="FILE", help="also write the lines to FILE")
+    parser.add_argument(
+        "--output", default=None, metavar="FILE", help="also write the lines to FILE (-: standard output only)"
+    )
     parser.add_argument("--model", default=None, metavar="PATH", help="CRF weights folder (default: shipped)")
     parser.add_argument(
         "--score",
@@ -31,7 +35,12 @@ def add_arguments(parser) -> None:
 
 
 def paths(args) -> Paths:
-    return Paths(inputs=[args.pairs, args.model], outputs=[args.output])
+    return Paths(inputs=[args.pairs, args.model], outputs=[file_output(args)])
+
+
+def file_output(args) -> Optional[str]:
+    """The file of --output; None for none and for `-`, standard output, where the lines go anyway."""
+    return None if args.output == STDOUT else args.output
 
 
 def run(args) -> int:
@@ -53,7 +62,7 @@ def run(args) -> int:
     scored.sort(key=lambda item: -item[0])  # stable: ties keep the file's order
     lines = ranked_lines(scored)
     print("\n".join(safe(line, newlines=False) for line in lines))
-    if args.output:
+    if file_output(args):
         with atomic_output(args.output) as handle:
             handle.write("".join(line + "\n" for line in lines))
     return 0

@@ -4,6 +4,7 @@ page, the pairs listed in `rank`'s order when given."""
 import webbrowser
 
 from ..errors import InputError
+from ..extras import require
 from ..outputs import Paths
 from ..terminal import say
 
@@ -41,6 +42,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
+    require("review", "flask", "the review page")
     from ..review.app import ReviewServer
 
     if not 0 <= args.port <= 65535:

@@ -5,6 +5,7 @@ with the document similarity; a histogram of document similarities as PNG."""
 import json
 import math
 
+from ..extras import require
 from ..outputs import Paths
 from ..terminal import say
 
@@ -32,6 +33,8 @@ def run(args) -> int:
     from ..evaluation.stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
     from ..formats.jsonl import write_jsonl
 
+    if args.histogram:  # before any output is written
+        require("docmatch", "matplotlib", "--histogram")
     stats = read_aligned(args.input, args.similarity_field)
     if args.histogram:
         n = similarity_histogram(stats, args.histogram, field=args.similarity_field)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..errors import InputError
+from ..extras import require
 from ..formats.alignments import read_alignments
 from ..formats.jsonl import atomic_output, dump_line, read_jsonl
 from ..formats.pairs import PairRecord, read_pairs
@@ -99,9 +100,7 @@ def datasets_available() -> bool:
 def write_hf_dataset(rows: Sequence[SentencePair], folder: str) -> None:
     """A `datasets.Dataset.save_to_disk` folder (needs the `datasets` extra); written to a
     temporary folder first and moved into place, so a failure leaves nothing behind."""
-    if not datasets_available():
-        raise InputError("the 'hf' format needs the optional 'datasets' package: pip install spacy-simalign[datasets]")
-    import datasets
+    datasets = require("datasets", "datasets", "the 'hf' export format")
 
     datasets.disable_progress_bars()
     records = [row.to_json() for row in rows]
@@ -263,8 +262,8 @@ def export_corpus(
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise InputError(f"unknown export format(s) {', '.join(unknown)} (formats: {', '.join(FORMATS)})")
-    if "hf" in formats and not datasets_available():
-        raise InputError("the 'hf' format needs the optional 'datasets' package: pip install spacy-simalign[datasets]")
+    if "hf" in formats:
+        require("datasets", "datasets", "the 'hf' export format")
     if any(fmt in NEEDS_LANGUAGES for fmt in formats):
         check_languages(rows, languages or {})
     info = info or CardInfo()

@@ -15,6 +15,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..aligners.scoring import PRF
 from ..errors import InputError
+from ..formats.utf8 import read_utf8
 from ..tokens import words
 
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")
@@ -75,13 +76,7 @@ def parse_article(text: str, title: str = "", path: str = "<input>") -> Article:
 
 
 def read_article(path: str) -> Article:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 (byte {err.start})", path) from None
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path) from None
+    text = read_utf8(path)
     return parse_article(text, os.path.splitext(os.path.basename(path))[0], path)
 
 

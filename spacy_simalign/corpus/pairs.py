@@ -1,11 +1,11 @@
 """Sentence-pair rows, the unit of a published simplification corpus, and their
 readers: the Amsterdam CSV (`Document ID,Complex,Simple`) and alignment JSONL beads."""
 
-import csv
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from ..formats.csvfile import read_csv_rows
 from ..structures import Bead
 
 CSV_COLUMNS = ("Document ID", "Complex", "Simple")
@@ -57,25 +57,19 @@ class SentencePair:
 
 
 def read_amsterdam_csv(path: str) -> List[SentencePair]:
-    """Rows of a CSV with the columns `Document ID,Complex,Simple` (the Amsterdam corpus)."""
-    try:
-        handle = open(path, encoding="utf-8", newline="")
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path) from None
-    with handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or ())]
-        if missing:
-            raise InputError(f"missing CSV column(s) {', '.join(missing)} (need {','.join(CSV_COLUMNS)})", path, 1)
-        rows = []
-        for row in reader:
-            if row["Complex"] is None or row["Simple"] is None:
-                raise InputError("row has too few columns", path, reader.line_num)
-            extra = {k: v for k, v in row.items() if k not in CSV_COLUMNS and k is not None}
-            rows.append(
-                SentencePair(row["Document ID"], row["Complex"], row["Simple"], origin="published", extra=extra)
-            )
-        return rows
+    """Rows of a CSV with the columns `Document ID,Complex,Simple` (the Amsterdam corpus), read by
+    the package's CSV reader: with or without a byte-order mark, errors located by line."""
+    what = f"a CSV with the columns {','.join(CSV_COLUMNS)}"
+    return [
+        SentencePair(
+            row["Document ID"],
+            row["Complex"],
+            row["Simple"],
+            origin="published",
+            extra={k: v for k, v in row.items() if k not in CSV_COLUMNS},
+        )
+        for _, row in read_csv_rows(path, CSV_COLUMNS, what)
+    ]
 
 
 def pairs_from_beads(

@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..extras import require
 from ..registry import doc_index_registry, lookup
 
 DENSE_LIMIT = 8_000_000  # query x base products done in one numpy block below this size
@@ -63,7 +64,7 @@ class FlatIndex:
         return self.faiss(queries, base, k)
 
     def faiss(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
-        import faiss
+        faiss = require("docmatch", "faiss", "a flat index of this size")
 
         index = faiss.IndexFlatIP(base.shape[1])
         index.add(np.ascontiguousarray(base))
@@ -80,8 +81,7 @@ class HnswIndex:
     def __call__(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
         if base.shape[0] <= 2 * k:
             return _topk_dense(queries, base, k)
-        import faiss
-
+        faiss = require("docmatch", "faiss", "the hnsw index")
         k = min(k, base.shape[0])
         index = faiss.IndexHNSWFlat(base.shape[1], self.neighbours, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = self.ef_construction
@@ -102,8 +102,7 @@ class IvfIndex:
     def __call__(self, queries: np.ndarray, base: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
         if base.shape[0] <= 2 * k:
             return _topk_dense(queries, base, k)
-        import faiss
-
+        faiss = require("docmatch", "faiss", "the ivf index")
         dim = base.shape[1]
         nlist = max(1, int(self.lists_per_sqrt * np.sqrt(base.shape[0])))
         quantizer = faiss.IndexFlatIP(dim)

@@ -14,6 +14,7 @@ import time
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import InputError
+from ..extras import require
 from .ordered import ordered_results
 from .work import AlignJob, align_batch
 
@@ -24,10 +25,9 @@ class DaskEngine:
     POLL_S = 2.0  # how often a waiting client asks the scheduler for its workers
 
     def __init__(self, scheduler: Optional[str] = None, n_workers: int = 2):
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise InputError("the dask engine needs `pip install spacy-simalign[distributed]`") from None
+        require("distributed", "dask", "the dask engine")
+        distributed = require("distributed", "distributed", "the dask engine")
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
         self.cluster = None
         if scheduler:
             try:

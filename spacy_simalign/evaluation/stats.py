@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..extras import require
 from ..structures import Bead
 
 PAIR_STATS = ("align_ratio_source", "align_ratio_target", "length_pearson", "position_kendall")
@@ -137,7 +138,7 @@ def similarity_label(field: str = "doc_score") -> str:
 
 def similarity_figure(stats: Sequence[PairStats], field: str = "doc_score", bins: int = 40, title: str = ""):
     """The matplotlib Figure of the histogram of document similarities (x100)."""
-    import matplotlib
+    matplotlib = require("docmatch", "matplotlib", "the similarity histogram")
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

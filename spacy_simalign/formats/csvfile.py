@@ -1,4 +1,4 @@
-"""CSV input (DEplain plan files) read with the errors of FORMATS.md.
+"""CSV input (DEplain plan files, sentence-pair rows) read with the errors of FORMATS.md.
 
 - UTF-8 with or without a byte-order mark: spreadsheet programs write one, and read as plain
   UTF-8 it would become part of the first column's name ("missing column(s) original").
@@ -10,9 +10,11 @@
 
 import contextlib
 import csv
+import io
 from typing import Dict, Iterator, List, Sequence, Tuple
 
 from ..errors import InputError
+from .utf8 import read_utf8
 
 MAX_FIELD_CHARS = 1 << 20
 
@@ -30,20 +32,17 @@ def _field_limit(limit: int) -> Iterator[None]:
 def read_csv_rows(path: str, required: Sequence[str], what: str) -> List[Tuple[int, Dict[str, str]]]:
     """The rows of a CSV file with a header line, as (line number, row) pairs; the header must
     hold the `required` columns, and every row as many fields as the header. `what` names the
-    expected file in the error of an empty one."""
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")
-    except OSError as err:
-        raise InputError(f"cannot read file: {err.strerror}", path) from None
+    expected file in the errors of an empty file or a missing column."""
+    text = read_utf8(path)
     rows = []
-    with handle, _field_limit(MAX_FIELD_CHARS):
-        reader = csv.DictReader(handle)
+    with _field_limit(MAX_FIELD_CHARS):
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         try:
             if reader.fieldnames is None:
                 raise InputError(f"empty file: expected {what} with a header line", path, 1)
             missing = [c for c in required if c not in reader.fieldnames]
             if missing:
-                raise InputError(f"missing column(s) {', '.join(missing)} in the header", path, 1)
+                raise InputError(f"missing column(s) {', '.join(missing)} in the header (expected {what})", path, 1)
             for row in reader:
                 line = reader.line_num
                 if None in row or any(v is None for v in row.values()):
@@ -51,8 +50,6 @@ def read_csv_rows(path: str, required: Sequence[str], what: str) -> List[Tuple[i
                         f"row has {len(row) - (None in row)} fields, header has {len(reader.fieldnames)}", path, line
                     )
                 rows.append((line, row))
-        except UnicodeDecodeError as err:
-            raise InputError(f"not UTF-8 (byte {err.start})", path) from None
         except csv.Error as err:
             raise InputError(f"malformed CSV ({err})", path, reader.line_num + 1) from None
     return rows

@@ -17,19 +17,29 @@ from ..errors import InputError, OutputError, disk_full_reason, is_disk_full
 
 def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
     """Yield (line number, decoded line) of a UTF-8 file, skipping blank lines; a line that
-    is not UTF-8 is an InputError."""
+    is not UTF-8 is an InputError naming the line and the byte offset in the file."""
     try:
         handle = open(path, "rb")
     except OSError as err:
         raise InputError(f"cannot read file: {err.strerror}", path) from None
+    offset = 0
     with handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                raise InputError(f"not UTF-8 (byte {err.start})", path, number) from None
+                raise InputError(f"not UTF-8 at byte offset {offset + err.start}", path, number) from None
+            offset += len(raw)
             if text.strip():
                 yield number, text
+
+
+def json_error_place(err: json.JSONDecodeError) -> str:
+    """What json found wrong and its column: some of its messages end with " at" and expect the
+    position after them ("Invalid control character at column 64"), the others take it after a
+    comma ("Expecting value, column 21")."""
+    joint = " " if err.msg.endswith(" at") else ", "
+    return f"{err.msg}{joint}column {err.colno}"
 
 
 def parse_json_line(text: str, path: str, number: int) -> Dict[str, Any]:
@@ -37,7 +47,7 @@ def parse_json_line(text: str, path: str, number: int) -> Dict[str, Any]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputError(f"invalid JSON ({err.msg}, column {err.colno})", path, number) from None
+        raise InputError(f"invalid JSON ({json_error_place(err)})", path, number) from None
     except RecursionError:
         raise InputError("invalid JSON (nested too deeply)", path, number) from None
     except ValueError as err:  # e.g. an integer of thousands of digits

@@ -14,6 +14,7 @@ from ..blank import blank_language
 from ..configs import config_error
 from ..errors import InputError
 from . import pair
+from .saved import load_saved_pipeline
 
 CRF_V2 = "spacy-simalign.CRFAligner.v2"
 
@@ -27,13 +28,12 @@ def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional
 
 
 def _build(lang: str, aligner: str, model: Optional[str]):
-    import spacy
     from catalogue import RegistryError
     from confection import ConfigValidationError
 
     pair.install_extensions()
     if model and os.path.isdir(model) and os.path.exists(os.path.join(model, "config.cfg")):
-        return spacy.load(model)
+        return load_saved_pipeline(model)
     if model and not os.path.exists(model):
         raise InputError(f"model not found: {model}")
     config = Config().from_str(aligner)

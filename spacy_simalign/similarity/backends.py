@@ -372,6 +372,9 @@ def make_use_similarity(threads: int = 0) -> SimilarityBackend:
 @similarity_registry("spacy-simalign.SentenceTransformerSimilarity.v1")
 def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBackend:
     """Any sentence-transformers model folder on disk (no download)."""
+    from ..extras import check_installed
+
+    check_installed("transformers", "sentence_transformers", "a sentence-transformers similarity")
     return SentenceTransformerSimilarity(model_path, device=device)
 
 

@@ -39,6 +39,7 @@ from .retired import without_retired
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
 from .translations import TranslationSettings
 from .unsure import document_score
+from .weights_files import read_config, read_state
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
@@ -89,14 +90,16 @@ def as_saved(config: Dict[str, Any], path=None) -> Dict[str, Any]:
 
 def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
     """(config, state dict) of a weights folder; read once per process while the files stay the
-    same (caches.shared), and each aligner loads the tensors into a model of its own."""
-    folder = Path(folder).resolve()
+    same (caches.shared), and each aligner loads the tensors into a model of its own. A damaged
+    file is an InputError naming it as the caller named the folder."""
+    given = Path(folder)
+    folder = given.resolve()
 
     def load():
         if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
             raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
-        cfg = as_saved(json.loads((folder / "config.json").read_text(encoding="utf-8")), folder / "config.json")
-        return cfg, torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
+        cfg = as_saved(read_config(given / "config.json"), given / "config.json")
+        return cfg, read_state(given / "model.pt")
 
     stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in (folder / "config.json", folder / "model.pt"))
     return caches.shared("crf-weights", (str(folder), stamp), load)

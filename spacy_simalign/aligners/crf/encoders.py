@@ -24,4 +24,8 @@ def similarity_from_spec(spec: str):
         return similarity_registry.get(SAVED_SPECS[spec])()
     if os.path.isdir(spec):
         return similarity_registry.get(MODEL_FOLDER)(spec)
+    if os.sep in spec or spec.startswith("."):  # a path, not a registered name
+        from ...errors import InputError
+
+        raise InputError(f"sentence-transformers model folder not found: {spec}")
     return similarity_registry.get(spec)()

@@ -1,0 +1,64 @@
+"""A saved spaCy pipeline folder loaded for `align --model`, with one located error: spaCy reports
+a damaged config.cfg or meta.json by a parser's traceback that names no file, so those two are
+read first, and whatever else fails to load is reported naming the folder. The CRF weights inside
+the folder name their own damaged file (aligners/crf/weights_files.py)."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Optional, Tuple
+
+from ..configs import config_error
+from ..errors import InputError
+
+
+def first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return (text.splitlines()[0] if text else type(err).__name__)[:200]
+
+
+def config_reason(err: BaseException) -> Tuple[str, Optional[int]]:
+    """What the config parser found wrong and on which line: confection wraps configparser's
+    message (its last paragraph) in a paragraph of general advice."""
+    text = str(getattr(err, "desc", None) or err).strip()
+    last = text.split("\n\n")[-1].strip() or type(err).__name__
+    reason = last.splitlines()[0].replace(": '<string>'", "").rstrip(".")
+    found = re.search(r"line:?\s+(\d+)", last)
+    return reason[:200], int(found.group(1)) if found else None
+
+
+def check_pipeline_files(folder: Path) -> None:
+    """config.cfg parses as a config and meta.json (when there) as a JSON object."""
+    from thinc.api import Config
+
+    config = folder / "config.cfg"
+    try:
+        Config().from_str(config.read_text(encoding="utf-8"), interpolate=False)
+    except UnicodeDecodeError as err:
+        raise InputError(f"damaged pipeline file: not UTF-8 at byte offset {err.start}", str(config)) from None
+    except OSError as err:
+        raise InputError(f"cannot read the pipeline's config: {err.strerror}", str(config)) from None
+    except Exception as err:  # noqa: BLE001 - configparser's and confection's errors alike
+        reason, line = config_reason(err)
+        raise InputError(f"damaged pipeline file: not a spaCy config ({reason})", str(config), line) from None
+    meta = folder / "meta.json"
+    if meta.exists():
+        try:
+            value = json.loads(meta.read_bytes())
+        except (OSError, ValueError, RecursionError) as err:
+            raise InputError(f"damaged pipeline file: not JSON ({first_line(err)})", str(meta)) from None
+        if not isinstance(value, dict):
+            raise InputError("damaged pipeline file: not a JSON object", str(meta))
+
+
+def load_saved_pipeline(folder: str) -> Any:
+    """spacy.load of the pipeline `folder`; a damaged file is an InputError naming it (or the folder)."""
+    import spacy
+
+    check_pipeline_files(Path(folder))
+    try:
+        return spacy.load(folder)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 - one of spaCy's own files (vocab, tokenizer) is damaged
+        raise InputError(f"cannot load the spaCy pipeline: {config_error(err)}", folder) from None
