@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from script_output import add_output_option, run_main
+
 # spaCy's CLI imported, as `python -m spacy` has before it loads the entry points.
 LOAD = (
     "import time, spacy.cli\n"
@@ -46,6 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--without", required=True, help="Python of the same environment without the plugin")
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=2, help="rounds run first and not counted")
+    add_output_option(ap)
     args = ap.parse_args(argv)
     pythons = {"without the plugin": args.without, "with the plugin": args.with_}
     info = {name: [] for name in pythons}
@@ -75,4 +78,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -96,6 +96,7 @@ HELPERS = {  # scripts of project/ that no command runs itself, and why
 }
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
     "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
+    "bench-spacy-cli": "needs a second environment without the plugin (vars.bare_python), made by hand",
 }
 
 
