@@ -5,6 +5,7 @@ shared by every environment that holds the same files."""
 
 import os
 import socket
+import sys
 
 import numpy as np
 import pytest
@@ -27,3 +28,138 @@ def test_a_sentence_transformers_folder_loads_without_the_hub_and_leaves_the_env
     vectors = similarity.encode(["Ein kurzer Satz.", "A short sentence."])
     assert dict(os.environ) == before
     assert vectors.shape == (2, similarity.dim) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+
+
+THIRD_PARTY = '''
+from spacy.language import Language
+
+
+@Language.factory("{name}")
+def make(nlp, name):
+    return lambda doc: doc
+'''
+
+
+@pytest.fixture
+def third_party_factory(tmp_path, monkeypatch):
+    """A factory that another installed package offers through spaCy's entry points (its module
+    not imported yet), beside this package's own, and a saved pipeline that uses it: (the name
+    it registers, the pipeline's folder)."""
+    import importlib.metadata
+    import uuid
+
+    import catalogue
+
+    name = f"third_party_{uuid.uuid4().hex[:8]}"
+    folder = pipeline_folder(tmp_path / "theirs", name)  # before its entry point exists
+    (tmp_path / f"{name}_module.py").write_text(THIRD_PARTY.format(name=name), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ours = [e for e in importlib.metadata.entry_points().select(group="spacy_factories") if e.value.startswith("spacy_simalign.")]
+    theirs = importlib.metadata.EntryPoint(name, f"{name}_module:make", "spacy_factories")
+    monkeypatch.setattr(catalogue, "AVAILABLE_ENTRY_POINTS", importlib.metadata.EntryPoints([*ours, theirs]))
+    assert f"{name}_module" not in sys.modules
+    return name, folder
+
+
+def pipeline_folder(folder, factory: str):
+    """A saved pipeline (blank en) whose one component is made by `factory`."""
+    import spacy
+
+    spacy.blank("en").to_disk(folder)
+    config = (folder / "config.cfg").read_text(encoding="utf-8")
+    config = config.replace("pipeline = []", 'pipeline = ["third"]')
+    config = config.replace("[components]\n", f'[components]\n\n[components.third]\nfactory = "{factory}"\n', 1)
+    (folder / "config.cfg").write_text(config, encoding="utf-8")
+    return folder
+
+
+def test_while_our_pipeline_is_built_other_threads_see_every_entry_point(third_party_factory, monkeypatch):
+    """Another thread's spacy.load and registry lookups, made while our thread is inside
+    blank_language (held there until they are done), find the other package's factory."""
+    import threading
+
+    import spacy
+    from spacy.util import registry
+
+    from spacy_simalign.blank import blank_language
+
+    factory, folder = third_party_factory
+    inside, done = threading.Event(), threading.Event()
+    seen = {}
+    blank = spacy.blank
+
+    def held_blank(lang, *args, **kwargs):
+        seen["ours skip entry points"] = registry._entry_point_factories.entry_points is False
+        inside.set()
+        assert done.wait(120)
+        return blank(lang, *args, **kwargs)
+
+    monkeypatch.setattr(spacy, "blank", held_blank)
+
+    def other_thread():
+        assert inside.wait(120)
+        try:
+            seen["their pipeline"] = spacy.load(folder).pipe_names  # the first import of their module
+        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+            seen["their pipeline"] = repr(error)
+        try:
+            seen["their entry points on"] = registry._entry_point_factories.entry_points is True
+            seen["their factory listed"] = factory in registry._entry_point_factories
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    nlp = blank_language("de")
+    thread.join(120)
+    nlp.add_pipe("simalign_segmenter")
+    assert seen == {
+        "ours skip entry points": True,
+        "their entry points on": True,
+        "their factory listed": True,
+        "their pipeline": ["third"],
+    }
+    assert registry._entry_point_factories.entry_points is True
+
+
+def _another_registry_type(monkeypatch, catalogue, blank):
+    class AnotherRegistry(catalogue.Registry):
+        pass
+
+    return AnotherRegistry(("spacy", "factories"), entry_points=True)
+
+
+def _entry_points_on_the_class(monkeypatch, catalogue, blank):
+    monkeypatch.setattr(catalogue.Registry, "entry_points", True, raising=False)
+    return catalogue.create("spacy", "factories", entry_points=True)
+
+
+def _a_class_that_cannot_be_assigned(monkeypatch, catalogue, blank):
+    class Slotted(catalogue.Registry):
+        __slots__ = ("extra",)
+
+    monkeypatch.setattr(blank, "_PER_THREAD", None)
+    monkeypatch.setattr(blank, "_per_thread_class", lambda base: Slotted)
+    return catalogue.create("spacy", "factories", entry_points=True)
+
+
+@pytest.mark.parametrize(
+    "layout", [_another_registry_type, _entry_points_on_the_class, _a_class_that_cannot_be_assigned]
+)
+def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads(layout, third_party_factory, monkeypatch):
+    """spaCy's entry-point registry as this package does not know it: blank_language builds the
+    pipeline as spacy.blank does (every package's factories imported), and the registry keeps
+    its type and setting."""
+    import catalogue
+    from spacy.util import registry
+
+    from spacy_simalign import blank
+
+    factory, _ = third_party_factory
+    points = layout(monkeypatch, catalogue, blank)
+    kind = type(points)
+    monkeypatch.setattr(registry, "_entry_point_factories", points)
+    nlp = blank.blank_language("de")
+    nlp.add_pipe("simalign_segmenter")
+    assert type(points) is kind and vars(points)["entry_points"] is True
+    assert f"{factory}_module" in sys.modules  # spaCy's own behaviour: every entry point imported
