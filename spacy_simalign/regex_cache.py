@@ -36,7 +36,7 @@ from .startup_cache import cache_folder, store
 MIN_LENGTH = 50_000  # shorter patterns compile in milliseconds: not worth a file
 FORMAT = 1
 _LOCK = threading.Lock()
-_STORED = set()  # files written by this process: one compile of the same patterns is enough
+_STORED = set()  # files this process filled (or tried to): one more compile of a pattern is enough
 
 Key = Tuple[str, int]  # (pattern text, flags given to re.compile): re's cache key, less the type
 
@@ -44,7 +44,7 @@ Key = Tuple[str, int]  # (pattern text, flags given to re.compile): re's cache k
 def _file(folder: str, module: str) -> str:
     top = sys.modules.get(module.split(".")[0])
     sre = f"{getattr(_sre, 'MAGIC', '')}|{getattr(_sre, 'CODESIZE', '')}"
-    tag = f"{module}|{getattr(top, '__version__', '')}|{sys.version}|{sre}|{FORMAT}"
+    tag = f"{module}|{getattr(top, '__version__', '')}|{sys.version}|{sys.byteorder}|{sre}|{FORMAT}"
     return os.path.join(folder, f"{module}-{hashlib.sha256(tag.encode()).hexdigest()[:24]}.patterns")
 
 
@@ -171,6 +171,7 @@ def _harvest(path: str, module: str, stored: Dict[Key, dict]) -> None:
     with _LOCK:
         if path in _STORED:
             return
+        _STORED.add(path)  # one try per process: a pattern that cannot be checked costs one more compile
         try:
             held = _long_patterns(module)
             if all(any((c.pattern, f) in stored for f in flags) for c, flags in held):
@@ -184,7 +185,6 @@ def _harvest(path: str, module: str, stored: Dict[Key, dict]) -> None:
                         break
             if entries:
                 _write(path, entries)
-                _STORED.add(path)
         except Exception:  # noqa: BLE001 - the cache never fails an import: the next process tries again
             pass
 
