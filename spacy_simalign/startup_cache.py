@@ -5,7 +5,9 @@ parsed tokenizer and inflated weights, similarity/use_startup.py), kept in a fol
 The folder: $SPACY_SIMALIGN_STARTUP_CACHE, else $XDG_CACHE_HOME/spacy-simalign (~/.cache/...); a
 sub-folder per kind. `SPACY_SIMALIGN_STARTUP_CACHE=off` turns it off; a folder that cannot be
 written only costs the time the cache saves. Files are written whole (a temporary file moved into
-place), keyed by what they were made from, and a file that does not read back is ignored."""
+place), named by what they were made from (so environments that hold the same files share them;
+none is ever removed: delete the folder to reclaim it), checked on read, and a file that does not
+read back is ignored and stored again."""
 
 import os
 import tempfile

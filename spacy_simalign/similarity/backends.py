@@ -230,14 +230,14 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
     @property
     def model(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             if not os.path.isdir(self.model_path):
                 from ..errors import InputError
 
                 raise InputError(f"sentence-transformers model folder not found: {self.model_path}")
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(self.model_path, device=self.device)
+            # a folder on disk: never ask the hub, and leave the process's HF_HUB_OFFLINE to its user
+            self._model = SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
             self.dim = self._model.get_sentence_embedding_dimension()
         return self._model
 

