@@ -68,7 +68,7 @@ def own_factories_only() -> Iterator[None]:
     from spacy.util import registry
 
     points = getattr(registry, "_entry_point_factories", None)
-    if getattr(_THIS_THREAD, "own_only", False) or not _entry_points_per_thread(points):
+    if points is None or getattr(_THIS_THREAD, "own_only", False) or not _entry_points_per_thread(points):
         yield  # nested, or another spaCy/catalogue layout: load them all, as spaCy does
         return
     for entry in points._get_entry_points():

@@ -21,10 +21,10 @@ import re
 import sys
 import threading
 from array import array
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 try:  # Python 3.11 on
-    from re import _compiler, _parser
+    from re import _compiler, _parser  # type: ignore[attr-defined]  # private: typeshed leaves them out
 except ImportError:  # pragma: no cover - Python 3.9/3.10
     import sre_compile as _compiler
     import sre_parse as _parser
@@ -36,7 +36,7 @@ from .startup_cache import cache_folder, store
 MIN_LENGTH = 50_000  # shorter patterns compile in milliseconds: not worth a file
 FORMAT = 1
 _LOCK = threading.Lock()
-_STORED = set()  # files this process filled (or tried to): one more compile of a pattern is enough
+_STORED: Set[str] = set()  # files this process filled (or tried to): one more compile of a pattern is enough
 
 Key = Tuple[str, int]  # (pattern text, flags given to re.compile): re's cache key, less the type
 
@@ -102,7 +102,8 @@ def _pattern(text: str, entry: dict):
 def _seed(entries: Dict[Key, dict]) -> Dict[Key, dict]:
     """Put each entry's pattern into re's cache, as re.compile would after compiling it; the
     entries that make a pattern (the others are stored again after the import)."""
-    caches, good = _re_caches(), {}
+    caches = _re_caches()
+    good: Dict[Key, dict] = {}
     if not caches:
         return good
     for (text, key_flags), entry in entries.items():
@@ -140,12 +141,12 @@ def _entry(text: str, key_flags: int, compiled) -> Optional[dict]:
     return None
 
 
-def _long_patterns(module: str) -> List[Tuple[object, List[int]]]:
+def _long_patterns(module: str) -> List[Tuple[re.Pattern, List[int]]]:
     """The long str patterns held by `module` and its sub-modules (as a pattern or one of its bound
     methods, like spaCy's TOKEN_MATCH), each with the flags it may have been compiled with: those
     of its key in re's cache if it is still there, then 0 (flags written in the pattern) and its
     own flags."""
-    found = []
+    found: List[re.Pattern] = []
     for name, loaded in list(sys.modules.items()):
         if name == module or name.startswith(module + "."):
             for value in list(getattr(loaded, "__dict__", {}).values()):
@@ -157,7 +158,7 @@ def _long_patterns(module: str) -> List[Tuple[object, List[int]]]:
                 ):
                     if not any(value is seen for seen in found):
                         found.append(value)
-    keys = {id(compiled): [] for compiled in found}
+    keys: Dict[int, List[int]] = {id(compiled): [] for compiled in found}
     for cache in _re_caches():
         for key, compiled in list(cache.items()):
             if id(compiled) in keys and isinstance(key, tuple) and len(key) == 3 and key[0] is str:
@@ -176,7 +177,7 @@ def _harvest(path: str, module: str, stored: Dict[Key, dict]) -> None:
             held = _long_patterns(module)
             if all(any((c.pattern, f) in stored for f in flags) for c, flags in held):
                 return
-            entries = {}
+            entries: Dict[Key, dict] = {}
             for compiled, flags in held:
                 for key in [(compiled.pattern, f) for f in flags]:
                     entry = stored.get(key) or _entry(*key, compiled)
