@@ -21,7 +21,7 @@ from spacy_simalign import regex_cache, startup_cache
 def french_words(shared_data):
     """A pattern over the first French sentences of TransRead, long enough to be cached, and the
     words."""
-    with open(shared_data / "transread-dev-en-fr" / "pairs.jsonl", encoding="utf-8") as handle:
+    with open(shared_data("transread-dev-en-fr/pairs.jsonl"), encoding="utf-8") as handle:
         record = json.loads(handle.readline())
     assert record["lang_simple"] == "fr"
     words = sorted({w for para in record["simple"]["paragraphs"] for s in para for w in re.findall(r"\w+", s)})
@@ -298,7 +298,7 @@ def test_french_built_in_eight_threads_while_others_compile_and_load_tokenizes_a
 
     import spacy
 
-    with open(shared_data / "transread-dev-en-fr" / "pairs.jsonl", encoding="utf-8") as handle:
+    with open(shared_data("transread-dev-en-fr/pairs.jsonl"), encoding="utf-8") as handle:
         record = json.loads(handle.readline())
     text = "\n".join(s for para in record["simple"]["paragraphs"] for s in para)
     assert record["lang_simple"] == "fr" and "'" in text.replace("’", "'") and "-" in text
