@@ -10,6 +10,7 @@ printed on stderr, and what it left in the folder.
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -406,7 +407,54 @@ def kill_and_count_workers(proc, partial: Path) -> str:
     return f"(killed: no message) worker processes running 5 s later: {len(alive)} of {len(workers)}"
 
 
-CASES = CASES + CASES_FILES + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST
+SAVED_PIPELINE = ROOT / "tests" / "data" / "pipeline-0.1.0"
+
+
+def edited_pipeline(folder: Path, old: str, new: str) -> None:
+    """pipeline/: a copy of the pipeline saved by 0.1.0 whose config.cfg has `old` replaced by `new`."""
+    shutil.copytree(SAVED_PIPELINE, folder / "pipeline")
+    config = folder / "pipeline" / "config.cfg"
+    config.write_text(config.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+
+
+def training_config(folder: Path) -> None:
+    """train.cfg: the saved pipeline's (a full `spacy train` config) with `top_k = -3`."""
+    edited_pipeline(folder, "top_k = 6", "top_k = -3")
+    shutil.move(str(folder / "pipeline" / "config.cfg"), folder / "train.cfg")
+    shutil.rmtree(folder / "pipeline")
+
+
+# settings refused on spaCy's ways in and by saved pipelines, standard output that cannot be written
+CASES_SPACY = [
+    (
+        "BeadDP over the TF-IDF similarity (cannot embed) in a config",
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config(
+            '@simalign_aligners = "spacy-simalign.BeadDP.v1"\n\n[aligner.similarity]\n'
+            '@simalign_similarity = "spacy-simalign.TfidfSimilarity.v1"\n'
+        ),
+    ),
+    (
+        'TF-IDF `threshold = "0.3"` (a string) in a config',
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config('@simalign_aligners = "spacy-simalign.Tfidf.v1"\nthreshold = "0.3"\n'),
+    ),
+    (
+        "a trained pipeline whose config.cfg was edited to `top_k = -3`",
+        ["align", "in.jsonl", "out.jsonl", "--model", "pipeline"],
+        lambda f: edited_pipeline(f, "top_k = 6", "top_k = -3"),
+    ),
+    (
+        "`spacy train` with `top_k = -3` (`python -m spacy train`)",
+        ["train", "train.cfg", "--output", "trained"],
+        "spacy",
+    ),
+    ("standard output closed (`>&-`)", ["init-config", "tfidf"], "stdout-closed"),
+    ("standard output on a full disk (`>/dev/full`)", ["init-config", "tfidf"], "stdout-full"),
+    ("standard output's reader gone (`\\| head -c 0`)", ["init-config", "tfidf"], "stdout-gone"),
+]
+
+CASES = CASES + CASES_FILES + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST + CASES_SPACY
 
 
 def listing(folder: Path):
@@ -426,13 +474,34 @@ def left(before, after) -> str:
     return "; ".join(parts) or "nothing (inputs untouched)"
 
 
+def run_with_stdout(cmd, folder: Path, env, setup: str):
+    """(exit status, stderr) of `cmd` with its standard output closed, on /dev/full, or a pipe
+    whose reader has gone."""
+    if setup == "stdout-closed":
+        proc = subprocess.run(cmd, cwd=folder, env=env, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+        return proc.returncode, proc.stderr.decode("utf-8", "replace")
+    if setup == "stdout-full":
+        with open("/dev/full", "wb") as full:
+            proc = subprocess.run(cmd, cwd=folder, env=env, stdout=full, stderr=subprocess.PIPE)
+        return proc.returncode, proc.stderr.decode("utf-8", "replace")
+    read, write_end = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    proc = subprocess.run(cmd, cwd=folder, env=env, stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
 def run_case(argv, setup):
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         folder = Path(tmp)
         setup_common(folder)
-        cmd = [sys.executable, "-m", "spacy_simalign", *argv]
+        cmd = [sys.executable, "-m", "spacy" if setup == "spacy" else "spacy_simalign", *argv]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        if setup == "finished":
+        if setup == "spacy":
+            training_config(folder)
+        elif setup and str(setup).startswith("stdout-"):
+            pass
+        elif setup == "finished":
             subprocess.run(cmd[:-1], cwd=folder, env=env, capture_output=True, check=True)
         elif setup in ("edited", "other-method"):
             first = [sys.executable, "-m", "spacy_simalign", "align", "in.jsonl", "out.jsonl", *TFIDF]
@@ -471,10 +540,15 @@ def run_case(argv, setup):
         elif setup == "sigkill-workers":
             proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             err, code = kill_and_count_workers(proc, folder / "out.jsonl.partial"), 137
+        elif setup in ("stdout-closed", "stdout-full", "stdout-gone"):
+            code, err = run_with_stdout(cmd, folder, env, setup)
         else:
             stdin = (folder / "in.jsonl").read_bytes() if setup == "pipe" else None
             proc = subprocess.run(cmd, cwd=folder, env=env, capture_output=True, input=stdin)
             code, err = proc.returncode, proc.stderr.decode("utf-8", "replace")
+            if setup == "spacy":  # spaCy prints its messages on stdout: its line of the failure
+                said = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout.decode("utf-8", "replace")).splitlines()
+                err = "\n".join(line for line in said if line.startswith("\u2718")) + err
         err = err.replace(str(folder) + os.sep, "")  # an absolute path shown as within the case's folder
         lines = [line for line in err.strip().splitlines() if line]
         shown = " / ".join(lines[:2]) if setup in ("sigterm", "edited") else (lines[0] if lines else "")

@@ -4,18 +4,24 @@ Before a command runs, the paths it declares (its `paths(args)`) are checked by
 outputs.check_paths: an output that cannot be written, or that is one of the inputs, stops
 it before any work. Bad input (InputError) prints one line `error: FILE:LINE: what` and
 exits with status 2, as does a full disk met anywhere (the writers that know their file name it:
-errors.OutputError; this is the net below them)."""
+errors.OutputError; this is the net below them).
+
+Every entry point (`python -m spacy_simalign`, the `spacy-simalign` console script, `python -m
+spacy simalign`) runs main, which ends by writing out standard output: output that could not be
+written (standard output closed, a full disk) is one line on stderr and status 2; a reader that
+went away (`| head`) ends the run quietly with status 141, as Unix tools do."""
 
 import argparse
 import atexit
 import importlib
+import io
 import os
 import pkgutil
 import sys
 from typing import List, Optional
 
 from . import commands
-from .errors import InputError, OutputError, Terminated, is_disk_full
+from .errors import InputError, OutputError, Terminated, disk_full_reason
 from .outputs import check_paths
 from .terminal import safe
 
@@ -23,7 +29,7 @@ from .terminal import safe
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """Every command's sub-parser; with `command`, only that one gets its arguments (the others'
     add_arguments import what they need for their defaults: docmatch's config, ...), so that a
-    short job pays for no other command's imports (start-up, issue 25 item 15)."""
+    short job pays for no other command's imports (a short run's start-up is mostly imports)."""
     parser = argparse.ArgumentParser(
         prog="python -m spacy_simalign", description="Align two versions of a text: paragraphs, sentences, documents."
     )
@@ -47,13 +53,68 @@ def command_of(argv: List[str]) -> Optional[str]:
 
 
 def report(err: InputError) -> int:
-    """Print the one line of a bad input or an unwritable output; its exit status (2)."""
-    print(f"error: {safe(str(err), newlines=False)}", file=sys.stderr)
+    """Print the one line of a bad input or an unwritable output (when stderr is open); its exit status (2)."""
+    if sys.stderr is not None:  # print(file=None) would write to stdout
+        print(f"error: {safe(str(err), newlines=False)}", file=sys.stderr)
     return 2
 
 
+class ClosedOutput(io.TextIOBase):
+    """Standard output when the process was started with it closed (`>&-`): what a command
+    prints is noted, so that the run ends as one whose output could not be written."""
+
+    def __init__(self):
+        self.lost = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.lost = self.lost or bool(text)
+        return len(text)
+
+
+def discard_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so that what is left in stdout's buffer goes nowhere
+    (the interpreter's own flush at exit would fail again and print a traceback)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def written_out(code: int) -> int:
+    """`code`, once standard output is written out; 2 with one line when it could not be (closed,
+    a full disk, another write error; nothing more when the command already failed), 141 when its
+    reader went away."""
+    stream = sys.stdout
+    if isinstance(stream, ClosedOutput):
+        if stream.lost and code == 0:
+            return report(OutputError("cannot write the output: standard output is closed"))
+        return code
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        discard_stdout()
+        return code or 141
+    except (OSError, ValueError) as err:
+        discard_stdout()
+        if code:
+            return code
+        reason = disk_full_reason(err) or str(getattr(err, "strerror", None) or err).lower()
+        return report(OutputError(f"cannot write the output to standard output: {reason}"))
+    return code
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run the command that `argv` (default: the program's arguments) names; its exit status."""
+    if sys.stdout is None:
+        sys.stdout = ClosedOutput()
+    return written_out(run_command(sys.argv[1:] if argv is None else list(argv)))
+
+
+def run_command(argv: List[str]) -> int:
     parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
@@ -72,24 +133,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("error: terminated (SIGTERM)", file=sys.stderr)
         return 143
     except BrokenPipeError:  # the reader of stdout went away (`... | head`): stop quietly, as Unix tools do
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
+        discard_stdout()
         return 141
     except OSError as err:  # after BrokenPipeError, an OSError too
-        if not is_disk_full(err):
+        reason = disk_full_reason(err)
+        if reason is None:
             raise
-        return report(
-            # a full disk's OSError has an errno, hence a strerror
-            OutputError(f"cannot write: {err.strerror.lower()} (free some space, then run again)", err.filename)  # type: ignore[union-attr]
-        )
+        return report(OutputError(f"cannot write: {reason} (free some space, then run again)", err.filename))
 
 
 def leave(code: int) -> None:
     """Exit with `code`, skipping the interpreter's teardown when nothing needs it: freeing a
-    finished command's objects (spaCy's vocabularies, torch, the encoder's tables) takes 0.4-0.8 s
-    of every short run (issue 23's speed target). The exit handlers still run (temporary folders,
+    finished command's objects (spaCy's vocabularies, torch, the encoder's tables) takes longer than
+    many a short command itself. The exit handlers still run (temporary folders,
     logging, coverage), then the standard streams are flushed; with a child process or a
     non-daemon thread alive, or SPACY_SIMALIGN_FULL_EXIT set, it exits the usual way."""
     import threading
@@ -101,7 +157,8 @@ def leave(code: int) -> None:
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # a stream the process was started without
+                stream.flush()
         except (OSError, ValueError):
             pass
     os._exit(code)

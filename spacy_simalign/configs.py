@@ -35,17 +35,15 @@ def read_config(path: str, section: str, what: str, hint: str = ""):
 
 def resolve_section(config, section: str, path: Optional[str] = None, overrides: Optional[Dict] = None):
     """The object a [section] of registered functions builds (third-party names included, by
-    entry point); bad names or settings, and settings out of their declared range (ranges.py),
-    are one-line errors, before anything is built."""
+    entry point); bad names or settings, and settings that their function refuses (ranges.py:
+    checked as each function is called, before its body runs), are one-line errors."""
     from catalogue import RegistryError
     from confection import ConfigValidationError
     from spacy.util import registry
 
     from . import registry as _registries  # noqa: F401  (creates the plugin's registries)
-    from .ranges import check_config
 
     try:
-        check_config(config[section], section)
         return registry.resolve({section: config[section]}, overrides=overrides or {})[section]
     except (ConfigValidationError, RegistryError, ValueError, TypeError) as err:
         raise InputError(f"invalid [{section}] config: {config_error(err)}", path) from None

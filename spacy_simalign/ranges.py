@@ -1,18 +1,23 @@
-"""Setting ranges, checked on a config before anything is built or aligned: a registered
-function declares the range of each numeric setting with `@ranges(top_k=AT_LEAST_1, ...)`, and
-check_config walks a config section and reports every value out of range (and every NaN or
-infinite number, whatever the setting) with its config path, as one line. A sub-section in a
-`similarity` slot must name a similarity backend (@simalign_similarity), not an aligner.
+"""The one check of every setting: a registered function (or settings class) declares what each
+of its settings allows with `@ranges(top_k=AT_LEAST_1, analyzer=Choice(...), ...)`, and every
+call of it (an `add_pipe`, `spacy.load`, `spacy train`, a `--config` file, a direct call) checks
+its arguments before its body runs: the declared range or choices, the type the signature
+annotates (a number given as a string is refused), a finite number for every float, and for a
+`similarity` argument a similarity backend (one that embeds where EMBEDS is declared).
 
-confection checks only types: `top_k = -3` or `threshold = NaN` would otherwise be accepted and
-then change the beads silently or crash mid-run."""
+The command line's own options are checked by the same function (check_settings with flags=True).
+An error is one line naming the registered function, the setting, its value and what is allowed;
+it is an InputError (the commands print it and exit 2) and a ConfigValidationError (spaCy's
+command line prints it as a message)."""
 
+import dataclasses
+import functools
+import inspect
+import json
 import math
+import typing
 from dataclasses import dataclass
-from typing import Dict, List, Optional
-
-# the registry every slot of that name takes (a sub-section there must name one of its functions)
-SLOTS = {"similarity": "simalign_similarity"}
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,7 @@ class Range:
 
     def problem(self, value) -> Optional[str]:
         if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None  # a type error is confection's to report
+            return None  # the type check reports it
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             if self.high is None:
                 return f"must be at least {self.low}"
@@ -34,32 +39,92 @@ class Range:
         return None
 
 
+@dataclass(frozen=True)
+class Choice:
+    """One of a few names (a string setting); None passes where the signature allows it."""
+
+    options: Tuple[str, ...]
+
+    def problem(self, value) -> Optional[str]:
+        if value is None or value in self.options:
+            return None
+        return f"must be one of {', '.join(shown(option) for option in self.options)}"
+
+
+class Embeds:
+    """A similarity that embeds sentences (has `encode`): what a decoder of sentence vectors needs."""
+
+    def problem(self, value) -> Optional[str]:
+        if value is None or callable(getattr(value, "encode", None)):
+            return None
+        return (
+            "cannot embed sentences: this aligner needs an embedding similarity "
+            "(spacy-simalign.USESimilarity.v1, spacy-simalign.SentenceTransformerSimilarity.v1)"
+        )
+
+
 AT_LEAST_0 = Range(0)
 AT_LEAST_1 = Range(1)
 AT_LEAST_2 = Range(2)
 UNIT = Range(0, 1)  # probabilities, shares, relative distances
 COSINE = Range(-1, 1)  # a similarity threshold (embedding cosines may be negative)
+EMBEDS = Embeds()
 
 
 def shown(value) -> str:
-    """A value as a config file writes it (true, null, "text", 0.5)."""
-    import json
-
-    return json.dumps(value) if isinstance(value, (bool, str)) or value is None else str(value)
+    """A value as a config file writes it (true, null, "text", 0.5); an object by its class."""
+    if isinstance(value, (bool, str)) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return str(value)
+    return type(value).__name__
 
 
 def ranges(**rules):
-    """Declare the ranges of a registered function's settings (a decorator; classes too)."""
+    """Declare what a registered function's (or a settings dataclass's) settings allow, and check
+    every call against it (a decorator; a class gets the check in its __post_init__)."""
 
-    def declare(function):
-        function.setting_ranges = rules
-        return function
+    def declare(owner):
+        if isinstance(owner, type):
+            return _checked_class(owner, rules)
+        signature = inspect.signature(owner)
+
+        @functools.wraps(owner)
+        def checked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            check_settings(checked, bound.arguments)
+            return owner(*args, **kwargs)
+
+        checked.setting_ranges = rules
+        return checked
 
     return declare
 
 
+def _checked_class(owner, rules):
+    """`owner` (decorated before @dataclass makes its __init__) checking its fields on creation."""
+    own = owner.__dict__.get("__post_init__")
+
+    def __post_init__(self):
+        check_settings(owner, {field.name: getattr(self, field.name) for field in dataclasses.fields(self)})
+        if own is not None:
+            own(self)
+
+    owner.__post_init__ = __post_init__
+    owner.setting_ranges = rules
+    return owner
+
+
+class Options:
+    """What a group of settings that no registered function takes allows (a command's options)."""
+
+    def __init__(self, **rules):
+        self.setting_ranges = rules
+
+
 def declared_ranges(owner) -> Dict:
-    """The ranges `@ranges` declared on a function or class ({} when none)."""
+    """The rules `@ranges` declared on a function or class ({} when none)."""
     return getattr(owner, "setting_ranges", None) or {}
 
 
@@ -84,38 +149,81 @@ def rules_of(node) -> Dict:
     return declared_ranges(_function(*refs[0]))
 
 
-def problems(node, path: str, rules: Optional[Dict[str, Range]] = None) -> List[str]:
-    """Every setting of the config tree `node` (at config path `path`) out of its range."""
+def _annotations(owner) -> Dict[str, Any]:
+    try:
+        return typing.get_type_hints(owner)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve: no type check
+        return {}
+
+
+def _expected(annotation) -> Optional[type]:
+    """int, float or str where the annotation is one of them (or Optional of one), else None."""
+    if annotation in (int, float, str):
+        return annotation
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is typing.Union and len(args) == 1 and args[0] in (int, float, str):
+        return args[0]
+    return None
+
+
+def _type_problem(value, expected: Optional[type]) -> Optional[str]:
+    if value is None or expected is None:
+        return None
+    if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
+        return "must be an integer" + (", not a string" if isinstance(value, str) else "")
+    if expected is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        return "must be a number" + (", not a string" if isinstance(value, str) else "")
+    if expected is str and not isinstance(value, str):
+        return "must be a string"
+    return None
+
+
+def _similarity_problem(value) -> Optional[str]:
+    if value is None or any(callable(getattr(value, name, None)) for name in ("matrix", "encode")):
+        return None
+    return "not a similarity backend: a @simalign_similarity function goes here"
+
+
+def setting_problems(owner, values: Mapping[str, Any], flags: bool = False) -> List[str]:
+    """Every setting of `values` (arguments of `owner`) that its declaration or type refuses."""
+    rules = declared_ranges(owner)
+    hints = _annotations(getattr(owner, "__wrapped__", owner))
     out: List[str] = []
-    if not isinstance(node, dict):
-        return out
-    if any(key.startswith("@") for key in node):
-        rules = rules_of(node)
-    rules = rules or {}
-    for key, value in node.items():
-        if key.startswith("@"):
-            continue
-        where = f"{path}.{key}"
-        if isinstance(value, dict):
-            wanted = SLOTS.get(key)
-            named = [(k[1:], v) for k, v in value.items() if k.startswith("@")]
-            if wanted and named and named[0][0] != wanted:
-                out.append(
-                    f"{where}: names {named[0][1]} of @{named[0][0]}: a similarity backend (@{wanted}) goes here"
-                )
-                continue
-            out.extend(problems(value, where, None))
-        elif isinstance(value, float) and not math.isfinite(value):
-            out.append(f"{where} = {value}: must be a finite number")
-        elif key in rules:
+    for key, value in values.items():
+        problem = _type_problem(value, _expected(hints.get(key)))
+        if problem is None and isinstance(value, float) and not math.isfinite(value):
+            problem = "must be a finite number"
+        if problem is None and key == "similarity":
+            problem = _similarity_problem(value)
+        if problem is None and key in rules:
             problem = rules[key].problem(value)
-            if problem:
-                out.append(f"{where} = {shown(value)}: {problem}")
+        if problem:
+            name = f"--{key.replace('_', '-')}" if flags else key
+            out.append(f"{name} = {shown(value)}: {problem}")
     return out
 
 
-def check_config(section_config, section: str) -> None:
-    """Raise ValueError naming every out-of-range setting of the [section] (config paths)."""
-    found = problems(section_config, section)
+def registered_name(owner) -> str:
+    """The name `owner` is registered under (spacy-simalign.CRFAligner.v2), else its own name."""
+    import catalogue
+
+    for key, value in list(catalogue.REGISTRY.items()):
+        if value is owner:
+            return key[-1]
+    return getattr(owner, "__qualname__", type(owner).__name__)
+
+
+def check_settings(owner, values: Mapping[str, Any], flags: bool = False) -> None:
+    """Refuse, in one line, every setting of `values` that `owner` declares out of range or of the
+    wrong type (flags: they are command-line options, named --like-this)."""
+    found = setting_problems(owner, values, flags)
     if found:
-        raise ValueError("; ".join(found))
+        raise setting_error("; ".join(found) if flags else f"{registered_name(owner)}: {'; '.join(found)}")
+
+
+def setting_error(message: str):
+    """The error of a refused setting: an InputError that spaCy's command line prints as a message."""
+    from .errors import InputError
+    from .pipeline.init_errors import SettingError
+
+    return SettingError(InputError(message))

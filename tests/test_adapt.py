@@ -168,7 +168,7 @@ def test_bad_gold_is_one_line_and_writes_nothing(tmp_path, deplain_pairs, capsys
 def test_bad_options_and_base_are_one_line(tmp_path, deplain_pairs, capsys):
     gold = write_jsonl(tmp_path / "gold.jsonl", small_rows(deplain_pairs)[:1])
     assert main(["adapt", str(gold), str(tmp_path / "a"), "--epochs", "-1"]) == 2
-    assert capsys.readouterr().err.strip() == "error: --epochs must be at least 0, got -1"
+    assert capsys.readouterr().err.strip() == "error: --epochs = -1: must be at least 0"
     assert main(["adapt", str(gold), str(tmp_path / "a"), "--base", str(tmp_path)]) == 2
     assert "not a CRF aligner folder" in capsys.readouterr().err
     assert main(["adapt", str(gold), str(DEFAULT_WEIGHTS), "--base", str(DEFAULT_WEIGHTS)]) == 2

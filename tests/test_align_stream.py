@@ -181,8 +181,8 @@ def test_bad_engine_options_are_clear_errors(tmp_path, deplain_pairs, capsys):
     src.write_text(json.dumps(deplain_pairs[0]) + "\n", encoding="utf-8")
     for extra, message in (
         (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --engine dask"),
-        (["--n-process", "0"], "--n-process must be at least 1"),
-        (["--batch-size", "0"], "--batch-size must be at least 1"),
+        (["--n-process", "0"], "--n-process = 0: must be at least 1"),
+        (["--batch-size", "0"], "--batch-size = 0: must be at least 1"),
         (["--model", str(tmp_path / "none.pt")], "model not found"),
     ):
         assert main(["align", str(src), str(out), "--method", "tfidf", *extra]) == 2

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import HashedNgramSimilarity
 
 from spacy_simalign.aligners.bead_dp import SETTINGS, BeadDPAligner, align_monotone, bead_types, make_bead_dp, runs
 from spacy_simalign.aligners.scoring import AlignmentScorer
@@ -95,8 +96,9 @@ def test_the_decoder_built_without_settings_takes_the_registered_defaults():
     import inspect
 
     signature = {k: p.default for k, p in inspect.signature(make_bead_dp).parameters.items() if k != "similarity"}
-    decoder = BeadDPAligner(object())
+    encoder = HashedNgramSimilarity()
+    decoder = BeadDPAligner(encoder)
     assert {k: getattr(decoder, k) for k in signature} == signature
-    assert BeadDPAligner(object(), window=9).window == 9
+    assert BeadDPAligner(encoder, window=9).window == 9
     with pytest.raises(TypeError, match="unknown BeadDP setting"):
-        BeadDPAligner(object(), windw=9)
+        BeadDPAligner(encoder, windw=9)

@@ -1,51 +1,207 @@
-"""Every setting's range is checked on the config before anything is built or
-aligned (ranges.py), with the config path in one line; a [aligner.similarity] naming an aligner
-is refused there too."""
+"""Every setting a registered aligner or similarity declares (ranges.py) is checked on every way
+in, with one message: `nlp.add_pipe`, an `align --config` file, `spacy train`'s pipeline and
+`spacy.load` of a saved pipeline whose config was edited all refuse a value outside it before
+anything is aligned. The in-process forms run for every declared setting; the command lines for a
+few (slow)."""
+
+import copy
+import inspect
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+import spacy
+from conftest import FAKE_ENCODER, with_fake_encoder
+from thinc.api import Config
 
+from spacy_simalign.aligners.crf.retired import ANY, Retired
 from spacy_simalign.aligners.methods import build_aligner, method_config
 from spacy_simalign.errors import InputError
+from spacy_simalign.ranges import EMBEDS, Choice, Range, declared_ranges
+from spacy_simalign.registry import aligner_registry, similarity_registry
 
-BAD = [
-    ("tfidf", "threshold", float("nan"), "aligner.threshold = nan: must be a finite number"),
-    ("tfidf", "threshold", float("inf"), "aligner.threshold = inf: must be a finite number"),
-    ("crf", "top_k", -3, "aligner.top_k = -3: must be at least 1"),
-    ("crf", "top_k", 0, "aligner.top_k = 0: must be at least 1"),
-    ("crf", "band", -1, "aligner.band = -1: must be at least 0"),
-    ("crf", "neighbours", -1, "aligner.neighbours = -1: must be at least 0"),
-    ("crf", "threshold", 1.5, "aligner.threshold = 1.5: must be between 0 and 1"),
-    ("bead-dp", "top_k", 0, "aligner.top_k = 0: must be at least 1"),
-    ("massalign", "slack", -0.1, "aligner.slack = -0.1: must be between 0 and 1"),
-]
-
-
-@pytest.mark.parametrize("method,key,value,message", BAD)
-def test_out_of_range_settings_are_refused_with_their_path(method, key, value, message):
-    config = method_config(method)
-    config["aligner"][key] = value
-    with pytest.raises(InputError, match="invalid \\[aligner\\] config: " + message.replace(".", "\\.", 1)):
-        build_aligner(config, "c.cfg")
+ROOT = Path(__file__).resolve().parents[1]
+SAVED = ROOT / "tests" / "data" / "pipeline-0.1.0"
+COMPONENT = "components.simalign_sentence_aligner"
+# the settings blocks of the CRF: [aligner.training], [aligner.translations]
+NESTED = {"spacy-simalign.CRFTraining.v1": "training", "spacy-simalign.CRFTranslations.v1": "translations"}
+CRF = "spacy-simalign.CRFAligner.v2"
+PARAGRAPH = {
+    "spacy-simalign.JiangParagraphs.v1",
+    "spacy-simalign.JiangWikiParagraphs.v1",
+    "spacy-simalign.MASSAlignParagraphs.v1",
+    "spacy-simalign.TfidfParagraphs.v1",
+}
 
 
-def test_nested_settings_and_paragraph_aligners_are_checked():
+def outside(rule, annotation):
+    """A value the rule refuses (None: the rule accepts every value)."""
+    if isinstance(rule, Range):
+        whole = int in (annotation, *getattr(annotation, "__args__", ()))
+        value = rule.low - 1 if rule.low is not None else rule.high + 1
+        return int(value) if whole else float(value)
+    if isinstance(rule, Choice):
+        return "bogus"
+    if isinstance(rule, Retired):
+        if rule.off is ANY:
+            return None
+        if isinstance(rule.off, bool):
+            return not rule.off
+        if isinstance(rule.off, float):
+            return rule.off + 1.0
+        return "bogus"
+    return None
+
+
+def own(table):
+    return sorted((name, f) for name, f in table.get_all().items() if name.startswith("spacy-simalign."))
+
+
+def cases():
+    out = []
+    for kind, table in (("aligner", aligner_registry), ("similarity", similarity_registry)):
+        for name, function in own(table):
+            parameters = inspect.signature(function).parameters
+            for key, rule in declared_ranges(function).items():
+                if key not in parameters or rule is EMBEDS:
+                    continue
+                value = outside(rule, parameters[key].annotation)
+                if value is not None:
+                    out.append((kind, name, key, value))
+    return out
+
+
+CASES = cases()
+
+
+def sentence_aligner(kind, name, key, value):
+    """([aligner] block, component) that puts `name` with key = value where it is used."""
+    if kind == "similarity":  # under an aligner that takes any similarity
+        return {
+            "@simalign_aligners": "spacy-simalign.Tfidf.v1",
+            "similarity": {"@simalign_similarity": name, key: value},
+        }
+    if name in NESTED:
+        block = copy.deepcopy(dict(with_fake_encoder(method_config("crf"))["aligner"]))
+        block[NESTED[name]] = {"@simalign_aligners": name, key: value}
+        return block
+    return {"@simalign_aligners": name, "similarity": {"@simalign_similarity": FAKE_ENCODER}, key: value}
+
+
+def component_of(name):
+    return "simalign_paragraph_aligner" if name in PARAGRAPH else "simalign_sentence_aligner"
+
+
+def refused_by_add_pipe(kind, name, key, value) -> str:
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter")
+    with pytest.raises(InputError) as err:
+        nlp.add_pipe(component_of(name), config={"aligner": sentence_aligner(kind, name, key, value)})
+    return str(err.value)
+
+
+def expected(kind, name, key, value) -> str:
+    return f"{name}: {key} = {json.dumps(value)}"
+
+
+def training_config(kind, name, key, value) -> Config:
+    """The saved 0.1.0 pipeline's config (a full `spacy train` config) with the aligner under test."""
+    config = Config().from_disk(SAVED / "config.cfg", interpolate=False)
+    component = component_of(name)
+    config["components"][component] = {"factory": component, "aligner": sentence_aligner(kind, name, key, value)}
+    if component not in config["nlp"]["pipeline"]:
+        config["nlp"]["pipeline"].append(component)
+    return config
+
+
+@pytest.mark.parametrize("kind,name,key,value", CASES, ids=[f"{c[1]}-{c[2]}" for c in CASES])
+def test_a_value_outside_a_declared_setting_is_refused_on_every_way_in(kind, name, key, value, tmp_path):
+    from spacy.training.initialize import init_nlp
+
+    message = refused_by_add_pipe(kind, name, key, value)
+    assert message.startswith(expected(kind, name, key, value) + ": "), message
+    assert "\n" not in message
+
+    if component_of(name) == "simalign_sentence_aligner":  # an [aligner] config file, as align --config reads it
+        with pytest.raises(InputError) as err:
+            build_aligner(Config({"aligner": sentence_aligner(kind, name, key, value)}), "c.cfg")
+        assert str(err.value) == f"c.cfg: invalid [aligner] config: {message}"
+
+    config = training_config(kind, name, key, value)
+    with pytest.raises(InputError) as err:  # spacy train builds its pipeline so
+        init_nlp(config)
+    assert str(err.value) == message
+
+    folder = tmp_path / "pipeline"
+    shutil.copytree(SAVED, folder)
+    config.to_disk(folder / "config.cfg")
+    with pytest.raises(InputError) as err:
+        spacy.load(folder)
+    assert str(err.value) == message
+
+
+def test_every_registered_function_is_checked():
+    """Each of the plugin's registered aligners and similarities checks its own arguments (NaN, types)."""
+    for table in (aligner_registry, similarity_registry):
+        for name, function in own(table):
+            assert hasattr(function, "setting_ranges"), name
+
+
+@pytest.mark.parametrize(
+    "kind,name,key,value,problem",
+    [
+        ("aligner", "spacy-simalign.Tfidf.v1", "threshold", "0.3", "must be a number, not a string"),
+        ("aligner", "spacy-simalign.CATS.v1", "strategy", "bogus", 'must be one of "closest", "closest-seq"'),
+        ("similarity", "spacy-simalign.TfidfSimilarity.v1", "analyzer", "bogus", 'must be one of "word", "char"'),
+        ("aligner", CRF, "band", -1, "must be at least 0"),
+        ("aligner", CRF, "bead_max_merge", 10**9, "must be between 1 and 50"),
+        ("aligner", "spacy-simalign.BeadDP.v1", "max_align", 10**9, "must be between 2 and 20"),
+    ],
+)
+def test_types_choices_and_bounds(kind, name, key, value, problem):
+    assert refused_by_add_pipe(kind, name, key, value) == f"{name}: {key} = {json.dumps(value)}: {problem}"
+
+
+def test_bead_dp_over_a_similarity_that_cannot_embed_is_refused_when_read():
+    block = {
+        "@simalign_aligners": "spacy-simalign.BeadDP.v1",
+        "similarity": {"@simalign_similarity": "spacy-simalign.TfidfSimilarity.v1"},
+    }
+    nlp = spacy.blank("de")
+    with pytest.raises(InputError, match="spacy-simalign.BeadDP.v1: similarity = TfidfSimilarity: cannot embed"):
+        nlp.add_pipe("simalign_sentence_aligner", config={"aligner": block})
+    with pytest.raises(InputError, match="invalid \\[aligner\\] config: spacy-simalign.BeadDP.v1: similarity ="):
+        build_aligner(Config({"aligner": block}))
+
+
+def test_not_a_finite_number_is_refused():
+    """(spaCy itself refuses NaN in add_pipe's config: a config file can hold it.)"""
+    config = method_config("tfidf")
+    config["aligner"]["threshold"] = float("nan")
+    with pytest.raises(InputError, match="spacy-simalign.Tfidf.v1: threshold = nan: must be a finite number"):
+        build_aligner(config)
+
+
+def test_nested_settings_and_several_problems_are_named_in_one_line():
     config = method_config("crf")
     config["aligner"]["training"]["epochs"] = 0
-    config["aligner"]["translations"]["top_k"] = -1
+    with pytest.raises(InputError, match="spacy-simalign.CRFTraining.v1: epochs = 0: must be at least 1"):
+        build_aligner(config)
+    config = method_config("crf")
+    config["aligner"].update({"top_k": 0, "band": -1})
     with pytest.raises(InputError) as err:
         build_aligner(config)
-    assert "aligner.training.epochs = 0: must be at least 1" in str(err.value)
-    assert "aligner.translations.top_k = -1: must be at least 1" in str(err.value)
-    config = method_config("jiang", paragraph=True)
-    config["aligner"]["tau2"] = 2.0
-    with pytest.raises(InputError, match="aligner.tau2 = 2.0: must be between 0 and 1"):
-        build_aligner(config, kind="paragraph")
+    assert str(err.value).endswith(f"{CRF}: top_k = 0: must be at least 1; band = -1: must be at least 0")
 
 
 def test_similarity_slot_naming_an_aligner_is_refused():
     config = method_config("tfidf")
     config["aligner"]["similarity"] = {"@simalign_aligners": "spacy-simalign.CATS.v1"}
-    with pytest.raises(InputError, match="aligner.similarity: names spacy-simalign.CATS.v1 of @simalign_aligners"):
+    with pytest.raises(InputError, match="spacy-simalign.Tfidf.v1: similarity = LexicalAligner: not a similarity"):
         build_aligner(config)
 
 
@@ -53,3 +209,61 @@ def test_settings_in_range_and_null_crf_settings_pass():
     config = method_config("crf")
     config["aligner"].update({"top_k": 1, "band": 0, "neighbours": 0, "threshold": None})
     assert hasattr(build_aligner(config), "align")
+    config = method_config("bead-dp")
+    config["aligner"]["window"] = 0
+    assert hasattr(build_aligner(with_fake_encoder(config)), "align")
+    config = method_config("tfidf")
+    config["aligner"]["threshold"] = -1
+    assert hasattr(build_aligner(config), "align")
+
+
+def test_a_wide_band_is_clipped_to_the_document(deplain_pairs):
+    """band, neighbours and top_k far wider than the document align as the document's own width does."""
+    from spacy_simalign.formats.pairs import parse_pair
+
+    pair = parse_pair(deplain_pairs[0]).training_pair()
+    widths = max(len(pair.complex.sentences), len(pair.simple.sentences))
+
+    def beads(**settings):
+        config = with_fake_encoder(method_config("crf"))
+        config["aligner"].update(settings)
+        return build_aligner(config).align(pair.complex, pair.simple)
+
+    assert beads(band=10**9, neighbours=10**9, top_k=10**9) == beads(band=widths, neighbours=widths, top_k=widths)
+
+
+# the command lines (subprocesses: slow) -------------------------------------------------------
+COMMAND_CASES = [("aligner", CRF, "top_k", -3), ("aligner", "spacy-simalign.Tfidf.v1", "threshold", 2.0)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind,name,key,value", COMMAND_CASES)
+def test_align_config_and_spacy_train_refuse_with_the_same_message(kind, name, key, value, tmp_path, deplain_pairs):
+    message = refused_by_add_pipe(kind, name, key, value)
+    pairs = tmp_path / "in.jsonl"
+    pairs.write_text(json.dumps(deplain_pairs[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    bad = tmp_path / "bad.cfg"  # with the aligner's own similarity: a new process has no fake encoder
+    block = {"@simalign_aligners": name, key: value}
+    Config({"aligner": block}).to_disk(bad)
+    out = tmp_path / "out.jsonl"
+    run = subprocess.run(
+        [sys.executable, "-m", "spacy_simalign", "align", str(pairs), str(out), "--config", str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert (run.returncode, run.stderr) == (2, f"error: {bad}: invalid [aligner] config: {message}\n")
+    assert not out.exists()
+
+    train = tmp_path / "train.cfg"
+    config = training_config(kind, name, key, value)
+    config["components"]["simalign_sentence_aligner"]["aligner"] = block
+    config.to_disk(train)
+    run = subprocess.run(
+        [sys.executable, "-m", "spacy", "train", str(train), "--output", str(tmp_path / "trained")],
+        capture_output=True,
+        text=True,
+    )
+    said = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", run.stdout + run.stderr).split())  # spaCy wraps at 80 columns
+    assert run.returncode == 1 and "Traceback" not in said
+    assert f"\u2718 {message}" in said
+    assert not (tmp_path / "trained" / "model-last").exists()  # (spaCy makes the folder first)

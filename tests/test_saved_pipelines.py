@@ -64,22 +64,22 @@ def test_a_pipeline_saved_by_0_1_0_aligns_as_a_fresh_default_pipeline(raw):
 @pytest.mark.parametrize(
     "settings,message",
     [
-        ({"clauses": True}, f"clauses = true: switches on the clause features, {WHY}; only false is accepted"),
+        ({"clauses": True}, f"{CRF}: clauses = true: switches on the clause features, {WHY}; only false is accepted"),
         (
             {"emission": "cross-encoder"},
-            f'emission = "cross-encoder": switches on the cross-encoder emission, {WHY}; only "features" is accepted',
+            f'{CRF}: emission = "cross-encoder": switches on the cross-encoder emission, {WHY}; only "features" is accepted',
         ),
         (
             {"cross_encoder_path": "models/minilm"},
-            f'cross_encoder_path = "models/minilm": switches on the cross-encoder emission, {WHY}; only null is accepted',
+            f'{CRF}: cross_encoder_path = "models/minilm": switches on the cross-encoder emission, {WHY}; only null is accepted',
         ),
         (
             {"training": {"@simalign_aligners": TRAINING, "linked_only_weight": 0.5}},
-            f"linked_only_weight = 0.5: switches on linked-only training, {WHY}; only 1.0 is accepted",
+            f"{TRAINING}: linked_only_weight = 0.5: switches on linked-only training, {WHY}; only 1.0 is accepted",
         ),
         (
             {"training": {"@simalign_aligners": TRAINING, "bead_text_floor": 0.05}},
-            f"bead_text_floor = 0.05: switches on the joined-text bead stage, {WHY}; only 0.0 is accepted",
+            f"{TRAINING}: bead_text_floor = 0.05: switches on the joined-text bead stage, {WHY}; only 0.0 is accepted",
         ),
     ],
 )

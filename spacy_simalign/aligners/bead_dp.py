@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranges import AT_LEAST_0, AT_LEAST_1, AT_LEAST_2, ranges
+from ..ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, Choice, Range, check_settings, ranges
 from ..registry import aligner_registry
 from ..structures import Bead, ParagraphLink, Side
 from .band_scores import BandScores
@@ -272,12 +272,7 @@ class BeadDPAligner(SentenceAlignerBase):
             from ..similarity.backends import make_use_similarity
 
             similarity = make_use_similarity()
-        if settings["concatenation"] not in CONCATENATIONS:
-            raise ValueError(
-                f"concatenation must be one of {', '.join(CONCATENATIONS)}, got {settings['concatenation']!r}"
-            )
-        if settings["max_align"] < 2:
-            raise ValueError(f"max_align must be at least 2, got {settings['max_align']}")
+        check_settings(make_bead_dp, {"similarity": similarity, **settings})  # a direct build too
         self.similarity = similarity
         for name, value in settings.items():
             setattr(self, name, value)
@@ -333,7 +328,14 @@ class BeadDPAligner(SentenceAlignerBase):
 
 
 @aligner_registry("spacy-simalign.BeadDP.v1")
-@ranges(max_align=AT_LEAST_2, top_k=AT_LEAST_1, window=AT_LEAST_0)
+# top_k and window are clipped to the document; max_align sets how many bead types each step tries
+@ranges(
+    similarity=EMBEDS,
+    max_align=Range(2, 20),
+    top_k=AT_LEAST_1,
+    window=AT_LEAST_0,
+    concatenation=Choice(CONCATENATIONS),
+)
 def make_bead_dp(
     similarity=None,
     max_align: int = 5,

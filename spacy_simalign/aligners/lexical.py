@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ..ranges import COSINE, UNIT, ranges
+from ..ranges import COSINE, UNIT, Choice, ranges
 from ..registry import aligner_registry
 from ..similarity.backends import MassalignTfidf, massalign_model
 from ..similarity.scores import pair_scores
@@ -337,11 +337,10 @@ def make_massalign(
 
 
 @aligner_registry("spacy-simalign.CATS.v1")
+@ranges(strategy=Choice(("closest", "closest-seq")))
 def make_cats(similarity=None, strategy: str = "closest", group: bool = True) -> LexicalAligner:
     """CATS (Štajner et al., 2018): "closest" or "closest-seq" (keeping sequence); default
     similarity C3G; group=false keeps each simple sentence its own 1:1 bead."""
-    if strategy not in ("closest", "closest-seq"):
-        raise ValueError(f"unknown CATS strategy '{strategy}' (closest, closest-seq)")
     return LexicalAligner(cats_align, similarity, strategy=strategy, group=group)
 
 

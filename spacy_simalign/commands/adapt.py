@@ -149,13 +149,11 @@ def run(args) -> int:
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.train import featurize_all
     from ..engines.progress import progress_bar
-    from ..ranges import declared_ranges
+    from ..ranges import check_settings
 
+    given = {"epochs": args.epochs, "repeat": args.repeat, "learn_rate": args.learn_rate}
+    check_settings(AdaptSettings, given, flags=True)  # named as the options, before the class checks them
     settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed)
-    for key, allowed in declared_ranges(AdaptSettings).items():
-        problem = allowed.problem(getattr(settings, key))
-        if problem:
-            raise InputError(f"--{key.replace('_', '-')} {problem}, got {getattr(settings, key)}")
     base = crf_weights(args.base)
     background_files = args.background or [str(REPO_BACKGROUND)]
     if args.background is None and not REPO_BACKGROUND.is_file():

@@ -20,6 +20,7 @@ from ..engines.progress import add_progress_option
 from ..engines.resume import PartialOutput
 from ..errors import InputError
 from ..outputs import Paths
+from ..ranges import AT_LEAST_0, AT_LEAST_1, Options, check_settings
 from ..terminal import say
 from .pairs import add_text_arguments, options_of
 
@@ -120,19 +121,17 @@ def paths(args) -> Paths:
     return Paths(inputs=[args.input, args.config, args.model], outputs=PartialOutput.files(args.output))
 
 
+OPTIONS = Options(batch_size=AT_LEAST_1, threads=AT_LEAST_0, n_process=AT_LEAST_1)
+
+
 def check_options(args) -> None:
     if args.method and args.config:
         raise InputError("give --method or --config, not both")
-    if args.batch_size < 1:
-        raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
-    if args.threads < 0:
-        raise InputError(f"--threads must be 0 or more, got {args.threads}")
+    check_settings(OPTIONS, {"batch_size": args.batch_size, "threads": args.threads, "n_process": args.n_process}, True)
     if args.model and not os.path.exists(args.model):
         raise InputError(f"model not found: {args.model}")
     if args.scheduler and args.engine != "dask":
         raise InputError("--scheduler needs --engine dask")
-    if args.n_process < 1:
-        raise InputError(f"--n-process must be at least 1, got {args.n_process}")
     if text_paths(args) is None and (args.lang_simple or args.one_sentence_per_line):
         option = "--lang-simple" if args.lang_simple else "--one-sentence-per-line"
         raise InputError(f"{option} is for two text files or folders: align COMPLEX SIMPLE OUTPUT")

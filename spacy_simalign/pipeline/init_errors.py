@@ -35,3 +35,8 @@ def initialize_errors():
         yield
     except InputError as err:
         raise InitializeInputError(err) from None
+
+
+class SettingError(InitializeInputError):
+    """A setting that its registered function refuses (ranges.py): out of its range, not one of its
+    choices, of the wrong type, or a combination that cannot work."""

@@ -58,7 +58,9 @@ def load_saved_pipeline(folder: str) -> Any:
     check_pipeline_files(Path(folder))
     try:
         return spacy.load(folder)
-    except InputError:
+    except InputError as err:
+        if err.path is None:  # a setting of config.cfg that its function refused (ranges.py)
+            raise InputError(err.reason, str(Path(folder) / "config.cfg")) from None
         raise
     except Exception as err:  # noqa: BLE001 - one of spaCy's own files (vocab, tokenizer) is damaged
         raise InputError(f"cannot load the spaCy pipeline: {config_error(err)}", folder) from None

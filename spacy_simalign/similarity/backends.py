@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import caches
 from ..limits import capped
-from ..ranges import AT_LEAST_0, AT_LEAST_1, ranges
+from ..ranges import AT_LEAST_0, AT_LEAST_1, Choice, ranges
 from ..registry import similarity_registry
 from ..structures import Side
 from ..tokens import words
@@ -337,7 +337,7 @@ class MassalignSimilarity(SimilarityBackend):
 
 
 @similarity_registry("spacy-simalign.TfidfSimilarity.v1")
-@ranges(ngram=AT_LEAST_1)
+@ranges(analyzer=Choice(("word", "char")), ngram=AT_LEAST_1)
 def make_tfidf_similarity(analyzer: str = "word", ngram: int = 1, sublinear_tf: bool = False) -> SimilarityBackend:
     """Cosine of TF-IDF vectors of word n-grams (analyzer "word") or character n-grams ("char")."""
     return TfidfSimilarity(analyzer, ngram, sublinear_tf)
@@ -351,11 +351,13 @@ def make_c3g_similarity(n: int = 3) -> SimilarityBackend:
 
 
 @similarity_registry("spacy-simalign.JaccardSimilarity.v1")
+@ranges()
 def make_jaccard_similarity() -> SimilarityBackend:
     return JaccardSimilarity()
 
 
 @similarity_registry("spacy-simalign.MassalignSimilarity.v1")
+@ranges()
 def make_massalign_similarity(stop_words: bool = True) -> SimilarityBackend:
     """MASSAlign's TF-IDF model of each document pair."""
     return MassalignSimilarity(stop_words)
@@ -370,6 +372,7 @@ def make_use_similarity(threads: int = 0) -> SimilarityBackend:
 
 
 @similarity_registry("spacy-simalign.SentenceTransformerSimilarity.v1")
+@ranges()
 def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBackend:
     """Any sentence-transformers model folder on disk (no download)."""
     from ..extras import check_installed

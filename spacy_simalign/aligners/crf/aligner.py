@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from ... import caches
 from ...errors import InputError
-from ...ranges import AT_LEAST_0, AT_LEAST_1, UNIT, ranges
+from ...ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, UNIT, Choice, Range, check_settings, ranges
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
@@ -147,10 +147,8 @@ class CRFAligner(SentenceAlignerBase):
     ):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(without_retired(config or {}, RETIRED))
-        if cfg["combination"] not in COMBINATIONS:
-            raise InputError(f"unknown combination {cfg['combination']!r}: choose one of {', '.join(COMBINATIONS)}")
-        if cfg["identical"] not in IDENTICAL_MODES:
-            raise InputError(f"unknown identical {cfg['identical']!r}: choose one of {', '.join(IDENTICAL_MODES)}")
+        # a weights folder's config.json, or a direct call: the settings' own check (ranges.py)
+        check_settings(make_crf_aligner, {k: v for k, v in cfg.items() if k in CRF_RANGES})
         self.config = cfg
         self._encoder = encoder
         self.model = model if model is not None else self.build_model(cfg)
@@ -493,15 +491,21 @@ def sub_config(value, kind):
     return value
 
 
-# the settings' ranges (ranges.py: checked on the config before the aligner is built)
+# what each setting allows (ranges.py: checked on every call, before the aligner is built). The
+# candidate counts (top_k, top_k_lexical, band, neighbours) are clipped to the document, so any
+# count works; the bead decoder's run lengths and the model's width are not, hence their bounds.
 CRF_RANGES = {
     **dict.fromkeys(
         ("threshold", "split_fill", "link_floor", "bead_threshold", "bead_candidate_floor"), UNIT
     ),  # probabilities
-    **dict.fromkeys(
-        ("top_k", "hidden", "bead_max_split", "bead_max_merge", "bead_max_block", "torch_threads"), AT_LEAST_1
-    ),
+    **dict.fromkeys(("top_k", "torch_threads"), AT_LEAST_1),
     **dict.fromkeys(("top_k_lexical", "band", "neighbours", "identical_min_words", "wide_margin"), AT_LEAST_0),
+    **dict.fromkeys(("bead_max_split", "bead_max_merge"), Range(1, 50)),
+    "bead_max_block": Range(1, 10),
+    "hidden": Range(1, 4096),
+    "combination": Choice(COMBINATIONS),
+    "identical": Choice(IDENTICAL_MODES),
+    "similarity": EMBEDS,
     **RETIRED,
 }
 
@@ -564,7 +568,6 @@ def make_crf_aligner(
 
     Null for a setting means the weights' value (a fresh model: the default), as in the old form
     `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name."""
-    without_retired({"emission": emission, "cross_encoder_path": cross_encoder_path, "clauses": clauses}, RETIRED)
     translations = sub_config(translations, TranslationSettings)
     if isinstance(translations, str):
         translations = TranslationSettings(mode=translations)

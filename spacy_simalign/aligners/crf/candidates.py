@@ -90,6 +90,7 @@ def candidate_sets(
         columns.append(np.concatenate(block, axis=1))
     picks = [np.concatenate(columns, axis=0)] if columns else []
     rows = np.arange(n)
+    band, neighbours = min(band, m), min(neighbours, n)  # wider reaches past the document: no more candidates
     centre = np.round((rows + 0.5) * m / n - 0.5).astype(np.int64)
     picks.append(centre[:, None] + np.arange(-band, band + 1)[None, :])
     steps = np.array([d for d in range(-neighbours, neighbours + 1) if d], dtype=np.int64)

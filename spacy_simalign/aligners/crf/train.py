@@ -23,7 +23,6 @@ from .beads import BEAD_C, BEAD_MAX_ITER
 from .combine import COMBINATION_C, COMBINATION_FALLBACK, COMBINATION_MAX_ITER, fit_combination
 from .features import PairInput
 from .retired import TRAINING as RETIRED
-from .retired import without_retired
 from .threads import torch_threads
 
 
@@ -64,9 +63,6 @@ class TrainingSettings:
     linked_only_weight: float = 1.0  # retired.py
     bead_text_floor: float = 0.0  # retired.py
     seed: int = 0
-
-    def __post_init__(self):
-        without_retired({k: getattr(self, k) for k in RETIRED}, RETIRED)
 
 
 aligner_registry.register("spacy-simalign.CRFTraining.v1", func=TrainingSettings)

@@ -8,8 +8,7 @@ simplifications, which delete a lot, and leaves a translation's sentences unalig
 
 from dataclasses import dataclass, fields
 
-from ...errors import InputError
-from ...ranges import Range, ranges
+from ...ranges import Choice, Range, ranges
 from ...registry import aligner_registry
 from ...structures import Side
 from ..bead_dp import SETTINGS as _BEAD_DP
@@ -19,7 +18,7 @@ MODES = ("bead-dp", "crf")
 
 
 @dataclass(frozen=True)
-@ranges(length_ratio=Range(1), **make_bead_dp.setting_ranges)
+@ranges(mode=Choice(MODES), length_ratio=Range(1), **make_bead_dp.setting_ranges)
 class TranslationSettings:
     """mode: "bead-dp" (translations go to the bead decoder) or "crf" (the CRF aligns them too);
     length_ratio: the most the two sides' character counts may differ by, as a factor; the rest
@@ -36,12 +35,6 @@ class TranslationSettings:
     concatenation: str = _BEAD_DP["concatenation"]
     candidate_gap: float = _BEAD_DP["candidate_gap"]
     candidate_penalty: float = _BEAD_DP["candidate_penalty"]
-
-    def __post_init__(self):
-        if self.mode not in MODES:
-            raise InputError(f"unknown translations decoder {self.mode!r}: choose one of {', '.join(MODES)}")
-        if self.length_ratio < 1.0:
-            raise InputError(f"translations length_ratio must be at least 1, got {self.length_ratio}")
 
     def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
         """Two languages and about the same length (and mode "bead-dp")."""
