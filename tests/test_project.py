@@ -89,6 +89,7 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
 
 HELPERS = {  # scripts of project/ that no command runs itself, and why
     "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
+    "peers_vecalign.py": "the vecalign side of bench_peers.py (sentalign), which starts it in .venv-peers (Python 3.12)",
     "peers_table.py": "the tables of bench_peers.py (imported by it), also rewritten into README.md and docs/results.md",
     "script_output.py": "the --output and --json files of the table scripts (imported by them)",
     "gold_folds.py": "the folds by document and the gold with its domains of the CRF evaluations (imported by them)",
@@ -151,7 +152,7 @@ def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
                 assert f"project/{module}" in deps, f"{command['name']}: {script} imports {module}, not in its deps"
         # a list item `${vars.a}` right before `${vars.b}/...` comes back as one item "a, b/..."
         assert not [dep for dep in deps if ", " in dep], command["name"]
-    peers = {"project/peers_bertalign.py", "project/peers_table.py"}  # started or imported by bench_peers.py
+    peers = {"project/peers_bertalign.py", "project/peers_vecalign.py", "project/peers_table.py"}  # started or imported by bench_peers.py
     assert peers <= set(next(c for c in commands if c["name"] == "bench-peers")["deps"])
     workflows = load_project_config(ROOT)["workflows"]
     in_workflows = {step for steps in workflows.values() for step in steps}
