@@ -534,11 +534,12 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
         systems[system.key] = scored(docs, preds, parts, whole=whole, algo=algo, label="all")
         result.setdefault("peers", {})[system.key] = info
         shapes = ", ".join(f"{k} {v}" for k, v in info["shapes"].items())
+        warm_up = info.get("warm_up_seconds")
         notes.append(
             f"{system.key} on {peer.title}: {info['overlaps']} overlap strings embedded in "
             f"{info['encoding_seconds']:.1f} s; bead shapes {shapes}; {info['dropped']} beads with an empty "
             "side dropped"
-            + (f"; numba warm-up {info['warm_up_seconds']:.1f} s (in whole, not in algorithm)." if "warm_up_seconds" in info else ".")
+            + ("." if warm_up is None else f"; numba warm-up {warm_up:.1f} s (in whole, not in algorithm).")
         )
     if peer.others:
         out = tmp / "xling.jsonl"

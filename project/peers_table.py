@@ -136,9 +136,7 @@ def full(results: Dict) -> str:
         )
         for part in ours.get("parts", {}) if peers else ():
             o = ours["parts"][part]
-            lines.append(
-                f"| &nbsp;&nbsp;{part} ({o['docs']}) | | {versus(o, [p['parts'][part] for p in peers])} | | |"
-            )
+            lines.append(f"| &nbsp;&nbsp;{part} ({o['docs']}) | | {versus(o, [p['parts'][part] for p in peers])} | | |")
     mean = mean_row(results)
     if mean["n"]:
         o, bs = mean[OURS], [mean[k] for k in keys]
