@@ -64,7 +64,7 @@ def columns(results: Dict) -> List[str]:
 
 def mean_row(results: Dict) -> Dict[str, Dict[str, float]]:
     """Unweighted mean over the sets that hold every system of the table: {system: {bead, f, whole}}."""
-    systems = [OURS, *columns(results)]
+    systems = [OURS, *(columns(results) or [PEER])]  # no peer: no set holds them all, no mean
     both = [s for s in results["sets"].values() if all(k in s["systems"] for k in systems)]
     out = {}
     for system in systems:
