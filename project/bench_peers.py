@@ -1,5 +1,5 @@
-"""Peer benchmark: bertalign against our aligners ON THE SAME ENCODER (multilingual USE), so
-that differences come from the algorithms. One table from one run, for every gold set at hand:
+"""Peer benchmark: bertalign and vecalign against our aligners ON THE SAME ENCODER (multilingual
+USE), so that differences come from the algorithms. One table from one run, for every gold set at hand:
 
     make bench-peers       # builds .venv-peers (Python 3.12, bertalign 2.0.1) first, then runs
                            # `spacy project run bench-peers`, that is this script with --docs
@@ -17,6 +17,10 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   concatenations of 1..4 consecutive sentences) are embedded HERE by our USESimilarity
   (`encode`, the method the CRF uses) and handed over as .npy files. Its 1:0 and 0:1 beads
   are dropped before scoring (the gold files hold no beads with an empty side).
+- vecalign: sentalign 0.3.0 (vecalign's dynamic programming and Cython core as a library) with
+  vecalign.py's default settings (alignment_max_size 4: n:m beads with n + m <= 4; 1:0 and 0:1
+  at its deletion penalty) runs in .venv-peers through project/peers_vecalign.py, handed our
+  USE vectors of its overlap strings in the same way; its 1:0 and 0:1 beads are dropped too.
 - ours: `python -m spacy_simalign align` (the default, as a user runs it: translations go to
   the bead decoder, simplifications to the CRF). On Text+Berg and DEplain also `align-xling
   --method intersection --no-filter` (20min-XD; --no-filter because DEplain's two sides are one
@@ -34,8 +38,8 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   language's texts occur in three of the six pairs, and both systems embed a text once per run,
   through the same in-process cache of USESimilarity).
 
---limit N keeps the first N documents of each file (a smoke run), --no-bertalign runs ours and
-the scoring only (no .venv-peers needed); --docs FILE... rewrites the marked tables of the docs
+--limit N keeps the first N documents of each file (a smoke run), --peers picks the peers
+(default both), --no-bertalign runs ours and the scoring only (no peer, no .venv-peers needed); --docs FILE... rewrites the marked tables of the docs
 (project/peers_table.py) and is refused for a partial run. SPACY_SIMALIGN_CACHE (embedding
 cache) changes no score, but with it the whole times hold almost no encoding: `make bench-peers`
 runs without it.
@@ -61,6 +65,17 @@ PEERS_SCRIPT = ROOT / "project" / "peers_bertalign.py"
 DATA = ROOT.parent / "shared" / "data"
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 BERTALIGN_SETTINGS = {"max_align": 5, "top_k": 3, "win": 5, "skip": -0.1}
+VECALIGN_SCRIPT = ROOT / "project" / "peers_vecalign.py"
+# vecalign.py's command-line defaults (sentalign ships the same file): sentalign()'s own
+# alignment_max_size default is 8, the value of vecalign's README example, not of its code.
+VECALIGN_SETTINGS = {
+    "alignment_max_size": 4,
+    "del_percentile_frac": 0.2,
+    "max_size_full_dp": 300,
+    "costs_sample_size": 20000,
+    "num_samps_for_norm": 100,
+    "search_buffer_size": 5,
+}
 NTREX_PAIRS = ("en-de", "en-fr", "en-nl", "de-fr", "de-nl", "fr-nl")
 
 Beads = List[Tuple[Tuple[int, ...], Tuple[int, ...]]]
@@ -346,30 +361,43 @@ def ours_train_websites(
     return splits, time.perf_counter() - t0
 
 
-def peers(args: Sequence[str]) -> float:
+def peers(script: Path, args: Sequence[str]) -> float:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [str(PEERS_PYTHON), str(PEERS_SCRIPT), *args],
+        [str(PEERS_PYTHON), str(script), *args],
         capture_output=True,
         text=True,
         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     if proc.returncode:
-        raise SystemExit(f"error: peers_bertalign.py {args[0]} failed: {proc.stderr.strip()[-800:]}")
+        raise SystemExit(f"error: {script.name} {args[0]} failed: {proc.stderr.strip()[-800:]}")
     return time.perf_counter() - t0
 
 
-def run_bertalign(docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, float, Dict]:
-    """(beads per doc without 1:0/0:1, algorithm seconds, whole seconds, info)."""
+class Peer(NamedTuple):
+    key: str  # its column in the results ("bertalign", "vecalign")
+    script: Path  # its driver, run in .venv-peers
+    settings: Dict
+
+
+PEERS = (
+    Peer("bertalign", PEERS_SCRIPT, BERTALIGN_SETTINGS),
+    Peer("vecalign", VECALIGN_SCRIPT, VECALIGN_SETTINGS),
+)
+
+
+def run_peer(peer: Peer, docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, float, Dict]:
+    """A peer on our USE vectors of the strings it embeds: (beads per doc without 1:0/0:1,
+    algorithm seconds, whole seconds, info)."""
     work.mkdir(parents=True, exist_ok=True)
     request = {
-        "settings": BERTALIGN_SETTINGS,
+        "settings": peer.settings,
         "docs": [
             {"id": d.id, "src": d.src, "tgt": d.tgt, "src_lang": d.src_lang, "tgt_lang": d.tgt_lang} for d in docs
         ],
     }
     (work / "request.json").write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
-    whole = peers(["overlaps", str(work / "request.json"), str(work / "overlaps.json")])
+    whole = peers(peer.script, ["overlaps", str(work / "request.json"), str(work / "overlaps.json")])
     import numpy as np
 
     t0 = time.perf_counter()
@@ -379,17 +407,22 @@ def run_bertalign(docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, 
         np.save(work / f"{k}-src.npy", encoder.encode(ov["src"], doc.src_lang))
         np.save(work / f"{k}-tgt.npy", encoder.encode(ov["tgt"], doc.tgt_lang))
     encoding = time.perf_counter() - t0
-    whole += encoding + peers(["align", str(work / "request.json"), str(work), str(work / "result.json")])
+    whole += encoding + peers(peer.script, ["align", str(work / "request.json"), str(work), str(work / "result.json")])
     result = json.loads((work / "result.json").read_text(encoding="utf-8"))
-    preds, dropped = [], 0
+    preds, dropped, shapes = [], 0, {}
     for doc, r in zip(docs, result["docs"]):
         assert r["id"] == doc.id
-        kept = drop_empty([(tuple(s), tuple(t)) for s, t in r["beads"]])
-        dropped += len(r["beads"]) - len(kept)
+        beads = [(tuple(s), tuple(t)) for s, t in r["beads"]]
+        for c, t in beads:
+            shape = f"{len(c)}:{len(t)}"
+            shapes[shape] = shapes.get(shape, 0) + 1
+        kept = drop_empty(beads)
+        dropped += len(beads) - len(kept)
         preds.append(kept)
     info = dict(
         result["info"],
         dropped=dropped,
+        shapes=dict(sorted(shapes.items(), key=lambda kv: -kv[1])),
         encoding_seconds=encoding,
         overlaps=sum(len(o["src"]) + len(o["tgt"]) for o in strings),
     )
@@ -495,15 +528,18 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
         preds, whole, algo = cli_and_algorithm(["align", str(path), str(out)], out, "crf", path, None, timed)
         label = "all"
     systems["ours"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label)
-    if not args.no_bertalign:
-        beads, algo, whole, info = run_bertalign(docs, tmp / "bertalign")
+    for system in () if args.no_bertalign else [p for p in PEERS if p.key in args.peer_keys]:
+        beads, algo, whole, info = run_peer(system, docs, tmp / system.key)
         preds = {d.id: b for d, b in zip(docs, beads)}
-        systems["bertalign"] = scored(docs, preds, parts, whole=whole, algo=algo, label="all")
-        result["bertalign"] = info
+        systems[system.key] = scored(docs, preds, parts, whole=whole, algo=algo, label="all")
+        result.setdefault("peers", {})[system.key] = info
+        shapes = ", ".join(f"{k} {v}" for k, v in info["shapes"].items())
+        warm_up = info.get("warm_up_seconds")
         notes.append(
-            f"bertalign on {peer.title}: {info['overlaps']} overlap strings embedded in "
-            f"{info['encoding_seconds']:.1f} s; {info['dropped']} beads with an empty side dropped; numba "
-            f"warm-up {info['warm_up_seconds']:.1f} s (in whole, not in algorithm)."
+            f"{system.key} on {peer.title}: {info['overlaps']} overlap strings embedded in "
+            f"{info['encoding_seconds']:.1f} s; bead shapes {shapes}; {info['dropped']} beads with an empty "
+            "side dropped"
+            + ("." if warm_up is None else f"; numba warm-up {warm_up:.1f} s (in whole, not in algorithm).")
         )
     if peer.others:
         out = tmp / "xling.jsonl"
@@ -522,7 +558,10 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
 
 def general_notes(results: Dict, args) -> List[str]:
     cache = os.environ.get("SPACY_SIMALIGN_CACHE")
-    info = next((s["bertalign"] for s in results["sets"].values() if "bertalign" in s), None)
+    info, vec = (
+        next((s["peers"][key] for s in results["sets"].values() if key in s.get("peers", {})), None)
+        for key in ("bertalign", "vecalign")
+    )
     notes = [
         "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by CRFs that "
         "never saw it; leave-one-website-out = by CRFs that never saw its website; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
@@ -548,10 +587,18 @@ def general_notes(results: Dict, args) -> List[str]:
         notes.append(
             f"bertalign {info['bertalign']} (max_align 5, top_k 3, win 5, skip -0.1: the paper's settings) in "
             f".venv-peers (Python {info['python']}, numba {info['numba']}, numpy {info['numpy']}), handed our "
-            "USE vectors of the strings it embeds; top-k search in numpy (see peers_bertalign.py); vecalign: "
-            "not on PyPI, left out. Its whole time = its two processes (overlap strings; alignment) plus our "
+            "USE vectors of the strings it embeds; top-k search in numpy (see peers_bertalign.py). Its whole time = its two processes (overlap strings; alignment) plus our "
             "encoding of its strings in the benchmark's process by a new USESimilarity (model load included, "
             "no import time), less than a user of bertalign pays (sentence-transformers and torch)."
+        )
+    if vec:
+        settings = ", ".join(f"{k} {v}" for k, v in VECALIGN_SETTINGS.items())
+        notes.append(
+            f"vecalign = sentalign {vec['sentalign']} (vecalign's own dynamic programming and Cython core, as a "
+            f"library) in .venv-peers, with vecalign.py's default settings ({settings}: beads n:m with n + m <= 4, "
+            "and 1:0 / 0:1 at a deletion penalty taken from the document's cost distribution), nothing tuned; "
+            "handed our USE vectors of its overlap strings (see peers_vecalign.py). Its 1:0 and 0:1 beads are "
+            "dropped before scoring; whole time as bertalign's; algorithm = its sentalign() calls."
         )
     return notes
 
@@ -578,7 +625,8 @@ def main(argv=None) -> int:
     ap.add_argument("--deplain", default=str(DEPLAIN))
     ap.add_argument("--sets", default=",".join(keys), help=f"comma-separated, of {','.join(keys)} (default all)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N documents of each file (smoke run)")
-    ap.add_argument("--no-bertalign", action="store_true", help="ours and the scoring only (no .venv-peers)")
+    ap.add_argument("--no-bertalign", action="store_true", help="ours and the scoring only (no peer, no .venv-peers)")
+    ap.add_argument("--peers", default=",".join(p.key for p in PEERS), help="comma-separated peers (default all)")
     ap.add_argument("--no-algorithm-time", action="store_true", help="skip the in-process reruns of ours")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument(
@@ -604,23 +652,31 @@ def main(argv=None) -> int:
         wanted = [k.strip() for k in args.sets.split(",") if k.strip()]
         if not wanted or set(wanted) - set(sets):
             ap.error(f"--sets: {args.sets!r}: choose among {','.join(sets)}")
+        every = [p.key for p in PEERS]
+        args.peer_keys = [k.strip() for k in args.peers.split(",") if k.strip()]
+        if not args.peer_keys or set(args.peer_keys) - set(every):
+            ap.error(f"--peers: {args.peers!r}: choose among {','.join(every)}")
+        all_peers = set(args.peer_keys) == set(every)
         if not args.no_bertalign and not ((PEERS_VENV / ".installed").exists() and PEERS_PYTHON.exists()):
             print(
-                f"error: the bertalign venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
+                f"error: the peers' venv {PEERS_VENV} is missing: run `make bench-peers` (it builds it with "
                 "python3.12, then runs this benchmark), or pass --no-bertalign",
                 file=sys.stderr,
             )
             return 2
-        if args.docs and (args.limit or args.no_bertalign or set(wanted) != set(sets)):
-            ap.error("--docs rewrites the docs' tables: only from a whole run (all sets, no --limit, bertalign)")
+        if args.docs and (args.limit or args.no_bertalign or not all_peers or set(wanted) != set(sets)):
+            ap.error("--docs rewrites the docs' tables: only from a whole run (all sets and peers, no --limit)")
         results = run_all(args, [sets[k] for k in sets if k in wanted])
-        results["complete"] = not args.limit and not args.no_bertalign and set(wanted) == set(sets)
+        results["complete"] = not args.limit and not args.no_bertalign and all_peers and set(wanted) == set(sets)
         results["command"] = "python project/bench_peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if not args.from_json:  # first: a failed rendering keeps the run
         write_json(args.json, results)
     if args.docs and not results.get("complete"):
         ap.error(f"--docs: {args.from_json} is not a whole run")
-    print("Peer benchmark, one run (`make bench-peers`): bertalign-USE = bertalign 2.0.1 on our USE vectors.")
+    print(
+        "Peer benchmark, one run (`make bench-peers`): bertalign-USE = bertalign 2.0.1, vecalign-USE = vecalign "
+        "(sentalign 0.3.0), both on our USE vectors."
+    )
     print()
     print(peers_table.full(results), end="")
     for line in peers_table.update_docs(args.docs, results):

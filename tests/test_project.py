@@ -89,6 +89,7 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
 
 HELPERS = {  # scripts of project/ that no command runs itself, and why
     "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
+    "peers_vecalign.py": "the vecalign side of bench_peers.py (sentalign), which starts it in .venv-peers (Python 3.12)",
     "peers_table.py": "the tables of bench_peers.py (imported by it), also rewritten into README.md and docs/results.md",
     "script_output.py": "the --output and --json files of the table scripts (imported by them)",
     "gold_folds.py": "the folds by document and the gold with its domains of the CRF evaluations (imported by them)",
@@ -152,7 +153,8 @@ def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
                 assert f"project/{module}" in deps, f"{command['name']}: {script} imports {module}, not in its deps"
         # a list item `${vars.a}` right before `${vars.b}/...` comes back as one item "a, b/..."
         assert not [dep for dep in deps if ", " in dep], command["name"]
-    peers = {"project/peers_bertalign.py", "project/peers_table.py"}  # started or imported by bench_peers.py
+    # started or imported by bench_peers.py
+    peers = {"project/peers_bertalign.py", "project/peers_vecalign.py", "project/peers_table.py"}
     assert peers <= set(next(c for c in commands if c["name"] == "bench-peers")["deps"])
     workflows = load_project_config(ROOT)["workflows"]
     in_workflows = {step for steps in workflows.values() for step in steps}
@@ -460,6 +462,42 @@ def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_p
     assert table.update_docs([readme], results) == []  # unchanged the second time
     for doc, name in (("README.md", "brief"), ("docs/results.md", "full")):
         assert table.MARKER.format(name=name) in (ROOT / doc).read_text(encoding="utf-8"), doc
+
+
+def test_the_peer_table_gives_vecalign_its_columns_only_when_the_run_holds_it():
+    """A run with vecalign: its strict / link cells and difference after bertalign's, its whole time
+    third, the best figure of a row in bold, the mean over the sets that hold all three systems, and
+    no vecalign among the other rows of ours."""
+    table = project_module("peers_table")
+
+    def system(bead, f, whole):
+        return {"bead": bead, "f": f, "p": f, "r": f, "whole": whole, "algo": 0.1, "label": "all", "docs": 1}
+
+    results = {
+        "sets": {
+            "a": {"title": "A", "kind": "translation", "size": "1 document", "systems": {}},
+            "b": {"title": "B", "kind": "translation", "size": "2 documents", "systems": {}},
+        },
+        "notes": [],
+        "load": [1.0],
+        "cpus": 2,
+        "date": "2026-12-01",
+    }
+    a, b = results["sets"]["a"]["systems"], results["sets"]["b"]["systems"]
+    a.update(ours=system(0.9, 0.95, 10.0), bertalign=system(0.8, 0.9, 20.0), vecalign=system(0.7, 0.96, 8.0))
+    b.update(ours=system(0.5, 0.7, 5.0), bertalign=system(0.7, 0.8, 5.0))
+    brief = table.brief(results)
+    assert (
+        "| ours - bertalign, strict | vecalign-USE: strict / link F1 | ours - vecalign, strict | whole s: ours / "
+        in brief
+    )
+    row = "| A (1 document; translation) | **0.900** / 0.950 | 0.800 / 0.900 | +0.100 | 0.700 / **0.960** | +0.200 "
+    assert row + "| 10.0 / 20.0 / 8.0 |" in brief and "| B (2 documents" not in brief  # B lacks vecalign
+    assert "| **mean over the 1 sets** |" in brief
+    full = table.full(results)
+    assert "| 10.0 / 20.0 / 8.0 (x2.00 / x0.80) |" in full and "other rows of ours" not in full
+    del a["vecalign"]
+    assert "vecalign" not in table.brief(results) + table.full(results)
 
 
 @pytest.mark.slow
