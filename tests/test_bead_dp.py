@@ -82,7 +82,11 @@ def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplai
     record = parse_pair(json.loads(json.dumps(deplain_pairs[0])))
     assert not aligner.is_translation(record.side("complex"), record.side("simple"))  # one language
     shorter = Side(s.sentences[: len(s) // 2], [list(range(len(s) // 2))], "fr")
-    assert not aligner.is_translation(c, shorter)  # half the length: not a translation
+    assert aligner.is_translation(c, shorter)  # two languages: a translation, whatever the lengths
+    from spacy_simalign.aligners.crf.translations import TranslationSettings
+
+    length_rule = make_crf_aligner(translations=TranslationSettings())
+    assert not length_rule.is_translation(c, shorter)  # the older rule: half the length is no translation
     crf_only = make_crf_aligner(translations="crf")
     assert not crf_only.is_translation(c, s)
     assert (

@@ -15,7 +15,7 @@ are encoded once (the encoder caches by text); their number grows with the close
 not with every run: on Text+Berg dev 1,353 strings instead of the 1,022 sentences (bertalign:
 4,088), project/eval_translations.py."""
 
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -32,46 +32,18 @@ class CandidateRescorer:
     def candidates(self, forward, types, lo, hi, score, skip, cost) -> Dict[Tuple[int, int], np.ndarray]:
         """{(bead type, end row): end columns} of the n:m beads on a path within `gap` of the best;
         `forward` is bead_dp.forward (the same search, run on the reversed sides for the backward scores)."""
-        n, m = cost.shape[0] - 1, cost.shape[1] - 1
-        reverse_lo, reverse_hi = m - hi[::-1], m - lo[::-1]
-        backward, _ = forward(
-            n,
-            m,
-            types,
-            reverse_lo,
-            reverse_hi,
-            lambda a, b, i, cols: score(a, b, n - i + a, m - cols + b),
-            skip,
-        )
-        backward = backward[::-1, ::-1]  # best score from (i, j) to the end
-        floor = cost[n, m] - self.gap
+        floor = cost[-1, -1] - self.gap
         kept = {}
-        for i in range(1, n + 1):
-            js = np.arange(lo[i], hi[i] + 1)
-            for t, (a, b) in enumerate(types):
-                if a > i or not a or not b or a + b < 3:
-                    continue
-                cols = js[js >= b]
-                cols = cols[np.isfinite(cost[i - a, cols - b]) & np.isfinite(backward[i, cols])]
-                if not len(cols):
-                    continue
-                through = cost[i - a, cols - b] + score(a, b, i, cols) + backward[i, cols]
-                cols = cols[through >= floor]
-                if len(cols):
-                    kept[(t, i)] = cols
+        for key, (cols, through) in paths_through(forward, types, lo, hi, score, skip, cost).items():
+            cols = cols[through >= floor]
+            if len(cols):
+                kept[key] = cols
         return kept
 
     def __call__(self, forward, types, lo, hi, score, skip, cost, S, T, make_score):
         """(run vectors S, T with the candidates' joined texts, their bead scorer, the mask of allowed n:m beads)."""
         kept = self.candidates(forward, types, lo, hi, score, skip, cost)
-        src_runs, tgt_runs = set(), set()
-        for (t, i), cols in kept.items():
-            a, b = types[t]
-            if a > 1:
-                src_runs.add((a, i))
-            if b > 1:
-                tgt_runs.update((b, int(j)) for j in cols)
-        S, T = self._replace(S, sorted(src_runs), 0), self._replace(T, sorted(tgt_runs), 1)
+        S, T = self.joined(kept, types, S, T)
 
         def allowed(t, i, cols):
             return np.isin(cols, kept.get((t, i), ()))
@@ -86,6 +58,18 @@ class CandidateRescorer:
 
         return S, T, score, allowed
 
+    def joined(self, kept, types, S: np.ndarray, T: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The run vectors S, T with those of the runs of the `kept` beads made from their joined text."""
+        src_runs: Set[Tuple[int, int]] = set()
+        tgt_runs: Set[Tuple[int, int]] = set()
+        for (t, i), cols in kept.items():
+            a, b = types[t]
+            if a > 1:
+                src_runs.add((a, i))
+            if b > 1:
+                tgt_runs.update((b, int(j)) for j in cols)
+        return self._replace(S, sorted(src_runs), 0), self._replace(T, sorted(tgt_runs), 1)
+
     def _replace(self, R: np.ndarray, wanted: List[Tuple[int, int]], side: int) -> np.ndarray:
         """R with the vectors of the runs (length, end) of `wanted` made from their joined text."""
         if not wanted:
@@ -97,3 +81,31 @@ class CandidateRescorer:
         lengths, ends = zip(*wanted)
         R[np.array(lengths) - 1, np.array(ends) - 1] = vectors
         return R
+
+
+def paths_through(forward, types, lo, hi, score, skip, cost) -> Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]]:
+    """{(bead type, end row): (end columns, best total of a complete path through each bead)} of
+    the n:m beads of the band on some complete path; `cost` is the forward pass's."""
+    n, m = cost.shape[0] - 1, cost.shape[1] - 1
+    reverse_lo, reverse_hi = m - hi[::-1], m - lo[::-1]
+    backward, _ = forward(
+        n,
+        m,
+        types,
+        reverse_lo,
+        reverse_hi,
+        lambda a, b, i, cols: score(a, b, n - i + a, m - cols + b),
+        skip,
+    )
+    backward = backward[::-1, ::-1]  # best score from (i, j) to the end
+    found = {}
+    for i in range(1, n + 1):
+        js = np.arange(lo[i], hi[i] + 1)
+        for t, (a, b) in enumerate(types):
+            if a > i or not a or not b or a + b < 3:
+                continue
+            cols = js[js >= b]
+            cols = cols[np.isfinite(cost[i - a, cols - b]) & np.isfinite(backward[i, cols])]
+            if len(cols):
+                found[(t, i)] = (cols, cost[i - a, cols - b] + score(a, b, i, cols) + backward[i, cols])
+    return found

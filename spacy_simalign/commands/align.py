@@ -20,6 +20,7 @@ from ..engines.progress import add_progress_option
 from ..engines.resume import PartialOutput
 from ..errors import InputError
 from ..outputs import Paths
+from ..pair_kinds import PAIR_KINDS, ROUTING
 from ..ranges import AT_LEAST_0, AT_LEAST_1, Options, check_settings
 from ..terminal import say
 from .pairs import add_text_arguments, options_of
@@ -64,6 +65,13 @@ def add_arguments(parser):
         "`init-config NAME` prints one to start from)",
     )
     parser.add_argument("--model", default=None, help="trained pipeline folder or CRF weights folder")
+    parser.add_argument(
+        "--pair-kind",
+        default=None,
+        choices=PAIR_KINDS,
+        help="what the pairs are, for an aligner that routes them (crf): auto (default: two languages are a "
+        "translation, one a simplification), translation, simplification, comparable",
+    )
     parser.add_argument(
         "--lang", default=None, help="language of pairs that have no 'lang' field; of COMPLEX, for two text files"
     )
@@ -130,6 +138,8 @@ def check_options(args) -> None:
     check_settings(OPTIONS, {"batch_size": args.batch_size, "threads": args.threads, "n_process": args.n_process}, True)
     if args.model and not os.path.exists(args.model):
         raise InputError(f"model not found: {args.model}")
+    if args.pair_kind and args.model:
+        raise InputError("--pair-kind goes with --method or --config (a saved model routes as it was saved)")
     if args.scheduler and args.engine != "dask":
         raise InputError("--scheduler needs --engine dask")
     if text_paths(args) is None and (args.lang_simple or args.one_sentence_per_line):
@@ -145,8 +155,23 @@ def aligner_config_text(args) -> str:
     if args.config:
         config = load_aligner_config(args.config)
         build_aligner(config, args.config)
-        return config.to_str()
-    return method_config(args.method or DEFAULT_SENTENCE_METHOD).to_str()
+        return with_pair_kind(config, args.pair_kind).to_str()
+    return with_pair_kind(method_config(args.method or DEFAULT_SENTENCE_METHOD), args.pair_kind).to_str()
+
+
+def with_pair_kind(config, kind: Optional[str]):
+    """The config with its aligner's [translations] routing by `kind` (crf/translations.py); an
+    aligner without that routing takes no kind."""
+    if kind is None:
+        return config
+    block = config["aligner"].get("translations")
+    if not isinstance(block, dict):
+        raise InputError(
+            f"--pair-kind goes with an aligner that routes pairs by kind (crf), not {config['aligner'].get('@simalign_aligners')}"
+        )
+    kept = {k: v for k, v in block.items() if k not in ("@simalign_aligners", "length_ratio")}
+    config["aligner"]["translations"] = {"@simalign_aligners": ROUTING, **kept, "pair_kind": kind}
+    return config
 
 
 def run(args) -> int:

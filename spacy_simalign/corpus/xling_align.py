@@ -107,6 +107,8 @@ def align_xling_pairs(
             dropped.append({"id": pair.id, "reasons": reasons, **pair.extra})
         else:
             kept.append(pair)
+    if hasattr(aligner, "set_pair_kind"):  # comparable documents: many sentences have no counterpart
+        aligner.set_pair_kind("comparable")
     records = []
     for start in range(0, len(kept), 32):
         chunk = kept[start : start + 32]

@@ -37,7 +37,7 @@ from .model import CRF
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
-from .translations import TranslationSettings
+from .translations import PairKindSettings, TranslationSettings, check_pair_kind
 from .unsure import document_score
 from .weights_files import read_config, read_state
 
@@ -130,8 +130,9 @@ class CRFAligner(SentenceAlignerBase):
     not loaded from weights), `update` takes one training step and `fit` the epochs of steps,
     all through one crf.train.CRFTrainer with the aligner's `settings` (TrainingSettings).
 
-    Translations (`translations`, a TranslationSettings): a pair in two languages of about the
-    same length is aligned by the monotone bead decoder on the same encoder (translations.py)."""
+    Translations (`translations`, a PairKindSettings, or the older length rule of a
+    TranslationSettings): a pair that is a translation is aligned by the monotone bead decoder
+    on the same encoder (translations.py)."""
 
     is_trainable = True
 
@@ -143,7 +144,7 @@ class CRFAligner(SentenceAlignerBase):
         settings: Optional[TrainingSettings] = None,
         ready: bool = True,
         weights: Optional[str] = None,
-        translations: Optional[TranslationSettings] = None,
+        translations: Union[PairKindSettings, TranslationSettings, None] = None,
     ):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(without_retired(config or {}, RETIRED))
@@ -159,7 +160,7 @@ class CRFAligner(SentenceAlignerBase):
         self.weights = weights  # where the weights came from (initialize reloads them)
         self._trainer: Optional[CRFTrainer] = None
         self._bead_dp = None
-        self.translations = translations or TranslationSettings()
+        self.translations: Union[PairKindSettings, TranslationSettings] = translations or PairKindSettings()
         # the wide CRF (choice.py), made on first use
         self._wide: Optional[CRFAligner] = None
         self._wide_loader: Optional[Callable[[Any], CRFAligner]] = None
@@ -181,9 +182,25 @@ class CRFAligner(SentenceAlignerBase):
             check_shared(self.config, self._wide.config, self.weights or "the pipeline")
         return self._wide
 
-    def set_translations(self, mode: str, length_ratio: float) -> None:
-        """How pairs that are translations are aligned (translations.py)."""
-        self.translations = dataclasses.replace(self.translations, mode=mode, length_ratio=float(length_ratio))
+    def set_translations(self, mode: str, length_ratio: Optional[float] = None) -> None:
+        """How pairs that are translations are aligned (translations.py); the length ratio is
+        the older length rule's (TranslationSettings)."""
+        changes: Dict[str, Any] = {"mode": mode}
+        if length_ratio is not None:
+            changes["length_ratio"] = float(length_ratio)
+        self.translations = dataclasses.replace(self.translations, **changes)
+        self._bead_dp = None
+
+    def set_pair_kind(self, kind: str) -> None:
+        """Declare what the pairs are ("auto", "translation", "simplification", "comparable"):
+        a saved length rule (TranslationSettings) gives way to the routing by kind."""
+        check_pair_kind(kind)
+        current = self.translations
+        if isinstance(current, PairKindSettings):
+            self.translations = dataclasses.replace(current, pair_kind=kind)
+        else:
+            keep = {f.name: getattr(current, f.name) for f in dataclasses.fields(current) if f.name != "length_ratio"}
+            self.translations = PairKindSettings(pair_kind=kind, **keep)
         self._bead_dp = None
 
     def fresh(self, config: Dict[str, Any]) -> "CRFAligner":
@@ -235,7 +252,7 @@ class CRFAligner(SentenceAlignerBase):
             return self.align_input(pair)
 
     def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
-        """Two languages and about the same length: aligned by the bead decoder (translations.py)."""
+        """A translation (translations.py): aligned by the bead decoder."""
         return self.translations.is_translation(complex_side, simple_side)
 
     @property
@@ -481,7 +498,7 @@ def train_aligner(
 
 
 TRAINING = {"@simalign_aligners": "spacy-simalign.CRFTraining.v1"}
-TRANSLATIONS = {"@simalign_aligners": "spacy-simalign.CRFTranslations.v1"}
+TRANSLATIONS = {"@simalign_aligners": "spacy-simalign.CRFTranslations.v2"}
 
 
 def sub_config(value, kind):
@@ -536,7 +553,7 @@ def make_crf_aligner(
     wide_margin: float = 0.1,
     # config references: confection resolves each to the annotated type; sub_config builds
     # the defaults on a direct call
-    translations: Union[TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
+    translations: Union[PairKindSettings, TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
     training: TrainingSettings = TRAINING,  # type: ignore[assignment]
     emission: Optional[str] = "features",
     cross_encoder_path: Optional[str] = None,
@@ -568,9 +585,9 @@ def make_crf_aligner(
 
     Null for a setting means the weights' value (a fresh model: the default), as in the old form
     `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name."""
-    translations = sub_config(translations, TranslationSettings)
+    translations = sub_config(translations, PairKindSettings)
     if isinstance(translations, str):
-        translations = TranslationSettings(mode=translations)
+        translations = PairKindSettings(mode=translations)
     settings = sub_config(training, TrainingSettings)
     given = {
         "combination": combination,

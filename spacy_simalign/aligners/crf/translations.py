@@ -1,6 +1,8 @@
 """How the CRF aligner aligns a pair that is a translation, the [aligner.translations] block of
-its config: two languages and about the same length (their characters within a factor
-`length_ratio`) make a translation, not a simplification; with mode "bead-dp" it goes to the
+its config. CRFTranslations.v2 (PairKindSettings) routes by the pair's kind (`pair_kind`:
+two languages make a translation under "auto"); the older CRFTranslations.v1
+(TranslationSettings) by a rule: two languages and about the same length (their characters
+within a factor `length_ratio`) make a translation. With mode "bead-dp" a translation goes to the
 monotone bead decoder (aligners/bead_dp.py) on the CRF's own sentence encoder, with the
 decoder's settings here (their defaults are make_bead_dp's). The CRF learned from
 simplifications, which delete a lot, and leaves a translation's sentences unaligned too often
@@ -8,6 +10,8 @@ simplifications, which delete a lot, and leaves a translation's sentences unalig
 
 from dataclasses import dataclass, fields
 
+from ...errors import InputError
+from ...pair_kinds import PAIR_KINDS, ROUTING
 from ...ranges import Choice, Range, ranges
 from ...registry import aligner_registry
 from ...structures import Side
@@ -50,3 +54,48 @@ class TranslationSettings:
 
 
 aligner_registry.register("spacy-simalign.CRFTranslations.v1", func=TranslationSettings)
+
+
+@dataclass(frozen=True)
+@ranges(mode=Choice(MODES), pair_kind=Choice(PAIR_KINDS), **make_bead_dp.setting_ranges)
+class PairKindSettings:
+    """How the CRF aligner routes a pair by what it is (`pair_kind`): "translation" goes to the
+    bead decoder (with mode "bead-dp"), "simplification" and "comparable" (documents on the same
+    subject, many sentences without a counterpart: an aligner that deletes) to the CRF, and
+    "auto" decides from the pair: sides in two languages are a translation, whatever their
+    lengths (a novel's translation can be a third longer), one language a simplification. The
+    rest are the bead decoder's settings (make_bead_dp)."""
+
+    mode: str = "bead-dp"
+    pair_kind: str = "auto"
+    max_align: int = _BEAD_DP["max_align"]
+    top_k: int = _BEAD_DP["top_k"]
+    window: int = _BEAD_DP["window"]
+    skip: float = _BEAD_DP["skip"]
+    margin: bool = _BEAD_DP["margin"]
+    length_penalty: bool = _BEAD_DP["length_penalty"]
+    concatenation: str = _BEAD_DP["concatenation"]
+    candidate_gap: float = _BEAD_DP["candidate_gap"]
+    candidate_penalty: float = _BEAD_DP["candidate_penalty"]
+
+    def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
+        """A translation by the pair's kind (see the class docstring), and mode "bead-dp"."""
+        if self.mode != "bead-dp":
+            return False
+        if self.pair_kind == "auto":
+            return complex_side.lang != simple_side.lang
+        return self.pair_kind == "translation"
+
+    def decoder(self, encoder) -> BeadDPAligner:
+        """The bead decoder on `encoder` (the CRF's own: one encoder, one sentence cache)."""
+        decoder = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("mode", "pair_kind")}
+        return BeadDPAligner(encoder, **decoder)
+
+
+def check_pair_kind(kind: str) -> str:
+    if kind not in PAIR_KINDS:
+        raise InputError(f"unknown pair kind {kind!r}: choose one of {', '.join(PAIR_KINDS)}")
+    return kind
+
+
+aligner_registry.register(ROUTING, func=PairKindSettings)
