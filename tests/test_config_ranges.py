@@ -28,7 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SAVED = ROOT / "tests" / "data" / "pipeline-0.1.0"
 COMPONENT = "components.simalign_sentence_aligner"
 # the settings blocks of the CRF: [aligner.training], [aligner.translations]
-NESTED = {"spacy-simalign.CRFTraining.v1": "training", "spacy-simalign.CRFTranslations.v1": "translations"}
+NESTED = {
+    "spacy-simalign.CRFTraining.v1": "training",
+    "spacy-simalign.CRFTranslations.v1": "translations",
+    "spacy-simalign.CRFTranslations.v2": "translations",
+}
 CRF = "spacy-simalign.CRFAligner.v2"
 PARAGRAPH = {
     "spacy-simalign.JiangParagraphs.v1",

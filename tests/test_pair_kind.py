@@ -1,0 +1,47 @@
+"""The routing of a pair by its kind (crf/translations.py, align --pair-kind): under "auto" sides
+in two languages are a translation, whatever their lengths, and a declared kind wins over a saved
+length rule."""
+
+import pytest
+from conftest import HashedNgramSimilarity
+
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.translations import PairKindSettings, TranslationSettings
+from spacy_simalign.aligners.methods import method_config
+from spacy_simalign.commands.align import with_pair_kind
+from spacy_simalign.errors import InputError
+from spacy_simalign.structures import Side
+
+
+def sides(lang_a, lang_b, ratio):
+    return Side(["x" * 100], [[0]], lang_a), Side(["y" * int(100 * ratio)], [[0]], lang_b)
+
+
+def test_pair_kind_auto_routes_by_languages_not_lengths():
+    emma = sides("en", "fr", 1.31)  # a novel's translation a third longer
+    assert PairKindSettings().is_translation(*emma)
+    assert not TranslationSettings().is_translation(*emma)  # the older rule keeps its length limit
+    assert not PairKindSettings().is_translation(*sides("de", "de", 1.0))
+    assert PairKindSettings(pair_kind="translation").is_translation(*sides("de", "de", 0.5))
+    assert not PairKindSettings(pair_kind="comparable").is_translation(*sides("de", "fr", 1.0))
+    assert not PairKindSettings(pair_kind="simplification").is_translation(*sides("de", "fr", 1.0))
+    assert not PairKindSettings(mode="crf").is_translation(*sides("de", "fr", 1.0))
+    with pytest.raises(InputError, match='pair_kind = "novel": must be one of "auto", "translation"'):
+        PairKindSettings(pair_kind="novel")
+
+
+def test_a_saved_length_rule_gives_way_to_a_declared_kind():
+    aligner = CRFAligner(encoder=HashedNgramSimilarity(), ready=False, translations=TranslationSettings())
+    aligner.set_pair_kind("comparable")
+    assert isinstance(aligner.translations, PairKindSettings)
+    assert not aligner.is_translation(*sides("de", "fr", 1.0))
+    assert aligner.translations.candidate_gap == TranslationSettings().candidate_gap
+
+
+def test_align_pair_kind_sets_the_crf_routing_and_refuses_other_aligners():
+    config = with_pair_kind(method_config("crf"), "comparable")
+    block = config["aligner"]["translations"]
+    assert block["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v2" and block["pair_kind"] == "comparable"
+    assert 'pair_kind = "comparable"' in config.to_str()
+    with pytest.raises(InputError, match="--pair-kind"):
+        with_pair_kind(method_config("bead-dp"), "translation")
