@@ -179,7 +179,7 @@ def _type_problem(value, expected: Optional[type]) -> Optional[str]:
 
 
 def _similarity_problem(value) -> Optional[str]:
-    if value is None or any(callable(getattr(value, name, None)) for name in ("matrix", "encode")):
+    if value is None or any(hasattr(value, name) for name in ("matrix", "encode")):
         return None
     return "not a similarity backend: a @simalign_similarity function goes here"
 
@@ -224,6 +224,6 @@ def check_settings(owner, values: Mapping[str, Any], flags: bool = False) -> Non
 def setting_error(message: str):
     """The error of a refused setting: an InputError that spaCy's command line prints as a message."""
     from .errors import InputError
-    from .pipeline.init_errors import SettingError
+    from .setting_errors import SettingError
 
     return SettingError(InputError(message))

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranges import COSINE, UNIT, ranges
+from ..ranges import AT_LEAST_0, COSINE, UNIT, Range, ranges
 from ..registry import aligner_registry
 from ..similarity.backends import massalign_model
 from ..similarity.scores import pair_scores
@@ -325,8 +325,12 @@ def default_word_tfidf(similarity):
     return TfidfSimilarity("word", 1)
 
 
+# a similarity threshold of a rule: above 1 no similarity reaches it, and the rule is off
+RULE_THRESHOLD = Range(-1)
+
+
 @aligner_registry("spacy-simalign.JiangParagraphs.v1")
-@ranges(tau1=COSINE, tau2=UNIT, tau3=COSINE, tau4=COSINE, tau5=UNIT)
+@ranges(tau1=COSINE, tau2=AT_LEAST_0, tau3=RULE_THRESHOLD, tau4=RULE_THRESHOLD, tau5=AT_LEAST_0)
 def make_jiang_paragraphs(
     similarity=None, tau1: float = 0.1, tau2: float = 0.35, tau3: float = 0.9, tau4: float = 0.5, tau5: float = 0.2
 ) -> ParagraphFunction:
@@ -335,7 +339,8 @@ def make_jiang_paragraphs(
     tau1, the avg-of-max similarity a simple paragraph's best complex paragraph must exceed while
     lying within relative distance tau2; tau3, a sentence pair this similar aligns any paragraph
     pair; two consecutive complex paragraphs both holding a sentence more similar than tau4 and
-    both within distance tau5 are aligned to the simple one (1:2)."""
+    both within distance tau5 are aligned to the simple one (1:2). A distance of 1 or more sets no
+    limit; tau3 or tau4 above 1 (no similarity reaches it) switches its rule off."""
     return ParagraphFunction(
         jiang_paragraph_alignment, default_word_tfidf(similarity), tau1=tau1, tau2=tau2, tau3=tau3, tau4=tau4, tau5=tau5
     )

@@ -4,28 +4,10 @@ the one error spaCy's CLI prints as a message (then exits 1) instead of a traceb
 
 from contextlib import contextmanager
 
-from thinc.api import ConfigValidationError
-
 from ..errors import InputError
+from ..setting_errors import InitializeInputError, SettingError
 
-
-class InitializeInputError(InputError, ConfigValidationError):
-    """An InputError re-raised from a component's initialize; str() is its one-line message."""
-
-    def __init__(self, err: InputError):
-        self.path, self.line, self.reason = err.path, err.line, err.reason
-        ConfigValidationError.__init__(self, title=str(err), show_config=False)
-        ValueError.__init__(self, str(err))
-
-    @classmethod
-    def from_error(cls, err, title=None, desc=None, parent=None, show_config=None) -> ConfigValidationError:
-        """What spaCy's CLI re-creates to print below the title: a plain ConfigValidationError."""
-        return ConfigValidationError(
-            title=err.title if title is None else title,
-            desc=err.desc if desc is None else desc,
-            parent=err.parent if parent is None else parent,
-            show_config=False,
-        )
+__all__ = ["InitializeInputError", "SettingError", "initialize_errors"]
 
 
 @contextmanager
@@ -35,8 +17,3 @@ def initialize_errors():
         yield
     except InputError as err:
         raise InitializeInputError(err) from None
-
-
-class SettingError(InitializeInputError):
-    """A setting that its registered function refuses (ranges.py): out of its range, not one of its
-    choices, of the wrong type, or a combination that cannot work."""
