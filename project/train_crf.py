@@ -44,12 +44,15 @@ BLOCK = "components.sentence_aligner.aligner"
 
 def build_aligner(config_path: str, overrides):
     """The untrained aligner of the config's aligner block, with --set overrides."""
-    from spacy.util import load_config
+    from spacy.util import load_config, registry
+
+    from spacy_simalign import registry as _registries  # noqa: F401  (creates the plugin's registries)
 
     aligner = load_config(config_path, interpolate=True)["components"]["sentence_aligner"]["aligner"]
-    return resolve_section(
-        {"aligner": aligner}, "aligner", config_path, {f"aligner.{key}": value for key, value in overrides}
-    )
+    # the config holds only the settings that differ from the defaults: fill in the others, so that
+    # --set can override any of them
+    filled = registry.fill({"aligner": aligner}, validate=False)
+    return resolve_section(filled, "aligner", config_path, {f"aligner.{key}": value for key, value in overrides})
 
 
 def main(argv=None) -> int:
