@@ -37,7 +37,7 @@ from .model import CRF
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
 from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
-from .translations import PairKindSettings, TranslationSettings, check_pair_kind
+from .translations import PairKindSettings, TranslationSettings
 from .unsure import document_score
 from .weights_files import read_config, read_state
 
@@ -193,8 +193,8 @@ class CRFAligner(SentenceAlignerBase):
 
     def set_pair_kind(self, kind: str) -> None:
         """Declare what the pairs are ("auto", "translation", "simplification", "comparable"):
-        a saved length rule (TranslationSettings) gives way to the routing by kind."""
-        check_pair_kind(kind)
+        a saved length rule (TranslationSettings) gives way to the routing by kind; an unknown
+        kind is refused by PairKindSettings' own check."""
         current = self.translations
         if isinstance(current, PairKindSettings):
             self.translations = dataclasses.replace(current, pair_kind=kind)

@@ -8,9 +8,8 @@ decoder's settings here (their defaults are make_bead_dp's). The CRF learned fro
 simplifications, which delete a lot, and leaves a translation's sentences unaligned too often
 (docs/results.md)."""
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-from ...errors import InputError
 from ...pair_kinds import PAIR_KINDS, ROUTING
 from ...ranges import Choice, Range, ranges
 from ...registry import aligner_registry
@@ -21,9 +20,17 @@ from ..bead_dp import BeadDPAligner, make_bead_dp
 MODES = ("bead-dp", "crf")
 
 
+class _BeadDecoderSettings:
+    """The decoder of a translations block: the bead decoder's own settings (make_bead_dp's
+    names), on the CRF's encoder (one encoder, one sentence cache)."""
+
+    def decoder(self, encoder) -> BeadDPAligner:
+        return BeadDPAligner(encoder, **{name: getattr(self, name) for name in _BEAD_DP})
+
+
 @dataclass(frozen=True)
 @ranges(mode=Choice(MODES), length_ratio=Range(1), **make_bead_dp.setting_ranges)
-class TranslationSettings:
+class TranslationSettings(_BeadDecoderSettings):
     """mode: "bead-dp" (translations go to the bead decoder) or "crf" (the CRF aligns them too);
     length_ratio: the most the two sides' character counts may differ by, as a factor; the rest
     are the bead decoder's settings (make_bead_dp)."""
@@ -47,18 +54,13 @@ class TranslationSettings:
         chars = [sum(len(t) for t in side.sentences) for side in (complex_side, simple_side)]
         return bool(min(chars)) and max(chars) / min(chars) <= self.length_ratio
 
-    def decoder(self, encoder) -> BeadDPAligner:
-        """The bead decoder on `encoder` (the CRF's own: one encoder, one sentence cache)."""
-        decoder = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("mode", "length_ratio")}
-        return BeadDPAligner(encoder, **decoder)
-
 
 aligner_registry.register("spacy-simalign.CRFTranslations.v1", func=TranslationSettings)
 
 
 @dataclass(frozen=True)
 @ranges(mode=Choice(MODES), pair_kind=Choice(PAIR_KINDS), **make_bead_dp.setting_ranges)
-class PairKindSettings:
+class PairKindSettings(_BeadDecoderSettings):
     """How the CRF aligner routes a pair by what it is (`pair_kind`): "translation" goes to the
     bead decoder (with mode "bead-dp"), "simplification" and "comparable" (documents on the same
     subject, many sentences without a counterpart: an aligner that deletes) to the CRF, and
@@ -85,17 +87,6 @@ class PairKindSettings:
         if self.pair_kind == "auto":
             return complex_side.lang != simple_side.lang
         return self.pair_kind == "translation"
-
-    def decoder(self, encoder) -> BeadDPAligner:
-        """The bead decoder on `encoder` (the CRF's own: one encoder, one sentence cache)."""
-        decoder = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("mode", "pair_kind")}
-        return BeadDPAligner(encoder, **decoder)
-
-
-def check_pair_kind(kind: str) -> str:
-    if kind not in PAIR_KINDS:
-        raise InputError(f"unknown pair kind {kind!r}: choose one of {', '.join(PAIR_KINDS)}")
-    return kind
 
 
 aligner_registry.register(ROUTING, func=PairKindSettings)
