@@ -426,25 +426,25 @@ def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp
 # -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------
 
 
+def peer_system(bead, f, whole):
+    """One system's figures on one set, as bench_peers.py writes them."""
+    return {"bead": bead, "f": f, "p": f, "r": f, "whole": whole, "algo": 0.1, "label": "all", "docs": 1}
+
+
+def two_peer_sets(**run):
+    """A peer-table run of two translation sets A (1 document) and B (2 documents), no systems yet."""
+    sets = {
+        "a": {"title": "A", "kind": "translation", "size": "1 document", "systems": {}},
+        "b": {"title": "B", "kind": "translation", "size": "2 documents", "systems": {}},
+    }
+    return {"sets": sets, "cpus": 2, "date": "2026-12-01", **run}
+
+
 def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_path):
     table = project_module("peers_table")
-
-    def system(bead, f, whole):
-        return {"bead": bead, "f": f, "p": f, "r": f, "whole": whole, "algo": 0.1, "label": "all", "docs": 1}
-
-    results = {
-        "sets": {
-            "a": {"title": "A", "kind": "translation", "size": "1 document", "systems": {}},
-            "b": {"title": "B", "kind": "translation", "size": "2 documents", "systems": {}},
-        },
-        "notes": ["a note"],
-        "complete": True,
-        "load": [3.0, 4.0],
-        "cpus": 2,
-        "date": "2026-12-01",
-    }
-    results["sets"]["a"]["systems"] = {"ours": system(0.9, 0.95, 10.0), "bertalign": system(0.8, 0.9, 20.0)}
-    results["sets"]["b"]["systems"] = {"ours": system(0.5, 0.7, 5.0), "bertalign": system(0.7, 0.8, 5.0)}
+    results = two_peer_sets(notes=["a note"], complete=True, load=[3.0, 4.0])
+    results["sets"]["a"]["systems"] = {"ours": peer_system(0.9, 0.95, 10.0), "bertalign": peer_system(0.8, 0.9, 20.0)}
+    results["sets"]["b"]["systems"] = {"ours": peer_system(0.5, 0.7, 5.0), "bertalign": peer_system(0.7, 0.8, 5.0)}
     brief = table.brief(results)
     assert (
         "| **mean over the 2 sets** | 0.700 / 0.825 | **0.750** / **0.850** | **-0.050** | 15.0 / 25.0 (sum) |" in brief
@@ -469,23 +469,12 @@ def test_the_peer_table_gives_vecalign_its_columns_only_when_the_run_holds_it():
     third, the best figure of a row in bold, the mean over the sets that hold all three systems, and
     no vecalign among the other rows of ours."""
     table = project_module("peers_table")
-
-    def system(bead, f, whole):
-        return {"bead": bead, "f": f, "p": f, "r": f, "whole": whole, "algo": 0.1, "label": "all", "docs": 1}
-
-    results = {
-        "sets": {
-            "a": {"title": "A", "kind": "translation", "size": "1 document", "systems": {}},
-            "b": {"title": "B", "kind": "translation", "size": "2 documents", "systems": {}},
-        },
-        "notes": [],
-        "load": [1.0],
-        "cpus": 2,
-        "date": "2026-12-01",
-    }
+    results = two_peer_sets(notes=[], load=[1.0])
     a, b = results["sets"]["a"]["systems"], results["sets"]["b"]["systems"]
-    a.update(ours=system(0.9, 0.95, 10.0), bertalign=system(0.8, 0.9, 20.0), vecalign=system(0.7, 0.96, 8.0))
-    b.update(ours=system(0.5, 0.7, 5.0), bertalign=system(0.7, 0.8, 5.0))
+    a.update(
+        ours=peer_system(0.9, 0.95, 10.0), bertalign=peer_system(0.8, 0.9, 20.0), vecalign=peer_system(0.7, 0.96, 8.0)
+    )
+    b.update(ours=peer_system(0.5, 0.7, 5.0), bertalign=peer_system(0.7, 0.8, 5.0))
     brief = table.brief(results)
     assert (
         "| ours - bertalign, strict | vecalign-USE: strict / link F1 | ours - vecalign, strict | whole s: ours / "
