@@ -568,7 +568,7 @@ def general_notes(results: Dict, args) -> List[str]:
         "IN-SAMPLE = weights trained on them. All five sets are development data that the defaults were "
         "chosen on or checked against: every figure is in-sample in that sense (the hidden test sets are "
         "outside the repository).",
-        "ours = the default `align` as a user runs it: a pair in two languages of about the same length "
+        'ours = the default `align` as a user runs it: a pair in two languages (pair_kind "auto") '
         "is a translation and goes to the bead decoder (bead_dp.py), the rest to the CRF (weights learned "
         "on German simplification). Strict = a predicted bead counts only if it equals a gold bead "
         "(bead-text F1); link = each bead expanded into its sentence links; mean = unweighted over the sets "

@@ -6,7 +6,7 @@
 2. cross-lingual mode: the DEplain-web dev pairs with the simple side declared English, so that
    the lexical features are masked (the weights were trained on these documents): once through
    the CRF's cross-lingual mode (translations = "crf"), once as `align` does by default, where
-   pairs of two languages and about the same length go to the bead decoder (bead_dp.py).
+   pairs in two languages go to the bead decoder (bead_dp.py; pair_kind "auto").
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python -m spacy project run eval-crf-transfer
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_crf_transfer.py [--data ../shared/data]
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     crossed = [(p.complex, Side(p.simple.sentences, p.simple.paragraphs, "en"), p.gold) for p in dev]
     print(f"{'check':58s} {'docs':>5s} {'link F1':>8s} {'bead-text F1':>13s}")
     crf_only = CRFAligner.default(encoder=aligner.encoder)
-    crf_only.set_translations("crf", crf_only.translation_length_ratio)
+    crf_only.set_translations("crf")
     routed = sum(aligner.is_translation(c, s) for c, s, _ in crossed)
     for name, docs, used in (
         ("Amsterdam nl silver, shipped weights", dutch, aligner),
