@@ -106,3 +106,49 @@ def test_the_decoder_built_without_settings_takes_the_registered_defaults():
     assert BeadDPAligner(encoder, window=9).window == 9
     with pytest.raises(TypeError, match="unknown BeadDP setting"):
         BeadDPAligner(encoder, windw=9)
+
+
+def test_band_scores_are_the_scores_of_each_bead_wherever_the_decoder_asks():
+    """The decoder's scores come from a few matrix products over the band (band_scores.py,
+    bead_dp.band_dots): each equals the bead's own dot products, inside the band, in the cells the
+    backward pass asks for, and outside both (scored directly)."""
+    from spacy_simalign.aligners.band_scores import BandScores
+    from spacy_simalign.aligners.bead_dp import band_around, band_dots, bead_scorer
+
+    rng = np.random.default_rng(0)
+    n, m, dim = 150, 170, 16
+    src = rng.normal(size=(n, dim)).astype(np.float32)
+    tgt = rng.normal(size=(m, dim)).astype(np.float32)
+    rows = np.sort(rng.integers(0, n, 900))
+    cols = np.minimum(rows + rng.integers(-3, 30, 900), m - 1).clip(0)  # a band, and a few far cells
+    cols[::97] = rng.integers(0, m, len(cols[::97]))
+    expected = np.einsum("kd,kd->k", src[rows].astype(np.float64), tgt[cols].astype(np.float64))
+    np.testing.assert_allclose(band_dots(src, tgt, rows, cols), expected, rtol=1e-5, atol=1e-5)
+
+    S, SL = runs(src / np.linalg.norm(src, axis=1, keepdims=True), rng.uniform(5, 90, n), 4)
+    T, TL = runs(tgt / np.linalg.norm(tgt, axis=1, keepdims=True), rng.uniform(5, 90, m), 4)
+    score = bead_scorer(S, T, SL, TL, 1.1, True, True)
+    path = [(i, min(m, i + i // 8)) for i in range(1, n, 3)]
+    lo, hi = band_around(path, n, m, 5)
+    band = BandScores(score, lo, hi)
+
+    def direct(a, b, i, js):  # the module docstring's score, one bead at a time
+        out = []
+        for j in js:
+            v, u = S[a - 1, i - 1].astype(np.float64), T[b - 1, j - 1].astype(np.float64)
+            # less the mean cosine with the sentences just outside each side, the two sides averaged
+            target_side = [T[0, k] @ v for k in (j, j - b - 1) if 0 <= k < m]
+            source_side = [S[0, k] @ u for k in (i, i - a - 1) if 0 <= k < n]
+            near = (np.mean(target_side) if target_side else 0.0) + (np.mean(source_side) if source_side else 0.0)
+            value = u @ v - near / 2
+            a_len, b_len = SL[a - 1, i - 1], TL[b - 1, j - 1] * 1.1
+            out.append(value * np.log2(1 + min(a_len, b_len) / max(a_len, b_len)))
+        return np.array(out)
+
+    for a, b in ((1, 1), (2, 1), (1, 3), (2, 2)):
+        for i in (a, n // 2, n):
+            inside = np.arange(max(lo[i], b), hi[i] + 1)
+            backward = np.arange(max(lo[i - a] + b, b), min(hi[i - a] + b, m) + 1)[::-1]
+            outside = np.array([b, m]) if lo[i] > b + 1 else np.array([m])
+            for js in (inside, backward, outside):
+                np.testing.assert_allclose(band(a, b, i, js), direct(a, b, i, js), rtol=1e-5, atol=1e-5)

@@ -1,5 +1,5 @@
 """Bead scores remembered over the band of the bead decoder (bead_dp.py), so that its passes
-score each bead once."""
+score each bead once, and score a whole band at once."""
 
 from typing import Dict, Tuple
 
@@ -7,25 +7,44 @@ import numpy as np
 
 
 class BandScores:
-    """`score` (a bead_scorer) remembered per bead type and end row, over the row's columns of
-    the band: the decoder asks for the same beads up to four times (the first pass, the
-    backward pass and the candidate search of bead_units.py, the second pass's 1:1 beads), and
-    scoring is most of its time. Columns outside the band (the backward pass's bead ends can
-    lie there) are scored directly. Each value is the dot products `score` computes for them."""
+    """`score` (a bead_dp.BeadScorer) remembered per bead type over the band's cells: the
+    decoder asks for the same beads up to four times (the first pass, the backward pass and
+    the candidate search of bead_units.py, the second pass's 1:1 beads), and scoring is most of
+    its time. The first request for a bead type scores every cell of the band for it in one
+    call (`score.cells`: a few matrix products instead of a call per row). A row's cells are
+    those of its band and those the backward pass asks for (bead ends b columns past the band of
+    the bead's start row); any other column is scored directly."""
 
     def __init__(self, score, lo: np.ndarray, hi: np.ndarray):
         self.score, self.lo, self.hi = score, lo, hi
-        self.rows: Dict[Tuple[int, int, int], Tuple[int, np.ndarray]] = {}
+        # (a, b): (first column of each row's band, offset of each row's values, the values)
+        self.types: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def _band(self, a: int, b: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The a:b scores of the cells of rows a..n: columns max(lo, b)..hi of the row's band and
+        of the start row's band shifted by b."""
+        n = len(self.lo) - 1
+        start_lo = np.concatenate([np.full(a, self.lo[0]), self.lo[: n + 1 - a]]) + b
+        start_hi = np.concatenate([np.full(a, self.hi[0]), self.hi[: n + 1 - a]]) + b
+        first = np.maximum(np.minimum(self.lo, start_lo), b)
+        last = np.minimum(np.maximum(self.hi, start_hi), int(self.hi.max()))  # the band reaches the last column
+        widths = np.maximum(last - first + 1, 0)
+        widths[: max(a, 1)] = 0  # an a:b bead ends at row a or later
+        offsets = np.concatenate([[0], np.cumsum(widths)])
+        rows = np.repeat(np.arange(n + 1), widths)
+        cols = np.arange(offsets[-1]) - np.repeat(offsets[:-1], widths) + np.repeat(first, widths)
+        values = self.score.cells(a, b, rows, cols) if len(rows) else np.zeros(0)
+        return first, offsets, values
 
     def __call__(self, a: int, b: int, i: int, cols: np.ndarray) -> np.ndarray:
-        key = (a, b, i)
-        row = self.rows.get(key)
-        if row is None:
-            start = max(int(self.lo[i]), b)
-            band = np.arange(start, int(self.hi[i]) + 1)
-            row = self.rows[key] = (start, self.score(a, b, i, band) if len(band) else np.zeros(0))
-        start, values = row
-        first, last = (cols[0], cols[-1]) if len(cols) else (start, start)
-        if min(first, last) >= start and max(first, last) < start + len(values):  # cols are monotone
-            return values[cols - start]
+        band = self.types.get((a, b))
+        if band is None:
+            band = self.types[(a, b)] = self._band(a, b)
+        first, offsets, values = band
+        start, width = int(first[i]), int(offsets[i + 1] - offsets[i])
+        if not len(cols):
+            return np.zeros(0)
+        low, high = (cols[0], cols[-1]) if cols[0] <= cols[-1] else (cols[-1], cols[0])  # cols are monotone
+        if low >= start and high < start + width:
+            return values[offsets[i] + cols - start]
         return self.score(a, b, i, cols)

@@ -116,40 +116,71 @@ def band_around(path: Sequence[Tuple[int, int]], n: int, m: int, window: int) ->
     return lo, hi
 
 
-def bead_scorer(S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool):
-    """score(a, b, i, cols): the scores of the a:b beads ending at source sentence i and at each
-    target sentence in cols (1-based ends), from run vectors S, T [longest, n, d] and run
-    lengths SL, TL [longest, n] (see the module docstring: cosine, margin, length agreement)."""
-    n, m = S.shape[1], T.shape[1]
+def band_dots(X: np.ndarray, Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, block: int = 16) -> np.ndarray:
+    """X[rows] . Y[cols] for each (row, col) pair, rows in increasing order: one matrix product
+    per block of rows over the columns the block's pairs reach (a band is narrow, so the
+    product holds few cells it does not need), gathered dot products where it would hold many."""
+    out = np.empty(len(rows), dtype=np.float64)
+    if not len(rows):
+        return out
+    edges = np.searchsorted(rows, np.arange(rows[0], rows[-1] + 1 + block, block))
+    for s, e in zip(edges[:-1], edges[1:]):
+        if s == e:
+            continue
+        r, c = rows[s:e], cols[s:e]
+        r0, c0, c1 = int(r[0]), int(c.min()), int(c.max())
+        height, width = int(r[-1]) - r0 + 1, c1 - c0 + 1
+        if height * width <= 4 * (e - s):
+            out[s:e] = (X[r0 : r0 + height] @ Y[c0 : c1 + 1].T)[r - r0, c - c0]
+        else:
+            out[s:e] = np.einsum("kd,kd->k", X[r], Y[c])
+    return out
 
-    def score(a, b, i, cols):
-        v = S[a - 1, i - 1]
-        u = T[b - 1, cols - 1]
-        value = u @ v
-        if margin:
+
+class BeadScorer:
+    """The scores of a:b beads, from run vectors S, T [longest, n, d] and run lengths SL, TL
+    [longest, n] (see the module docstring: cosine, margin, length agreement). Called as
+    score(a, b, i, cols) for the beads ending at source sentence i and at each target sentence
+    in cols (1-based ends); `cells` scores any set of bead ends at once, as band_scores.py does
+    for a whole band (the decoder's time is mostly scoring, and one call per row is slow)."""
+
+    def __init__(self, S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool):
+        self.S, self.T, self.SL, self.TL = S, T, SL, TL
+        self.ratio, self.margin, self.length_penalty = ratio, margin, length_penalty
+
+    def __call__(self, a: int, b: int, i: int, cols: np.ndarray) -> np.ndarray:
+        return self.cells(a, b, np.full(len(cols), i, dtype=np.int64), np.asarray(cols, dtype=np.int64))
+
+    def cells(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Scores of the a:b beads ending at (rows[k], cols[k]), rows in increasing order."""
+        S, T = self.S, self.T
+        n, m = S.shape[1], T.shape[1]
+        value = band_dots(S[a - 1], T[b - 1], rows - 1, cols - 1)
+        if self.margin:
+            # the bead's source run against the target sentences just outside its target side
+            near = np.zeros(len(cols))
             right, left = cols < m, cols - b - 1 >= 0
-            near = np.zeros(len(cols))
-            count = np.zeros(len(cols))
-            near[right] += T[0, cols[right]] @ v
-            count += right
-            near[left] += T[0, cols[left] - b - 1] @ v
-            count += left
+            near[right] += band_dots(S[a - 1], T[0], rows[right] - 1, cols[right])
+            near[left] += band_dots(S[a - 1], T[0], rows[left] - 1, cols[left] - b - 1)
+            count = right.astype(np.int64) + left
             target_side = np.where(count > 0, near / np.maximum(count, 1), 0.0)
+            # and its target run against the source sentences just outside its source side
             near = np.zeros(len(cols))
-            count = 0
-            if i < n:
-                near += u @ S[0, i]
-                count += 1
-            if i - a - 1 >= 0:
-                near += u @ S[0, i - a - 1]
-                count += 1
-            value = value - (target_side + (near / count if count else 0.0)) / 2
-        if length_penalty:
-            a_len, b_len = SL[a - 1, i - 1], TL[b - 1, cols - 1] * ratio
+            after, before = rows < n, rows - a - 1 >= 0
+            near[after] += band_dots(S[0], T[b - 1], rows[after], cols[after] - 1)
+            near[before] += band_dots(S[0], T[b - 1], rows[before] - a - 1, cols[before] - 1)
+            count = after.astype(np.int64) + before
+            source_side = np.where(count > 0, near / np.maximum(count, 1), 0.0)
+            value = value - (target_side + source_side) / 2
+        if self.length_penalty:
+            a_len, b_len = self.SL[a - 1, rows - 1], self.TL[b - 1, cols - 1] * self.ratio
             value = value * np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
         return value
 
-    return score
+
+def bead_scorer(S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool) -> BeadScorer:
+    """The bead scores of run vectors S, T and run lengths SL, TL (BeadScorer)."""
+    return BeadScorer(S, T, SL, TL, ratio, margin, length_penalty)
 
 
 def forward(n: int, m: int, types, lo: np.ndarray, hi: np.ndarray, score, skip: float, allowed=None):
@@ -241,7 +272,7 @@ def align_monotone(
             cost,
             S,
             T,
-            lambda S, T: bead_scorer(S, T, SL, TL, ratio, margin, length_penalty),
+            lambda S, T: BandScores(bead_scorer(S, T, SL, TL, ratio, margin, length_penalty), lo, hi),
         )
         cost, back = forward(n, m, types, lo, hi, score, skip, allowed)
     return [(a, b, c, d, float(S[b - a - 1, b - 1] @ T[d - c - 1, d - 1])) for a, b, c, d in backtrace(back, types)]
