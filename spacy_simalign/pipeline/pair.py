@@ -13,6 +13,7 @@ Spans, beads, each sentence's aligned sentences) are getters on top.
 import bisect
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from spacy.attrs import IDX, ORTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -141,11 +142,13 @@ def make_pair(
             info["split"] = base
             if words:
                 spaces[-1] = True
+        # one array of the side's tokens (a Token object per token costs most of a pair's build)
+        orth, idx, space = side_doc.to_array([ORTH, IDX, SPACY]).T.tolist() if len(side_doc) else ([], [], [])
         side_starts: List[Optional[bool]] = [None] * len(side_doc)
         if offsets is not None:
             side_starts = [False] * len(side_doc)
-            char_to_token = {t.idx: t.i for t in side_doc}
-            token_starts = [t.idx for t in side_doc]
+            token_starts = idx
+            char_to_token = {start: i for i, start in enumerate(token_starts)}
             paras = []
             for para in offsets:
                 sent_toks = []
@@ -160,8 +163,9 @@ def make_pair(
                 end_tok = bisect.bisect_left(token_starts, last_end) or first + 1
                 paras.append((base + first, base + end_tok))
             paragraph_tokens[name] = paras
-        words.extend(t.text for t in side_doc)
-        spaces.extend(bool(t.whitespace_) for t in side_doc)
+        strings = side_doc.vocab.strings
+        words.extend(strings[o] for o in orth)
+        spaces.extend(bool(x) for x in space)
         starts.extend(side_starts)
         info["presegmented"].append(offsets is not None)
         info["n_tokens"][SIDE_NAMES.index(name)] = len(side_doc)
