@@ -35,8 +35,11 @@ demo: $(BASE_STAMP)
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider --durations=15
 CHROMIUM := /usr/bin/chromium
 
+# The fast tests run on TEST_WORKERS processes (pytest-xdist); the slow ones one at a time, since
+# some of them measure memory and time or start threads and worker processes of their own.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PYTEST) -m "not slow and not browser" || test $$? -eq 5
+	$(PYTEST) -n $(TEST_WORKERS) -m "not slow and not browser" || test $$? -eq 5
 
 test-slow: $(STAMP) $(CHROMIUM)
 	$(PYTEST) -m "slow or browser" || test $$? -eq 5
