@@ -13,7 +13,6 @@ Spans, beads, each sentence's aligned sentences) are getters on top.
 import bisect
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from spacy.attrs import IDX, ORTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -143,7 +142,7 @@ def make_pair(
             if words:
                 spaces[-1] = True
         # one array of the side's tokens (a Token object per token costs most of a pair's build)
-        orth, idx, space = side_doc.to_array([ORTH, IDX, SPACY]).T.tolist() if len(side_doc) else ([], [], [])
+        orth, idx, space = side_doc.to_array(["ORTH", "IDX", "SPACY"]).T.tolist() if len(side_doc) else ([], [], [])
         side_starts: List[Optional[bool]] = [None] * len(side_doc)
         if offsets is not None:
             side_starts = [False] * len(side_doc)
