@@ -20,9 +20,20 @@ from ..bead_dp import BeadDPAligner, make_bead_dp
 MODES = ("bead-dp", "crf")
 
 
+@dataclass(frozen=True)
 class _BeadDecoderSettings:
     """The decoder of a translations block: the bead decoder's own settings (make_bead_dp's
-    names), on the CRF's encoder (one encoder, one sentence cache)."""
+    names and defaults), on the CRF's encoder (one encoder, one sentence cache)."""
+
+    max_align: int = _BEAD_DP["max_align"]
+    top_k: int = _BEAD_DP["top_k"]
+    window: int = _BEAD_DP["window"]
+    skip: float = _BEAD_DP["skip"]
+    margin: bool = _BEAD_DP["margin"]
+    length_penalty: bool = _BEAD_DP["length_penalty"]
+    concatenation: str = _BEAD_DP["concatenation"]
+    candidate_gap: float = _BEAD_DP["candidate_gap"]
+    candidate_penalty: float = _BEAD_DP["candidate_penalty"]
 
     def decoder(self, encoder) -> BeadDPAligner:
         return BeadDPAligner(encoder, **{name: getattr(self, name) for name in _BEAD_DP})
@@ -37,15 +48,6 @@ class TranslationSettings(_BeadDecoderSettings):
 
     mode: str = "bead-dp"
     length_ratio: float = 1.25
-    max_align: int = _BEAD_DP["max_align"]
-    top_k: int = _BEAD_DP["top_k"]
-    window: int = _BEAD_DP["window"]
-    skip: float = _BEAD_DP["skip"]
-    margin: bool = _BEAD_DP["margin"]
-    length_penalty: bool = _BEAD_DP["length_penalty"]
-    concatenation: str = _BEAD_DP["concatenation"]
-    candidate_gap: float = _BEAD_DP["candidate_gap"]
-    candidate_penalty: float = _BEAD_DP["candidate_penalty"]
 
     def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
         """Two languages and about the same length (and mode "bead-dp")."""
@@ -70,15 +72,6 @@ class PairKindSettings(_BeadDecoderSettings):
 
     mode: str = "bead-dp"
     pair_kind: str = "auto"
-    max_align: int = _BEAD_DP["max_align"]
-    top_k: int = _BEAD_DP["top_k"]
-    window: int = _BEAD_DP["window"]
-    skip: float = _BEAD_DP["skip"]
-    margin: bool = _BEAD_DP["margin"]
-    length_penalty: bool = _BEAD_DP["length_penalty"]
-    concatenation: str = _BEAD_DP["concatenation"]
-    candidate_gap: float = _BEAD_DP["candidate_gap"]
-    candidate_penalty: float = _BEAD_DP["candidate_penalty"]
 
     def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
         """A translation by the pair's kind (see the class docstring), and mode "bead-dp"."""
