@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
+from eval_translations import scores as translation_scores
 from script_output import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.bead_dp import SETTINGS, make_bead_dp
-from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
 
@@ -57,11 +57,8 @@ def held_out_parts(sets: Dict[str, list]) -> List[Tuple[str, str, List[int]]]:
 
 def scores(records: Sequence, preds: Sequence) -> Tuple[float, float]:
     """(strict bead F1, link F1), pooled over the records."""
-    scorer = AlignmentScorer()
-    for record, beads in zip(records, preds):
-        scorer.add(record.gold, beads, record.side("complex").sentences, record.side("simple").sentences)
-    s = scorer.scores()
-    return s["bead_text"]["f"], s["link"]["f"]
+    pooled = translation_scores(records, preds)
+    return pooled["strict"], pooled["f"]
 
 
 def main(argv=None) -> int:
