@@ -150,5 +150,11 @@ def test_band_scores_are_the_scores_of_each_bead_wherever_the_decoder_asks():
             inside = np.arange(max(lo[i], b), hi[i] + 1)
             backward = np.arange(max(lo[i - a] + b, b), min(hi[i - a] + b, m) + 1)[::-1]
             outside = np.array([b, m]) if lo[i] > b + 1 else np.array([m])
-            for js in (inside, backward, outside):
-                np.testing.assert_allclose(band(a, b, i, js), direct(a, b, i, js), rtol=1e-5, atol=1e-5)
+            for js in (inside, backward, outside, np.concatenate([inside, outside])):
+                at = np.full(len(js), i)
+                np.testing.assert_allclose(band(a, b, at, js), direct(a, b, i, js), rtol=1e-5, atol=1e-5)
+        # the cells of several rows in one call, as the forward pass asks
+        at = np.repeat([a, n // 2, n], 2)
+        js = np.array([max(lo[a], b), hi[a], max(lo[n // 2], b), hi[n // 2], max(lo[n], b), m])
+        expected = np.concatenate([direct(a, b, i, js[k : k + 2]) for k, i in zip((0, 2, 4), (a, n // 2, n))])
+        np.testing.assert_allclose(band(a, b, at, js), expected, rtol=1e-5, atol=1e-5)

@@ -68,7 +68,7 @@ def test_candidates_with_no_gap_are_the_beads_of_the_best_path():
     kept = CandidateRescorer((["a", "b"], ["x", "y", "z"]), None, gap=1e-9, penalty=0.0).candidates(
         forward, types, lo, hi, score, -0.1, cost
     )
-    assert {(types[t], i): cols.tolist() for (t, i), cols in kept.items()} == {((1, 2), 2): [3]}
+    assert {types[t]: (rows.tolist(), cols.tolist()) for t, (rows, cols) in kept.items()} == {(1, 2): ([2], [3])}
 
 
 @pytest.fixture(scope="module")

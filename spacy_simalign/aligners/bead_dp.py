@@ -23,7 +23,7 @@ import numpy as np
 from ..ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, Choice, Range, check_settings, ranges
 from ..registry import aligner_registry
 from ..structures import Bead, ParagraphLink, Side
-from .band_scores import BandScores
+from .band_scores import BandScores, band_cells
 from .bead_units import CandidateRescorer
 from .protocol import SentenceAlignerBase
 from .runs import run_text
@@ -140,18 +140,15 @@ def band_dots(X: np.ndarray, Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, 
 class BeadScorer:
     """The scores of a:b beads, from run vectors S, T [longest, n, d] and run lengths SL, TL
     [longest, n] (see the module docstring: cosine, margin, length agreement). Called as
-    score(a, b, i, cols) for the beads ending at source sentence i and at each target sentence
-    in cols (1-based ends); `cells` scores any set of bead ends at once, as band_scores.py does
-    for a whole band (the decoder's time is mostly scoring, and one call per row is slow)."""
+    score(a, b, rows, cols) for the beads ending at each (rows[k], cols[k]) (1-based ends, rows
+    in increasing order): a whole band at once, as band_scores.py asks (the decoder's time is
+    mostly scoring, and one call per row is slow)."""
 
     def __init__(self, S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool):
         self.S, self.T, self.SL, self.TL = S, T, SL, TL
         self.ratio, self.margin, self.length_penalty = ratio, margin, length_penalty
 
-    def __call__(self, a: int, b: int, i: int, cols: np.ndarray) -> np.ndarray:
-        return self.cells(a, b, np.full(len(cols), i, dtype=np.int64), np.asarray(cols, dtype=np.int64))
-
-    def cells(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    def __call__(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Scores of the a:b beads ending at (rows[k], cols[k]), rows in increasing order."""
         S, T = self.S, self.T
         n, m = S.shape[1], T.shape[1]
@@ -183,38 +180,59 @@ def bead_scorer(S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool) 
     return BeadScorer(S, T, SL, TL, ratio, margin, length_penalty)
 
 
+# the cells of a block of rows scored at once by the forward pass, all bead types together
+BLOCK_CELLS = 1 << 20
+
+
 def forward(n: int, m: int, types, lo: np.ndarray, hi: np.ndarray, score, skip: float, allowed=None):
     """The best total score of aligning the first i source and j target sentences, for every
     (i, j) of the band (-inf outside it), and the bead type that ends each best path there.
-    `allowed(t, i, cols)`, if given, masks the cols where an n:m bead type t may end at row i (1:1 beads and skips are always allowed)."""
+    `score(a, b, rows, cols)` gives the a:b beads ending at each (rows[k], cols[k]), rows in
+    increasing order; `allowed(t, rows, cols)`, if given, masks the cells where an n:m bead type
+    t may end (1:1 beads and skips are always allowed). Row by row, every bead type at once: the
+    scores of a block of rows come first, in one call per type, then each row takes the best
+    type of each cell (the first of equals, in the order of `types`)."""
     cost = np.full((n + 1, m + 1), -np.inf, dtype=np.float64)
     back = np.full((n + 1, m + 1), -1, dtype=np.int8)
     cost[0, 0] = 0.0
     skip_right = types.index((0, 1))
+    kinds = np.array([t for t, ab in enumerate(types) if ab != (0, 1)])  # the 0:1 skip chains along the row
+    A = np.array([types[t][0] for t in kinds])
+    B = np.array([types[t][1] for t in kinds])
     ramp = skip * np.arange(m + 1)
-    for i in range(n + 1):
-        js = np.arange(lo[i], hi[i] + 1)
-        for t, (a, b) in enumerate(types):
-            if a > i or (a, b) == (0, 1):
-                continue
-            cols = js[js >= b]
+    widths = hi - lo + 1
+    width = int(widths.max())
+    block = max(1, BLOCK_CELLS // (len(kinds) * width))
+    for first in range(0, n + 1, block):
+        last = min(n + 1, first + block)
+        rows, cols, place = band_cells(lo, hi, first, last)
+        scores = np.full((len(kinds), last - first, width), -np.inf)
+        for k, t in enumerate(kinds):
+            a, b = types[t]
+            keep = (rows >= a) & (cols >= b)
             if allowed is not None and a and b and a + b > 2:
-                cols = cols[allowed(t, i, cols)]
-            if not len(cols):
-                continue
-            prev = cost[i - a, cols - b]
-            value = prev + (np.full(len(cols), skip) if a == 0 or b == 0 else score(a, b, i, cols))
-            better = value > cost[i, cols]
-            cost[i, cols[better]] = value[better]
-            back[i, cols[better]] = t
-        # simple sentences left out (0:1) chain along the row: max over k <= j of cost[i, k] + skip * (j - k)
-        row = np.full(m + 1, -np.inf)
-        row[js] = cost[i, js]
-        reach = np.maximum.accumulate(row - ramp) + ramp
-        gain = np.zeros(m + 1, dtype=bool)
-        gain[js] = reach[js] > row[js] + 1e-12
-        cost[i, gain] = reach[gain]
-        back[i, gain] = skip_right
+                keep[keep] = allowed(t, rows[keep], cols[keep])
+            r, c = rows[keep], cols[keep]
+            if len(r):
+                scores[k, r - first, place[keep]] = skip if a == 0 or b == 0 else score(a, b, r, c)
+        for i in range(first, last):
+            js = np.arange(lo[i], hi[i] + 1)
+            # a bead type that cannot end here scores -inf, so any in-range previous cell will do
+            prev = cost[np.maximum(i - A, 0)[:, None], np.maximum(js[None, :] - B[:, None], 0)]
+            value = prev + scores[:, i - first, : len(js)]
+            best = value.argmax(axis=0)
+            top = value[best, np.arange(len(js))]
+            better = top > cost[i, js]
+            cost[i, js[better]] = top[better]
+            back[i, js[better]] = kinds[best[better]]
+            # simple sentences left out (0:1) chain along the row: max over k <= j of cost[i, k] + skip * (j - k)
+            row = np.full(m + 1, -np.inf)
+            row[js] = cost[i, js]
+            reach = np.maximum.accumulate(row - ramp) + ramp
+            gain = np.zeros(m + 1, dtype=bool)
+            gain[js] = reach[js] > row[js] + 1e-12
+            cost[i, gain] = reach[gain]
+            back[i, gain] = skip_right
     return cost, back
 
 

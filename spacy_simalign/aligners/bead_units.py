@@ -19,6 +19,7 @@ from typing import Callable, Dict, List, Sequence, Set, Tuple
 
 import numpy as np
 
+from .band_scores import band_cells
 from .runs import run_text
 
 
@@ -29,32 +30,34 @@ class CandidateRescorer:
     def __init__(self, texts: Tuple[Sequence[str], Sequence[str]], encode: Callable, gap: float, penalty: float):
         self.texts, self.encode, self.gap, self.penalty = texts, encode, gap, penalty
 
-    def candidates(self, forward, types, lo, hi, score, skip, cost) -> Dict[Tuple[int, int], np.ndarray]:
-        """{(bead type, end row): end columns} of the n:m beads on a path within `gap` of the best;
+    def candidates(self, forward, types, lo, hi, score, skip, cost) -> Dict[int, Tuple[np.ndarray, np.ndarray]]:
+        """{bead type: (end rows, end columns)} of the n:m beads on a path within `gap` of the best;
         `forward` is bead_dp.forward (the same search, run on the reversed sides for the backward scores)."""
         floor = cost[-1, -1] - self.gap
         kept = {}
-        for key, (cols, through) in paths_through(forward, types, lo, hi, score, skip, cost).items():
-            cols = cols[through >= floor]
-            if len(cols):
-                kept[key] = cols
+        for t, (rows, cols, through) in paths_through(forward, types, lo, hi, score, skip, cost).items():
+            close = through >= floor
+            if close.any():
+                kept[t] = (rows[close], cols[close])
         return kept
 
     def __call__(self, forward, types, lo, hi, score, skip, cost, S, T, make_score):
         """(run vectors S, T with the candidates' joined texts, their bead scorer, the mask of allowed n:m beads)."""
         kept = self.candidates(forward, types, lo, hi, score, skip, cost)
         S, T = self.joined(kept, types, S, T)
+        stride = cost.shape[1]
+        cells = {t: rows * stride + cols for t, (rows, cols) in kept.items()}  # sorted: rows, then columns
 
-        def allowed(t, i, cols):
-            return np.isin(cols, kept.get((t, i), ()))
+        def allowed(t, rows, cols):
+            return np.isin(rows * stride + cols, cells.get(t, ()))
 
         unit = make_score(S, T)
         first_pass = score
 
-        def score(a, b, i, cols):
+        def score(a, b, rows, cols):
             if a == b == 1:  # single sentences keep their vectors, so their scores are the first pass's
-                return first_pass(a, b, i, cols)
-            return unit(a, b, i, cols) - self.penalty * (a + b - 2)
+                return first_pass(a, b, rows, cols)
+            return unit(a, b, rows, cols) - self.penalty * (a + b - 2)
 
         return S, T, score, allowed
 
@@ -62,12 +65,12 @@ class CandidateRescorer:
         """The run vectors S, T with those of the runs of the `kept` beads made from their joined text."""
         src_runs: Set[Tuple[int, int]] = set()
         tgt_runs: Set[Tuple[int, int]] = set()
-        for (t, i), cols in kept.items():
+        for t, (rows, cols) in kept.items():
             a, b = types[t]
             if a > 1:
-                src_runs.add((a, i))
+                src_runs.update((a, int(i)) for i in np.unique(rows))
             if b > 1:
-                tgt_runs.update((b, int(j)) for j in cols)
+                tgt_runs.update((b, int(j)) for j in np.unique(cols))
         return self._replace(S, sorted(src_runs), 0), self._replace(T, sorted(tgt_runs), 1)
 
     def _replace(self, R: np.ndarray, wanted: List[Tuple[int, int]], side: int) -> np.ndarray:
@@ -83,29 +86,34 @@ class CandidateRescorer:
         return R
 
 
-def paths_through(forward, types, lo, hi, score, skip, cost) -> Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]]:
-    """{(bead type, end row): (end columns, best total of a complete path through each bead)} of
+class Reversed:
+    """A bead scorer on the sides read backwards (the backward pass): the a:b bead ending at
+    (i, j) of the reversed sides is the one ending at (n - i + a, m - j + b) of the sides."""
+
+    def __init__(self, score, n: int, m: int):
+        self.score, self.n, self.m = score, n, m
+
+    def __call__(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        # rows increase here, so they decrease on the sides: score them in increasing order
+        return self.score(a, b, (self.n - rows + a)[::-1], (self.m - cols + b)[::-1])[::-1]
+
+
+def paths_through(forward, types, lo, hi, score, skip, cost) -> Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """{bead type: (end rows, end columns, best total of a complete path through each bead)} of
     the n:m beads of the band on some complete path; `cost` is the forward pass's."""
     n, m = cost.shape[0] - 1, cost.shape[1] - 1
     reverse_lo, reverse_hi = m - hi[::-1], m - lo[::-1]
-    backward, _ = forward(
-        n,
-        m,
-        types,
-        reverse_lo,
-        reverse_hi,
-        lambda a, b, i, cols: score(a, b, n - i + a, m - cols + b),
-        skip,
-    )
+    backward, _ = forward(n, m, types, reverse_lo, reverse_hi, Reversed(score, n, m), skip)
     backward = backward[::-1, ::-1]  # best score from (i, j) to the end
+    rows, cols, _ = band_cells(lo, hi, 1, n + 1)
     found = {}
-    for i in range(1, n + 1):
-        js = np.arange(lo[i], hi[i] + 1)
-        for t, (a, b) in enumerate(types):
-            if a > i or not a or not b or a + b < 3:
-                continue
-            cols = js[js >= b]
-            cols = cols[np.isfinite(cost[i - a, cols - b]) & np.isfinite(backward[i, cols])]
-            if len(cols):
-                found[(t, i)] = (cols, cost[i - a, cols - b] + score(a, b, i, cols) + backward[i, cols])
+    for t, (a, b) in enumerate(types):
+        if not a or not b or a + b < 3:
+            continue
+        keep = (rows >= a) & (cols >= b)
+        r, c = rows[keep], cols[keep]
+        keep = np.isfinite(cost[r - a, c - b]) & np.isfinite(backward[r, c])
+        r, c = r[keep], c[keep]
+        if len(r):
+            found[t] = (r, c, cost[r - a, c - b] + score(a, b, r, c) + backward[r, c])
     return found
