@@ -1,9 +1,11 @@
 """The Doc pair: both sides in one Doc, plain-data extensions, serialisation, Examples."""
 
+import pytest
 import spacy
 from spacy.tokens import DocBin
 from spacy.training import Example
 
+from spacy_simalign.errors import InputError
 from spacy_simalign.pipeline import pair
 from spacy_simalign.structures import Bead
 
@@ -125,3 +127,19 @@ def test_align_keeps_inner_whitespace_and_the_same_beads(tmp_path):
             == [(b["complex"], b["simple"]) for b in plain["alignments"]]
             == [([0], [0]), ([1], [1]), ([2], [2])]
         )
+
+
+def test_make_pair_refuses_an_empty_paragraph_or_sentence_as_a_pair_file_does(deplain_pairs):
+    """Given sentences go through the pair file's own check: one line naming the side, paragraph
+    and sentence, not an IndexError from deep inside the Doc's build."""
+    nlp = spacy.blank("de")
+    record = deplain_pairs[0]
+    complex_side, simple_side = record["complex"]["paragraphs"], record["simple"]["paragraphs"]
+    with pytest.raises(InputError, match=r"^'complex\.paragraphs\[1\]' has no sentences$"):
+        pair.make_pair(nlp, [complex_side[0], []], simple_side)
+    blank_sentence = [simple_side[0][:1] + ["  "] + simple_side[0][1:]] + simple_side[1:]
+    with pytest.raises(InputError, match=r"^'simple\.paragraphs\[0\]\[1\]' is an empty sentence$"):
+        pair.make_pair(nlp, complex_side, blank_sentence)
+    # a flat list of sentences is one paragraph, checked the same way
+    with pytest.raises(InputError, match=r"^'simple\.paragraphs\[0\]\[1\]' is an empty sentence$"):
+        pair.make_pair(nlp, complex_side, [simple_side[0][0], ""])

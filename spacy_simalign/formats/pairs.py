@@ -70,8 +70,9 @@ class PairRecord:
         return TrainingPair(sides[0], sides[1], list(self.gold), id=self.id)
 
 
-def _check_side(obj: Dict, name: str, path: str, number: int) -> int:
-    """Validate one side and return its number of sentences (raw text: -1, not yet known)."""
+def check_side(obj: Dict, name: str, path: Optional[str], number: Optional[int]) -> int:
+    """Validate one side and return its number of sentences (raw text: -1, not yet known); the
+    one check of a side, from a pair file or given to make_pair."""
     side = obj.get(name)
     if side is None:
         raise InputError(f"missing side '{name}'", path, number)
@@ -135,7 +136,7 @@ def parse_pair(
         raise InputError("missing field 'lang' (or pass --lang)", path, number)
     lang = check_lang(obj.get("lang", default_lang), "lang", path, number)
     lang_simple = check_lang(obj.get("lang_simple", lang), "lang_simple", path, number)
-    sizes = [_check_side(obj, name, path, number) for name in SIDES]
+    sizes = [check_side(obj, name, path, number) for name in SIDES]
     gold = None
     if obj.get("gold") is not None:
         gold = parse_beads(obj["gold"], sizes, "gold", path, number, strict=True)

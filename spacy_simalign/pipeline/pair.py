@@ -19,6 +19,7 @@ from spacy.tokens import Doc, Span
 from .. import caches
 from ..blank import blank_language
 from ..errors import InputError
+from ..formats.pairs import check_side
 from ..structures import SUPPORTED_LANGS, Bead, ParagraphLink, Side
 
 SIDE_NAMES = ("complex", "simple")
@@ -133,6 +134,8 @@ def make_pair(
     }
     paragraph_tokens: Dict[str, List[Tuple[int, int]]] = {}
     for name, value, code in (("complex", complex, lang), ("simple", simple, lang_simple)):
+        if not isinstance(value, str):  # a pair file's own check: no empty paragraph or sentence
+            check_side({name: {"paragraphs": _paragraph_list(value)}}, name, None, None)
         text, offsets = _side_text(value)
         tokenizer = nlp.tokenizer if code == nlp.lang else _tokenizer_for(code)
         side_doc = tokenizer(text)
