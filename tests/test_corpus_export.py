@@ -187,3 +187,31 @@ def test_formula_cells_tsv_texts_and_card_language(tmp_path, deplain_pairs):
     pairs, align = write_gold_alignments(tmp_path, [pair])
     assert main(["export", str(tmp_path / "en"), "--pairs", str(pairs), "--alignments", str(align)]) == 0
     assert "language:\n- en\n" in (tmp_path / "en" / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("score", "high", "'score' must be a number, got 'high'"),
+        ("score", True, "'score' must be a number, got True"),
+        ("complex_ids", 3, "'complex_ids' must be a list of sentence indices (integers from 0), got 3"),
+        ("simple_ids", [0, -1], "'simple_ids' must be a list of sentence indices (integers from 0), got [0, -1]"),
+    ],
+)
+def test_bad_fields_of_a_rows_file_are_one_line_and_nothing_written(
+    tmp_path, deplain_pairs, capsys, field, value, message
+):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    rows = [row.to_json() for row in rows_from_alignment_file(str(pairs), str(align))]
+    assert len(rows) > 1 and "score" in rows[1] and "complex_ids" in rows[1]
+    rows[1][field] = value
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "published"
+    assert main(["export", str(out), "--rows", str(path), "--lang", "de"]) == 2
+    assert capsys.readouterr().err == f"error: {path}:2: {message}\n"
+    assert not out.exists()
+    rows[1].pop(field)  # the same file without the bad field exports
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert main(["export", str(out), "--rows", str(path), "--lang", "de"]) == 0
+    assert len(read_rows(str(out / "pairs.jsonl"))) == len(rows)

@@ -1,6 +1,7 @@
 """Sentence-pair rows, the unit of a published simplification corpus, and their
 readers: the Amsterdam CSV (`Document ID,Complex,Simple`) and alignment JSONL beads."""
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -43,12 +44,25 @@ class SentencePair:
         for key in ("complex", "simple"):
             if not isinstance(obj.get(key), str):
                 raise InputError(f"'{key}' must be a string sentence", path, line)
+        score = obj.get("score")
+        if score is not None and (
+            isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)
+        ):
+            raise InputError(f"'score' must be a number, got {score!r}", path, line)
+        for key in ("complex_ids", "simple_ids"):
+            ids = obj.get(key, [])
+            if not isinstance(ids, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids
+            ):
+                raise InputError(
+                    f"'{key}' must be a list of sentence indices (integers from 0), got {ids!r}", path, line
+                )
         known = {"doc_id", "id", "complex", "simple", "score", "complex_ids", "simple_ids", "origin"}
         return cls(
             str(obj.get("doc_id", obj.get("id", ""))),
             obj["complex"],
             obj["simple"],
-            obj.get("score"),
+            score,
             tuple(obj.get("complex_ids", ())),
             tuple(obj.get("simple_ids", ())),
             str(obj.get("origin", "aligned")),
