@@ -25,13 +25,16 @@ from .errors import InputError, OutputError, Terminated, disk_full_reason
 from .outputs import check_paths
 from .terminal import safe
 
+PROG = "python -m spacy_simalign"
 
-def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+
+def build_parser(command: Optional[str] = None, prog: str = PROG) -> argparse.ArgumentParser:
     """Every command's sub-parser; with `command`, only that one gets its arguments (the others'
     add_arguments import what they need for their defaults: docmatch's config, ...), so that a
-    short job pays for no other command's imports (a short run's start-up is mostly imports)."""
+    short job pays for no other command's imports (a short run's start-up is mostly imports).
+    `prog` is how the usage lines name the program: the way in that the user typed."""
     parser = argparse.ArgumentParser(
-        prog="python -m spacy_simalign", description="Align two versions of a text: paragraphs, sentences, documents."
+        prog=prog, description="Align two versions of a text: paragraphs, sentences, documents."
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name)
@@ -107,15 +110,25 @@ def written_out(code: int) -> int:
     return code
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Run the command that `argv` (default: the program's arguments) names; its exit status."""
+def program_name() -> str:
+    """How this process was started, for the usage lines: the console script's name
+    (`spacy-simalign`), else `python -m spacy_simalign`."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return PROG if not name or name.endswith(".py") else name
+
+
+def main(argv: Optional[List[str]] = None, prog: Optional[str] = None) -> int:
+    """Run the command that `argv` (default: the program's arguments) names; its exit status.
+    `prog` names the program in usage lines (default: as the process was started)."""
     if sys.stdout is None:
         sys.stdout = ClosedOutput()
-    return written_out(run_command(sys.argv[1:] if argv is None else list(argv)))
+    if argv is None:
+        argv, prog = sys.argv[1:], prog or program_name()
+    return written_out(run_command(list(argv), prog or PROG))
 
 
-def run_command(argv: List[str]) -> int:
-    parser = build_parser(command_of(argv))
+def run_command(argv: List[str], prog: str = PROG) -> int:
+    parser = build_parser(command_of(argv), prog)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

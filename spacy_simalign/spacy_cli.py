@@ -22,4 +22,4 @@ def simalign_cli(ctx: typer.Context) -> None:
     """Run `python -m spacy_simalign`'s main on the words after `simalign`; exit with its status."""
     from .__main__ import leave, main
 
-    leave(main(ctx.args))
+    leave(main(ctx.args, prog="python -m spacy simalign"))

@@ -1,6 +1,7 @@
 """`python -m spacy simalign ...` (spacy_simalign/spacy_cli.py, spaCy's `spacy_cli` entry point):
-the same words give the same output and exit status as `python -m spacy_simalign ...`, and the
-module spaCy imports before each of its commands adds nothing heavy to spaCy's own start-up."""
+the same words give the same output and exit status as `python -m spacy_simalign ...` (the usage
+lines name the program as it was typed, as does the `spacy-simalign` script), and the module spaCy
+imports before each of its commands adds nothing heavy to spaCy's own start-up."""
 
 import subprocess
 import sys
@@ -60,7 +61,11 @@ def test_spacy_simalign_is_python_m_spacy_simalign(words, status, tmp_path, caps
     ours = python_m_spacy_simalign(words, capsys)
     assert ours[0] == status, ours[2][-2000:]
     spacys = spacy_simalign(words, tmp_path)
-    assert (spacys.returncode, spacys.stdout, spacys.stderr) == ours
+    # the same text, the usage lines naming the program as it was typed
+    named = tuple(text.replace("python -m spacy_simalign", "python -m spacy simalign") for text in ours[1:])
+    assert (spacys.returncode, spacys.stdout, spacys.stderr) == (ours[0], *named)
+    if words[-1] == "--help":
+        assert spacys.stdout.startswith("usage: python -m spacy simalign ")
     if words == ["--help"]:
         for command in ("align", "evaluate", "init-config", "demo", "adapt"):
             assert f"\n    {command} " in ours[1]
@@ -88,3 +93,18 @@ def test_the_entry_point_module_imports_nothing_beyond_spacys_cli():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "['spacy_simalign', 'spacy_simalign.spacy_cli']"
+
+
+@pytest.mark.parametrize("way", ["script", "module"])
+def test_usage_lines_name_the_program_as_it_was_typed(way, tmp_path):
+    """The console script's usage says `spacy-simalign`, `python -m spacy_simalign` its own."""
+    import os
+
+    script = os.path.join(os.path.dirname(sys.executable), "spacy-simalign")
+    if way == "script" and not os.path.exists(script):
+        pytest.fail(f"the console script {script} is not installed: reinstall the package (`make setup`)")
+    command = [script] if way == "script" else [sys.executable, "-m", "spacy_simalign"]
+    done = subprocess.run([*command, "align", "--help"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    prog = "spacy-simalign" if way == "script" else "python -m spacy_simalign"
+    assert done.stdout.startswith(f"usage: {prog} align PAIRS.jsonl OUTPUT.jsonl")
