@@ -158,3 +158,56 @@ def test_band_scores_are_the_scores_of_each_bead_wherever_the_decoder_asks():
         js = np.array([max(lo[a], b), hi[a], max(lo[n // 2], b), hi[n // 2], max(lo[n], b), m])
         expected = np.concatenate([direct(a, b, i, js[k : k + 2]) for k, i in zip((0, 2, 4), (a, n // 2, n))])
         np.testing.assert_allclose(band(a, b, at, js), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "max_align, window, masked, block_cells",
+    [(2, 0, False, None), (5, 3, True, None), (8, 2, True, None), (5, 200, False, None), (5, 3, True, 200)],
+)
+def test_forward_is_the_recurrence_taken_one_bead_type_at_a_time(max_align, window, masked, block_cells, monkeypatch):
+    """bead_dp.forward takes every bead type of a row in one step; the recurrence it computes is
+    the plain one: each cell's best over the bead types in their order (the first of equals),
+    then the simple sentences left out along the row. Same costs and bead types on random
+    sides, narrow and wide bands, with and without a mask of allowed n:m beads, and with the
+    rows scored a few at a time (a small block, as a long document's band gets)."""
+    from spacy_simalign.aligners import bead_dp
+    from spacy_simalign.aligners.band_scores import BandScores
+    from spacy_simalign.aligners.bead_dp import anchor_path, band_around, bead_scorer, forward
+
+    if block_cells is not None:
+        monkeypatch.setattr(bead_dp, "BLOCK_CELLS", block_cells)
+
+    rng = np.random.default_rng(max_align + window)
+    n, m, dim, skip = 37, 41, 8, -0.1
+    src = rng.normal(size=(n, dim)).astype(np.float32)
+    tgt = rng.normal(size=(m, dim)).astype(np.float32)
+    src /= np.linalg.norm(src, axis=1, keepdims=True)
+    tgt /= np.linalg.norm(tgt, axis=1, keepdims=True)
+    types = bead_types(max_align)
+    S, SL = runs(src, rng.uniform(5, 90, n), max_align - 1)
+    T, TL = runs(tgt, rng.uniform(5, 90, m), max_align - 1)
+    lo, hi = band_around(anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, 3), n, m, window)
+    score = BandScores(bead_scorer(S, T, SL, TL, 1.0, True, True), lo, hi)
+    # a mask keeping about half of the n:m beads
+    kept = rng.random((len(types), n + 1, m + 1)) < 0.5
+    allowed = (lambda t, rows, cols: kept[t, rows, cols]) if masked else None
+
+    cost = np.full((n + 1, m + 1), -np.inf)
+    back = np.full((n + 1, m + 1), -1)
+    cost[0, 0] = 0.0
+    for i in range(n + 1):
+        for j in range(lo[i], hi[i] + 1):
+            for t, (a, b) in enumerate(types):
+                if (a, b) == (0, 1) or a > i or b > j:
+                    continue
+                if masked and a and b and a + b > 2 and not kept[t, i, j]:
+                    continue
+                gain = skip if not a or not b else score(a, b, np.array([i]), np.array([j]))[0]
+                if cost[i - a, j - b] + gain > cost[i, j]:
+                    cost[i, j], back[i, j] = cost[i - a, j - b] + gain, t
+        for j in range(lo[i] + 1, hi[i] + 1):  # 0:1, left to right along the row
+            if cost[i, j - 1] + skip > cost[i, j] + 1e-12:
+                cost[i, j], back[i, j] = cost[i, j - 1] + skip, types.index((0, 1))
+    got_cost, got_back = forward(n, m, types, lo, hi, score, skip, allowed)
+    np.testing.assert_allclose(got_cost, cost, rtol=1e-12, atol=1e-12)
+    assert (got_back == back).all()
