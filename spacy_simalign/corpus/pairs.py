@@ -1,11 +1,11 @@
 """Sentence-pair rows, the unit of a published simplification corpus, and their
 readers: the Amsterdam CSV (`Document ID,Complex,Simple`) and alignment JSONL beads."""
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from ..formats.beads import is_finite_number, is_integer
 from ..formats.csvfile import read_csv_rows
 from ..structures import Bead
 
@@ -45,15 +45,11 @@ class SentencePair:
             if not isinstance(obj.get(key), str):
                 raise InputError(f"'{key}' must be a string sentence", path, line)
         score = obj.get("score")
-        if score is not None and (
-            isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)
-        ):
+        if score is not None and not is_finite_number(score):
             raise InputError(f"'score' must be a number, got {score!r}", path, line)
         for key in ("complex_ids", "simple_ids"):
             ids = obj.get(key, [])
-            if not isinstance(ids, list) or not all(
-                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids
-            ):
+            if not isinstance(ids, list) or not all(is_integer(i) and i >= 0 for i in ids):
                 raise InputError(
                     f"'{key}' must be a list of sentence indices (integers from 0), got {ids!r}", path, line
                 )

@@ -27,8 +27,18 @@ def shown(i: int) -> str:
     return f"{'-' if i < 0 else ''}{str(abs(i))[:6]}... ({len(str(abs(i)))} digits)"
 
 
+def is_integer(value) -> bool:
+    """An integer of JSON: an int, not a bool (which Python counts as one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_finite_number(value) -> bool:
+    """A score of JSON: an int or float, not a bool, not NaN or infinite."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _indices(value, side: str, size: int, where: str, path, number) -> Tuple[int, ...]:
-    if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+    if not isinstance(value, list) or not all(is_integer(i) for i in value):
         raise InputError(f"{where} {side} indices must be a list of integers", path, number)
     for i in value:
         if i < 0:
@@ -49,7 +59,7 @@ def parse_bead(
     if isinstance(bead, dict):
         parts = [bead.get("complex"), bead.get("simple")]
         score = bead.get("score", 1.0)
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        if not is_finite_number(score):
             raise InputError(f"{where} score must be a number (finite)", path, number)
     elif isinstance(bead, list) and len(bead) == 2:
         parts, score = bead, 1.0

@@ -2,11 +2,11 @@
 {"source": id, "target": id, "score": x}. Gold document pairs for calibration are the same
 lines without the score."""
 
-import math
 from dataclasses import dataclass
 from typing import Any, Collection, Dict, Iterable, Iterator, Optional, Set, Tuple
 
 from ..errors import InputError
+from .beads import is_finite_number
 from .jsonl import read_jsonl, write_jsonl
 
 
@@ -42,9 +42,7 @@ def read_matches(
             if known is not None and obj[key] not in known:
                 raise InputError(f"{key} id '{obj[key]}' is not in the {key} documents", path, number)
         score = obj.get("score")
-        if score is not None and (
-            isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)
-        ):
+        if score is not None and not is_finite_number(score):
             raise InputError(f"{what} 'score' must be a number", path, number)
         yield MatchLine(obj["source"], obj["target"], None if score is None else float(score), number)
 
