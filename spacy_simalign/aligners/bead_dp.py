@@ -200,8 +200,7 @@ def forward(n: int, m: int, types, lo: np.ndarray, hi: np.ndarray, score, skip: 
     A = np.array([types[t][0] for t in kinds])
     B = np.array([types[t][1] for t in kinds])
     ramp = skip * np.arange(m + 1)
-    widths = hi - lo + 1
-    width = int(widths.max())
+    width = int((hi - lo).max()) + 1  # the widest row of the band
     block = max(1, BLOCK_CELLS // (len(kinds) * width))
     for first in range(0, n + 1, block):
         last = min(n + 1, first + block)

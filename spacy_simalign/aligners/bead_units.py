@@ -46,7 +46,7 @@ class CandidateRescorer:
         kept = self.candidates(forward, types, lo, hi, score, skip, cost)
         S, T = self.joined(kept, types, S, T)
         stride = cost.shape[1]
-        cells = {t: rows * stride + cols for t, (rows, cols) in kept.items()}  # sorted: rows, then columns
+        cells = {t: rows * stride + cols for t, (rows, cols) in kept.items()}  # one number per cell
 
         def allowed(t, rows, cols):
             return np.isin(rows * stride + cols, cells.get(t, ()))
