@@ -246,18 +246,10 @@ class Replay:
             s["gap"],
             s["penalty"],
         )
-        kept = rescorer.candidates(forward, types, lo, hi, first, s["skip"], cost)
-        unit = scorer(*rescorer.joined(kept, types, S, T))
-        stride = cost.shape[1]
-        cells = {t: rows * stride + cols for t, (rows, cols) in kept.items()}
+        _, _, rescored, allowed = rescorer(forward, types, lo, hi, first, s["skip"], cost, S, T, scorer)
 
-        def allowed(t, rows, cols):
-            return np.isin(rows * stride + cols, cells.get(t, ()))
-
-        def second(a, b, rows, cols):
-            if a == b == 1:
-                return first(a, b, rows, cols)
-            return unit(a, b, rows, cols) - s["penalty"] * (a + b - 2) - s["bead_cost"]
+        def second(a, b, rows, cols):  # the shipped second pass, less the cost of an n:m bead
+            return rescored(a, b, rows, cols) - (s["bead_cost"] if a + b > 2 else 0.0)
 
         if s["temperature"]:
             back = posterior_path(n, m, types, lo, hi, second, s["skip"], allowed, s["temperature"], s["threshold"])
