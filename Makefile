@@ -1,7 +1,7 @@
 # Quickstart: `make demo` and `make test` on a fresh machine; both set up .venv first.
-# `make demo` installs only the package's required dependencies (what aligning needs: no
-# transformers, Dask, Flask, ...); `make test` adds every extra and the test tools and runs the
-# fast tests; `make test-all` runs them and then the slow and browser tests.
+# `make demo` installs only the package's required dependencies (what aligning needs: no torch,
+# transformers, Dask, Flask, ...); `make test` adds every extra (training's torch among them) and
+# the test tools and runs the fast tests; `make test-all` runs them and then the slow and browser tests.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -10,18 +10,17 @@ CONSTRAINTS := constraints.txt
 BASE_STAMP := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 
-.PHONY: setup setup-base demo test test-slow test-all browser bench bench-startup bench-peers lint format clean
+.PHONY: setup setup-base setup-align demo test test-slow test-all browser bench bench-startup bench-peers lint format clean
 
 $(BASE_STAMP): setup.cfg setup.py $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
-	$(PIP) install -q -c $(CONSTRAINTS) torch==2.13.0
 	$(PIP) install -q -c $(CONSTRAINTS) --no-build-isolation -e .
 	touch $(BASE_STAMP)
 
 $(STAMP): $(BASE_STAMP) requirements-dev.txt
 	$(PIP) install -q -c $(CONSTRAINTS) -r requirements-dev.txt
-	$(PIP) install -q -c $(CONSTRAINTS) --no-build-isolation -e ".[transformers,docmatch,distributed,review,datasets,test]"
+	$(PIP) install -q -c $(CONSTRAINTS) --no-build-isolation -e ".[train,transformers,docmatch,distributed,review,datasets,test]"
 	touch $(STAMP)
 
 setup-base: $(BASE_STAMP)
@@ -72,13 +71,27 @@ bench-startup: $(BASE_STAMP)
 # bertalign against our aligners on the same USE encoder, every gold set at hand (project.yml's
 # bench-peers command, project/bench_peers.py): writes metrics/bench/peers.{md,json} and rewrites
 # the peer tables of README.md and docs/results.md. Not part of `make test` or `make bench`: it
-# builds its own venv, .venv-peers, with Python 3.12 (bertalign 2.0.1 needs it), and runs without
-# the embedding cache so that the whole times include encoding.
+# builds its own venvs, .venv-peers with Python 3.12 (bertalign 2.0.1 needs it) and .venv-align
+# (ours as a user installs it), and runs without the embedding cache so that the whole times
+# include encoding.
 PEERS_VENV := .venv-peers
 PEERS_STAMP := $(PEERS_VENV)/.installed
 PYTHON312 ?= $(shell python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || \
 	{ v=$$(pyenv versions --bare 2>/dev/null | grep '^3\.12' | tail -1); test -n "$$v" && \
 	PYENV_VERSION=$$v python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null; })
+
+# Ours in the peer table runs as a user installs it: the required dependencies only (no torch,
+# which spaCy's thinc imports whenever it is installed), in a venv of its own.
+ALIGN_VENV := .venv-align
+ALIGN_STAMP := $(ALIGN_VENV)/.installed
+
+$(ALIGN_STAMP): setup.cfg setup.py $(CONSTRAINTS)
+	test -x $(ALIGN_VENV)/bin/python || $(PYTHON) -m venv $(ALIGN_VENV)
+	$(ALIGN_VENV)/bin/python -m pip install -q --upgrade pip setuptools wheel
+	$(ALIGN_VENV)/bin/python -m pip install -q -c $(CONSTRAINTS) --no-build-isolation -e .
+	touch $(ALIGN_STAMP)
+
+setup-align: $(ALIGN_STAMP)
 
 $(PEERS_STAMP): project/requirements-peers.txt
 	@test -n "$(PYTHON312)" || { echo "error: python3.12 not found: make bench-peers PYTHON312=/path/to/python3.12"; exit 2; }
@@ -86,7 +99,7 @@ $(PEERS_STAMP): project/requirements-peers.txt
 	$(PEERS_VENV)/bin/python -m pip install -q --no-deps -r project/requirements-peers.txt
 	touch $(PEERS_STAMP)
 
-bench-peers: $(STAMP) $(PEERS_STAMP)
+bench-peers: $(STAMP) $(PEERS_STAMP) $(ALIGN_STAMP)
 	env -u SPACY_SIMALIGN_CACHE $(PY) -m spacy project run bench-peers . $(PROJECT_VARS)
 
 # ruff over the code, then mypy over the package (setup.cfg's [mypy]: files and options).
@@ -99,4 +112,4 @@ format: $(STAMP)
 	$(PY) -m ruff format spacy_simalign project lab tests
 
 clean:
-	rm -rf $(VENV) $(PEERS_VENV) build dist *.egg-info
+	rm -rf $(VENV) $(PEERS_VENV) $(ALIGN_VENV) build dist *.egg-info

@@ -8,7 +8,10 @@ checking, writing). Each figure is the median of --runs fresh processes; CPU sec
 seconds, since on a shared machine the wall clock moves with the load.
 
     .venv/bin/python -m spacy project run bench-align-phases
-    .venv/bin/python project/bench_align_phases.py [--runs 3] [PAIRS ...]
+    .venv/bin/python project/bench_align_phases.py [--runs 3] [--python PY] [PAIRS ...]
+
+The runs use .venv-align (`make setup-align`: the required dependencies only, no torch) when it
+is built, else this interpreter.
 
 A run is `python -m spacy_simalign align PAIRS OUT` in this process, with wall and CPU timers
 around the package's own functions for each phase (nothing else is changed; the beads are the
@@ -33,6 +36,7 @@ PAIRS = (
     DATA / "transread-dev-en-fr" / "pairs.jsonl",
     DATA / "ntrex-news" / "de-fr.jsonl",
 )
+ALIGN_PYTHON = ROOT / ".venv-align" / "bin" / "python"  # a user's install, no torch (`make setup-align`)
 PHASES = ("imports", "pipeline", "doc pairs", "encoder", "candidates", "decoder", "rest", "whole")
 ABSORBING = {"candidates"}  # a wrapped call inside one of these counts for it, not for its own phase
 
@@ -97,10 +101,22 @@ def one_run(pairs: str) -> dict:
     return {p: [clock.wall[p], clock.cpu[p]] for p in PHASES}
 
 
+def installed(python: str) -> str:
+    """Which install `python` is: with or without torch."""
+    probe = "import importlib.util; print(importlib.util.find_spec('torch') is not None)"
+    found = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    return f"{python}, " + ("with torch" if found == "True" else "without torch (a user's install)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pairs", nargs="*", default=[str(p) for p in PAIRS], help="pair JSONL files (default: two sets)")
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per file (default 3): medians")
+    ap.add_argument(
+        "--python",
+        default=str(ALIGN_PYTHON) if ALIGN_PYTHON.exists() else sys.executable,
+        help="the interpreter of the runs (default .venv-align's, a user's install without torch, if built)",
+    )
     ap.add_argument("--once", default=None, help=argparse.SUPPRESS)  # a child run: print its phases as JSON
     add_output_option(ap)
     args = ap.parse_args(argv)
@@ -113,7 +129,7 @@ def main(argv=None) -> int:
         return 2
     env = {k: v for k, v in os.environ.items() if k != "SPACY_SIMALIGN_CACHE"}  # no embedding cache
     print(f"One default `align` per pair file, phase by phase: medians of {args.runs} fresh processes, wall / CPU s.")
-    print(f"Load average at the start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.")
+    print(f"Load average at the start {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; {installed(args.python)}.")
     print()
     print("| pair file | " + " | ".join(PHASES) + " |")
     print("|---|" + "---|" * len(PHASES))
@@ -121,7 +137,7 @@ def main(argv=None) -> int:
         runs = []
         for _ in range(args.runs):
             proc = subprocess.run(
-                [sys.executable, __file__, "--once", pairs], capture_output=True, text=True, env=env, check=False
+                [args.python, __file__, "--once", pairs], capture_output=True, text=True, env=env, check=False
             )
             if proc.returncode:
                 print(proc.stderr.strip()[-800:], file=sys.stderr)
@@ -135,7 +151,8 @@ def main(argv=None) -> int:
         print(f"| {Path(pairs).parent.name}/{Path(pairs).name} | " + " | ".join(cells) + " |")
     print()
     print(
-        "imports = spacy_simalign's engine with spaCy, thinc and torch; encoder = every USESimilarity.encode "
+        "imports = spacy_simalign's engine with spaCy and thinc (and torch, which thinc imports where it is "
+        "installed); encoder = every USESimilarity.encode "
         "call for the sentences (the model's load at the first); candidates = the joined texts of the n:m "
         "candidates encoded (bead_units.CandidateRescorer.joined); decoder = bead_dp.align_monotone less "
         "those; rest = argument parsing, reading and checking the input, writing the output."

@@ -21,7 +21,8 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   vecalign.py's default settings (alignment_max_size 4: n:m beads with n + m <= 4; 1:0 and 0:1
   at its deletion penalty) runs in .venv-peers through project/peers_vecalign.py, handed our
   USE vectors of its overlap strings in the same way; its 1:0 and 0:1 beads are dropped too.
-- ours: `python -m spacy_simalign align` (the default, as a user runs it: translations go to
+- ours: `python -m spacy_simalign align` (the default, as a user runs it, in .venv-align: the
+  required dependencies only, no torch, when it is built; translations go to
   the bead decoder, simplifications to the CRF). On Text+Berg and DEplain also `align-xling
   --method intersection --no-filter` (20min-XD; --no-filter because DEplain's two sides are one
   language, which the pair filters drop). Whole time = the CLI's wall clock; algorithm time =
@@ -64,6 +65,9 @@ from script_output import add_output_option, run_main, write_json
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_VENV = ROOT / ".venv-peers"
 PEERS_PYTHON = PEERS_VENV / "bin" / "python"
+# ours as a user installs it: the required dependencies only (no torch: spaCy's thinc imports torch
+# whenever it is installed, 1.5-2 s of every process); `make bench-peers` builds it
+ALIGN_PYTHON = ROOT / ".venv-align" / "bin" / "python"
 PEERS_SCRIPT = ROOT / "project" / "peers_bertalign.py"
 DATA = ROOT.parent / "shared" / "data"
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -148,6 +152,16 @@ class Doc(NamedTuple):
 # ---- every call into spacy_simalign is in this section (easy to port when the package moves) ----
 
 
+OURS = {"python": sys.executable}  # the interpreter of our CLI runs (--ours-python)
+
+
+def ours_install(python: str) -> str:
+    """What the interpreter of our runs has installed, for the notes: with or without torch."""
+    probe = "import importlib.util; print(importlib.util.find_spec('torch') is not None)"
+    with_torch = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    return "with torch" if with_torch == "True" else "without torch (the required dependencies: a user's install)"
+
+
 def ours_env() -> Dict[str, str]:
     """Environment for our CLI: this checkout's package first on the path."""
     env = dict(os.environ)
@@ -197,7 +211,7 @@ def ours_warm_startup_cache() -> str:
         "from spacy_simalign.blank import blank_language\nfor lang in ('de', 'en', 'fr', 'nl'): blank_language(lang)\n"
         "from spacy_simalign.similarity.use_startup import load_use\nload_use()"
     )
-    subprocess.run([sys.executable, "-c", code], env=ours_env(), check=True)
+    subprocess.run([OURS["python"], "-c", code], env=ours_env(), check=True)
     return before
 
 
@@ -223,7 +237,7 @@ def ours_cli(args: Sequence[str], output: Path, repeat: int = 1) -> Tuple[Dict[s
 def ours_cli_once(args: Sequence[str], output: Path) -> Tuple[Dict[str, Beads], float]:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "spacy_simalign", *args], env=ours_env(), capture_output=True, text=True
+        [OURS["python"], "-m", "spacy_simalign", *args], env=ours_env(), capture_output=True, text=True
     )
     seconds = time.perf_counter() - t0
     if proc.returncode:
@@ -610,7 +624,11 @@ def general_notes(results: Dict, args) -> List[str]:
         "(bead-text F1); link = each bead expanded into its sentence links; mean = unweighted over the sets "
         "(NTREX once, its language pairs only shown).",
         "Times: whole = wall clock from the pair JSONL to the beads (process starts, model loading, "
-        "encoding; embedding cache " + (f"ON ({cache})" if cache else "off") + "); algorithm = the same "
+        "encoding; embedding cache "
+        + (f"ON ({cache})" if cache else "off")
+        + "; ours run in a Python "
+        + results.get("ours_install", "with torch")
+        + "); algorithm = the same "
         "work with every encoder call excluded. Each the median of "
         f"{results.get('repeat', 1)} runs per set and system, in a row, all on the same machine in "
         f"the same run: load average {peers_table.load_range(results)} (at the start and after each set) on "
@@ -647,6 +665,7 @@ def run_all(args, chosen: Sequence[PeerSet]) -> Dict:
     results["complete"] = False
     notes: List[str] = []
     results["startup_cache"] = ours_warm_startup_cache()
+    results["ours_install"] = ours_install(OURS["python"])
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         for peer in chosen:
             results["sets"][peer.key] = run_set(peer, args, Path(tmp) / peer.key, notes)
@@ -680,11 +699,17 @@ def main(argv=None) -> int:
         help="CRF training epochs per fold (default: the training default, TrainingSettings.epochs)",
     )
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--ours-python",
+        default=str(ALIGN_PYTHON) if ALIGN_PYTHON.exists() else sys.executable,
+        help="the interpreter of our CLI runs (default .venv-align's, a user's install without torch, if built)",
+    )
     ap.add_argument("--json", default=None, help="also write the figures here")
     ap.add_argument("--docs", nargs="+", default=[], metavar="FILE", help="rewrite these files' bench-peers blocks")
     ap.add_argument("--from-json", default=None, metavar="FILE", help="render a saved --json instead of running")
     add_output_option(ap)
     args = ap.parse_args(argv)
+    OURS["python"] = args.ours_python
     if args.epochs is None:
         from spacy_simalign.aligners.crf.train import TrainingSettings
 

@@ -350,9 +350,9 @@ CASES_ROBUST = [
         lambda f: damaged_copy(PIPELINE, f, f"{ALIGNER_FILES}/model.pt", flip_middle),
     ),
     (
-        "CRF weights folder, its model.pt empty",
+        "CRF weights folder, its model.npz empty",
         ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
-        lambda f: damaged_copy(WEIGHTS, f, "model.pt", lambda b: b""),
+        lambda f: damaged_copy(WEIGHTS, f, "model.npz", lambda b: b""),
     ),
     (
         "CRF weights folder, its config.json not JSON",

@@ -17,6 +17,7 @@ EXTRAS: Dict[str, Tuple[str, ...]] = {
     "docmatch": ("faiss", "matplotlib"),
     "transformers": ("sentence_transformers", "transformers"),
     "datasets": ("datasets",),
+    "train": ("torch",),
 }
 
 

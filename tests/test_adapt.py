@@ -190,7 +190,7 @@ def test_adapt_check_prints_base_and_held_out_adapted_figures(tmp_path, deplain_
     per_document = [tuple(map(float, line.split()[1:])) for line in lines[6:8]]
     better, worse = sum(a > b for b, a in per_document), sum(a < b for b, a in per_document)
     assert lines[8] == f"adapted better on {better}, worse on {worse} of the 2 documents"
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]
     one = write_jsonl(tmp_path / "one.jsonl", rows[:1])
     assert main(["adapt", str(one), str(tmp_path / "none"), "--check"]) == 2
     err = capsys.readouterr().err.strip()
@@ -226,13 +226,13 @@ def test_the_loop_rank_align_review_adapt_and_the_adapted_folder_and_pipeline(tm
     args = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "1", "--pipeline", str(pipe)]
     assert main(args) == 0
     assert "1 gold documents (2 pairs without gold skipped)" in capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]  # the base's wide CRF kept
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]  # the base's wide CRF kept
     again = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "0"]
-    assert main(again) == 0 and sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt", "wide"]
+    assert main(again) == 0 and sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]
     single = tmp_path / "single"  # a base of one CRF: the folder's earlier wide CRF must go
     shutil.copytree(DEFAULT_WEIGHTS, single, ignore=shutil.ignore_patterns("wide"))
     assert main(again + ["--base", str(single)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.pt"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz"]
     assert main(args) == 0  # and the pipeline and folder of the first run again
     assert main(["align", str(pairs), str(tmp_path / "again.jsonl"), "--model", str(out)]) == 0
     shutil.move(str(out), str(tmp_path / "moved"))

@@ -179,7 +179,7 @@ def test_empty_and_one_sentence_pairs(trained):
 def test_to_disk_spacy_load_round_trip(trained, tmp_path):
     nlp, examples, _ = trained
     nlp.to_disk(tmp_path / "pipeline")
-    assert (tmp_path / "pipeline" / "simalign_sentence_aligner" / "aligner" / "model.pt").is_file()
+    assert (tmp_path / "pipeline" / "simalign_sentence_aligner" / "aligner" / "model.npz").is_file()
     loaded = spacy.load(tmp_path / "pipeline")
     assert loaded.config["components"]["simalign_sentence_aligner"]["aligner"]["weights"] is None
     assert loaded.get_pipe("simalign_sentence_aligner").aligner.ready  # the folder's weights are used

@@ -54,8 +54,8 @@ def test_wide_false_and_a_large_margin_keep_the_deplain_crf(shipped, inputs):
 
 def test_the_choice_survives_save_bytes_and_a_pipeline(shipped, inputs, tmp_path):
     shipped.save(tmp_path / "crf")
-    assert (tmp_path / "crf" / WIDE_FOLDER / "model.pt").read_bytes() == (
-        DEFAULT_WEIGHTS / WIDE_FOLDER / "model.pt"
+    assert (tmp_path / "crf" / WIDE_FOLDER / "model.npz").read_bytes() == (
+        DEFAULT_WEIGHTS / WIDE_FOLDER / "model.npz"
     ).read_bytes()
     loaded = CRFAligner.load(tmp_path / "crf", encoder=shipped.encoder)
     copied = CRFAligner(encoder=shipped.encoder).from_bytes(shipped.to_bytes())

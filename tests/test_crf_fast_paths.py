@@ -1,5 +1,5 @@
 """The CRF's fast inference paths compute what the reference paths compute: numpy potentials
-against the torch networks, padded batch decoding against brute force, dense against sparse
+(inference.py, what aligning uses) against the torch networks that training updates, padded batch decoding against brute force, dense against sparse
 lexical products, one candidate chunk against many, the NUL-joined tokenisation against
 scikit-learn."""
 
@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from spacy_simalign.aligners.crf import tfidf
+from spacy_simalign.aligners.crf import inference, tfidf
 from spacy_simalign.aligners.crf.aligner import CRFAligner
-from spacy_simalign.aligners.crf.candidates import candidate_sets
-from spacy_simalign.aligners.crf.model import CRF, jump_features, marginals_batch, pad_potentials, viterbi_batch
+from spacy_simalign.aligners.crf.candidates import _top, candidate_sets, matmul_t
+from spacy_simalign.aligners.crf.inference import marginals_batch, pad_potentials, viterbi_batch
+from spacy_simalign.aligners.crf.model import CRF, jump_features
 from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.similarity.backends import TfidfSimilarity
 
@@ -64,24 +65,33 @@ def test_numpy_potentials_equal_the_torch_networks(pair_input):
         for x in (pair.s2c, pair.c2s):
             with torch.no_grad():
                 emit, start, trans = (t.double().numpy() for t in model.potentials(x))
-            ours = model.numpy_potentials(x)
+            ours = model.weights().potentials(x)
             for a, b in zip(ours, (emit, start, trans)):
                 assert a.shape == b.shape
                 assert np.allclose(a, b, atol=1e-4)
 
 
-def test_jump_table_follows_the_weights():
-    """The cached jump scores are recomputed once the transition network is trained further."""
+def test_jump_scores_follow_the_weights():
+    """The decoder reads the weights as they are now: after a training step, new jump scores."""
     model = CRF(hidden=8)
-    before = model.transition.jump_table(-3, 3).copy()
+    before = model.weights().jump_scores(-3, 3).copy()
     with torch.no_grad():
         for p in model.transition.jump.parameters():
             p.add_(0.5)
-    after = model.transition.jump_table(-3, 3)
+    after = model.weights().jump_scores(-3, 3)
     assert not np.allclose(before, after)
     with torch.no_grad():
         expected = model.transition.jump(jump_features(torch.arange(-3, 4))).squeeze(-1).double().numpy()
     assert np.allclose(after, expected, atol=1e-5)
+
+
+def test_jump_features_equal_torch_over_the_jumps_of_long_documents():
+    """The same float32 features as the torch network's for every jump of fewer than 428 sentences
+    (torch rounds some logarithms beyond that one unit apart; numpy rounds the float64 value)."""
+    jumps = torch.arange(-427, 428)
+    assert np.array_equal(inference.jump_features(jumps.numpy()), jump_features(jumps).numpy())
+    far = torch.arange(-20000, 20000, 7)
+    assert np.allclose(inference.jump_features(far.numpy()), jump_features(far).numpy(), rtol=1e-6, atol=0)
 
 
 def test_dense_and_sparse_lexical_products_agree(pair_input, monkeypatch):
@@ -114,6 +124,19 @@ def test_candidates_are_the_same_in_one_chunk_or_many(pair_input):
     )
     valid = whole.cand >= 0
     assert np.allclose(whole.cos[valid], (es[np.nonzero(valid)[0]] * ec[whole.cand[valid]]).sum(1), atol=1e-5)
+
+
+def test_equal_cosines_go_to_the_earlier_sentence(pair_input):
+    """A sentence and its exact repeat score the same: the candidates take the earlier one first,
+    whatever the order in which the scores were computed."""
+    aligner, gold, _ = pair_input
+    ec, es = aligner.featurizer.embed(gold.complex), aligner.featurizer.embed(gold.simple)
+    m = len(ec)
+    sims = matmul_t(es, np.concatenate([ec, ec]))  # every complex sentence twice, the repeats after the first copies
+    top = _top(sims, 2)
+    assert np.array_equal(top[:, 0], _top(matmul_t(es, ec), 1)[:, 0])  # the first copy of the best
+    assert np.array_equal(top[:, 1], top[:, 0] + m)  # then its repeat, tied with it
+    assert np.array_equal(candidate_sets(es, np.concatenate([ec, ec])).row_second, sims.max(axis=1))
 
 
 def test_joined_tokenisation_handles_nul_empty_and_final_sigma():

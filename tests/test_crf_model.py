@@ -2,11 +2,13 @@
 
 import itertools
 
+import numpy as np
 import pytest
 import torch
 
 from spacy_simalign.aligners.crf.features import N_FEATURES, N_NULL_FEATURES, DirectionInput
-from spacy_simalign.aligners.crf.model import CRF, forward_logz, marginals, marginals_batch, viterbi, viterbi_batch
+from spacy_simalign.aligners.crf.inference import marginals_batch, viterbi_batch
+from spacy_simalign.aligners.crf.model import CRF, forward_logz, marginals, viterbi
 
 
 def random_potentials(n, labels, seed):
@@ -56,8 +58,9 @@ def test_crf_nll_on_candidate_lattice_matches_enumeration():
     """The CRF's own potentials on a padded candidate lattice: NLL = -log p(gold) by enumeration."""
     torch.manual_seed(0)
     cand = torch.tensor([[0, 1, -1], [1, 2, 3], [2, -1, -1]])
-    x = DirectionInput(cand, torch.randn(3, 3, N_FEATURES), torch.randn(3, N_NULL_FEATURES), n_target=4)
-    x.gold = torch.tensor([[0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]], dtype=torch.bool)
+    feats, null = torch.randn(3, 3, N_FEATURES).numpy(), torch.randn(3, N_NULL_FEATURES).numpy()
+    x = DirectionInput(cand.numpy(), feats, null, n_target=4)
+    x.gold = np.array([[0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]], dtype=bool)
     crf = CRF(hidden=8)
     emit, start, trans = crf.potentials(x)
     valid = [[0] + [k + 1 for k in range(3) if cand[i, k] >= 0] for i in range(3)]

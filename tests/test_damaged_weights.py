@@ -1,15 +1,18 @@
-"""A damaged trained pipeline or CRF weights folder (model.pt cut short, a byte changed, emptied;
-config.json not JSON; the pipeline's own config.cfg or meta.json garbled) is one line naming the
-damaged file: an InputError from spacy.load, `error: ...` and exit 2 from `align --model`, with
-nothing written."""
+"""A damaged trained pipeline or CRF weights folder (model.npz, or an older pipeline's model.pt,
+cut short, a byte changed, emptied; arrays of another shape; config.json not JSON; the pipeline's
+own config.cfg or meta.json garbled) is one line naming the damaged file: an InputError from
+spacy.load, `error: ...` and exit 2 from `align --model`, with nothing written."""
 
 import shutil
+import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 import spacy
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.aligners.crf.weights_files import read_state
 from spacy_simalign.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,12 +38,20 @@ def damage(path: Path, how: str) -> None:
         raise ValueError(how)
 
 
+# the pipeline saved by spacy-simalign 0.1.0 holds model.pt (torch.save); the shipped weights model.npz
 DAMAGES = [
     ("model.pt", "truncated", "not a whole torch archive"),
     ("model.pt", "flipped", "checksum mismatch in model.pt/"),
     ("model.pt", "empty", "empty file"),
     ("config.json", "not JSON", "not JSON ("),
     ("wide/model.pt", "flipped", "checksum mismatch in model.pt/"),
+]
+WEIGHTS_DAMAGES = [
+    ("model.npz", "truncated", "not a whole npz archive"),
+    ("model.npz", "flipped", "checksum mismatch in "),
+    ("model.npz", "empty", "empty file"),
+    ("config.json", "not JSON", "not JSON ("),
+    ("wide/model.npz", "flipped", "checksum mismatch in "),
 ]
 
 
@@ -81,7 +92,7 @@ def test_align_model_pipeline_folder(tmp_path, capsys, name, how, reason):
     assert align_with_model(tmp_path, pipeline, capsys).startswith("error: " + expected(damaged, reason))
 
 
-@pytest.mark.parametrize("name,how,reason", DAMAGES)
+@pytest.mark.parametrize("name,how,reason", WEIGHTS_DAMAGES)
 def test_align_model_weights_folder(tmp_path, capsys, name, how, reason):
     weights = tmp_path / "weights"
     shutil.copytree(WEIGHTS, weights)
@@ -106,6 +117,31 @@ def test_align_model_names_a_damaged_spacy_file(tmp_path, capsys, name, content,
     shutil.copytree(PIPELINE, pipeline)
     (pipeline / name).write_bytes(content)
     assert align_with_model(tmp_path, pipeline, capsys).startswith(f"error: {pipeline}/{message}")
+
+
+def test_arrays_of_another_model_are_refused(tmp_path, capsys):
+    """Weights whose arrays do not fit the config's model (another width, a missing layer, another
+    type) are refused by name, not loaded into a broken model."""
+    state = read_state(WEIGHTS / "model.npz")
+    changes = {
+        "emission.pair.0.weight has shape (32, 16)": dict(
+            state, **{"emission.pair.0.weight": state["emission.pair.0.weight"][:, 1:]}
+        ),
+        "not the weights of this config's model (no transition.g)": {
+            k: v for k, v in state.items() if k != "transition.g"
+        },
+        "not float32 arrays": dict(state, **{"transition.g": state["transition.g"].astype(np.float64)}),
+    }
+    for k, (reason, changed) in enumerate(changes.items()):
+        weights = tmp_path / f"weights-{k}"
+        shutil.copytree(WEIGHTS, weights)
+        with zipfile.ZipFile(weights / "model.npz", "w") as archive:
+            for key, value in changed.items():
+                with archive.open(f"{key}.npy", "w") as entry:
+                    np.lib.format.write_array(entry, value)
+        assert align_with_model(tmp_path, weights, capsys).startswith(
+            "error: " + expected(weights / "model.npz", reason)
+        )
 
 
 def test_intact_copy_still_loads(tmp_path):

@@ -134,3 +134,46 @@ def test_a_real_process_prints_one_line(tmp_path):
     assert done.stderr == (
         f"error: the review page needs the 'review' extra (flask is not installed): {hint('review')}\n"
     )
+
+
+def test_training_the_crf_without_torch(tmp_path, capsys, monkeypatch):
+    """Training (here `adapt`) is the one use of torch: without it, the 'train' extra is named."""
+    gold = one_pair(tmp_path)
+    missing(monkeypatch, "torch")
+    run_refused(["adapt", str(gold), str(tmp_path / "adapted")], capsys, tmp_path, "train", ["in.jsonl"])
+
+
+# torch and what cannot be installed without it (the test venv has them, a user's install may not)
+NO_TORCH = (
+    "import sys\n"
+    "class NoTorch:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in ('torch', 'spacy_transformers', 'transformers', 'sentence_transformers'):\n"
+    "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+    "sys.meta_path.insert(0, NoTorch())\n"
+    "from spacy_simalign.__main__ import main\n"
+)
+
+
+def test_aligning_needs_no_torch(tmp_path):
+    """In a fresh interpreter that finds no torch, the shipped CRF aligns as it does beside torch;
+    the CRF weights of a pipeline saved by 0.1 (model.pt, torch's format) are refused in one line
+    naming the extra."""
+    pairs = tmp_path / "in.jsonl"
+    pairs.write_bytes(b"".join(DEV.read_bytes().splitlines(keepends=True)[:3]))
+    assert main(["align", str(pairs), str(tmp_path / "with-torch.jsonl")]) == 0
+    old = ROOT / "tests" / "data" / "pipeline-0.1.0" / "simalign_sentence_aligner" / "aligner"
+    script = NO_TORCH + (
+        f"assert main(['align', {str(pairs)!r}, 'without-torch.jsonl']) == 0\n"
+        "assert 'torch' not in sys.modules\n"
+        f"sys.exit(main(['align', {str(pairs)!r}, 'old.jsonl', '--model', {str(old)!r}]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert (tmp_path / "without-torch.jsonl").read_bytes() == (tmp_path / "with-torch.jsonl").read_bytes()
+    weights = old / "model.pt"
+    assert done.stderr.splitlines()[-1] == (
+        f"error: {weights}: CRF weights in model.pt (saved by spacy-simalign 0.1.0) are read with torch, the "
+        f"'train' extra: {hint('train')}; saved again, they are model.npz, which needs no torch"
+    )
+    assert not (tmp_path / "old.jsonl").exists()

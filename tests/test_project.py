@@ -49,7 +49,7 @@ def test_ci_workflow_trains_evaluates_and_packages(ci_project):
         assert set(metrics[name]) == {"p", "r", "f"} and all(0.0 <= v <= 1.0 for v in metrics[name].values())
     assert metrics["link"]["f"] > 0.3  # two epochs on seven documents already align most links
     aligner = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner"
-    assert (aligner / "model.pt").is_file() and (aligner / "wide" / "model.pt").is_file()
+    assert (aligner / "model.npz").is_file() and (aligner / "wide" / "model.npz").is_file()
     sdist = ci_project / "packages" / "ci" / "de_simalign_web-0.1.0" / "dist" / "de_simalign_web-0.1.0.tar.gz"
     assert sdist.is_file()
     packaged = json.loads(
@@ -79,7 +79,7 @@ def test_ci_pipelines_align_in_their_own_language(ci_project):
 
 @pytest.mark.slow
 def test_ci_rerun_skips_up_to_date_steps(ci_project):
-    model = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.pt"
+    model = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.npz"
     before = model.stat().st_mtime_ns
     project_run(ci_project, "ci", capture=True, overrides=CI_OVERRIDES)
     assert model.stat().st_mtime_ns == before
@@ -313,9 +313,9 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
     assert result.stdout.strip() == str(wheel)
     names = set(zipfile.ZipFile(wheel).namelist())
     for data in (
-        "weights/crf/model.pt",
+        "weights/crf/model.npz",
         "weights/crf/config.json",
-        "weights/crf/wide/model.pt",
+        "weights/crf/wide/model.npz",
         "weights/crf/wide/config.json",
         "templates/review.js",
         "templates/review.html",
@@ -416,11 +416,11 @@ def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp
     (tmp_path / "sgc.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
     run, config = train_crf(tmp_path, "--data", tmp_path / "a.jsonl", "--wide-data", tmp_path / "sgc.jsonl")
     assert "wide CRF: trained on 7 documents" in run.stdout and config.get("wide_margin", 0.1) == 0.1
-    assert (tmp_path / "crf" / "wide" / "model.pt").is_file()
-    paired = (tmp_path / "crf" / "model.pt").read_bytes()
+    assert (tmp_path / "crf" / "wide" / "model.npz").is_file()
+    paired = (tmp_path / "crf" / "model.npz").read_bytes()
     train_crf(tmp_path, "--data", tmp_path / "a.jsonl")
     assert not (tmp_path / "crf" / "wide").exists()  # saved over the pair: one CRF, the old wide/ gone
-    assert (tmp_path / "crf" / "model.pt").read_bytes() == paired
+    assert (tmp_path / "crf" / "model.npz").read_bytes() == paired
 
 
 # -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------

@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
         "gold", metavar="GOLD.jsonl", help="pair JSONL; its pairs with gold are learned from (`review` saves gold)"
     )
     parser.add_argument(
-        "output", metavar="OUTPUT_DIR", help="CRF weights folder to write (config.json, model.pt; wide/ from the base)"
+        "output", metavar="OUTPUT_DIR", help="CRF weights folder to write (config.json, model.npz; wide/ from the base)"
     )
     parser.add_argument(
         "--base", default=None, metavar="PATH", help="CRF weights folder to start from (default: shipped)"
@@ -77,8 +77,10 @@ def add_arguments(parser) -> None:
 
 def paths(args) -> Paths:
     """The gold and the base's files are read; OUTPUT_DIR's two files are replaced."""
-    base = [os.path.join(args.base, name) for name in ("config.json", "model.pt")] if args.base else []
-    out = [os.path.join(args.output, name) for name in ("config.json", "model.pt")]
+    from ..aligners.crf.aligner import WEIGHTS_FILE, weights_file
+
+    base = [os.path.join(args.base, "config.json"), str(weights_file(Path(args.base)))] if args.base else []
+    out = [os.path.join(args.output, name) for name in ("config.json", WEIGHTS_FILE)]
     return Paths(inputs=[args.gold, *(args.background or []), *base], outputs=out, folders=[args.output, args.pipeline])
 
 
@@ -145,6 +147,9 @@ def check_table(check) -> str:
 
 
 def run(args) -> int:
+    from ..extras import check_installed
+
+    check_installed("train", "torch", "adapt (training the CRF aligner)")
     from ..aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check, schedule
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.train import featurize_all

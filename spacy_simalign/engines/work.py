@@ -8,6 +8,7 @@ the sentence-aligner component encodes the batch's sentences together from an em
 (aligners/protocol.py); batch boundaries are a function of the input position alone
 (engines.batches), and the encoder's vectors do not depend on the thread count."""
 
+import importlib.util
 import threading
 from typing import Any, Dict, List, Sequence
 
@@ -34,13 +35,17 @@ def prepare_process(job: AlignJob) -> None:
 
 
 def _limit_threads(threads: int):
-    import torch
     from threadpoolctl import threadpool_limits
 
     from ..similarity.backends import make_use_similarity
 
     make_use_similarity().threads = threads
-    torch.set_num_threads(threads)
+    if (
+        importlib.util.find_spec("torch") is not None
+    ):  # installed: spaCy's thinc imports it, transformer encoders use it
+        import torch
+
+        torch.set_num_threads(threads)
     return threadpool_limits(threads)  # kept (in caches) for the life of the process
 
 

@@ -24,10 +24,9 @@ from ...errors import InputError
 from ...ranges import AT_LEAST_0, AT_LEAST_1, Range, ranges
 from ...structures import TrainingPair
 from ..scoring import AlignmentScorer
-from .aligner import CRFAligner
+from .aligner import CRFAligner, training_module
 from .combine import fit_combination
 from .features import PairInput
-from .train import CRFTrainer, fit_bead_decoder, set_seed
 
 
 @dataclass
@@ -59,10 +58,11 @@ def fine_tune(
     """Continue training the aligner's model (loaded weights) on the background documents and the
     repeated user documents (features with gold); `tick` is called after every step."""
     training = dataclasses.replace(aligner.settings, learn_rate=settings.learn_rate, seed=settings.seed)
-    set_seed(settings.seed)
+    train = training_module("train")  # torch: the 'train' extra
+    train.set_seed(settings.seed)
     pool = list(background) + list(user)
     steps = [pool[i] for i in schedule(len(user), len(background), settings.repeat)]
-    CRFTrainer(aligner, training).fit(steps, settings.epochs, log, tick=tick)
+    train.CRFTrainer(aligner, training).fit(steps, settings.epochs, log, tick=tick)
 
 
 def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInput], seed: int = 0) -> None:
@@ -79,7 +79,8 @@ def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInp
         weights = fit_combination(examples, seed, settings.combination_c, settings.combination_max_iter)
         cfg["combination_weights"] = [round(float(w), 6) for w in np.asarray(weights)]
     if cfg.get("bead_weights") is not None:
-        cfg["bead_weights"] = fit_bead_decoder(aligner, decodes, pairs, settings) or cfg["bead_weights"]
+        fitted = training_module("train").fit_bead_decoder(aligner, decodes, pairs, settings)
+        cfg["bead_weights"] = fitted or cfg["bead_weights"]
 
 
 def adapted_aligner(

@@ -1,14 +1,15 @@
 """CRFAligner: the neural CRF sentence aligner over `Side` objects, with its configuration,
-its trained weights (a folder: config.json + model.pt, and wide/ for a wide CRF, choice.py) and
+its trained weights (a folder: config.json + model.npz, and wide/ for a wide CRF, choice.py) and
 `align(complex, simple)`; registered as `spacy-simalign.CRFAligner.v2` for the alignment components.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
-with no training and no download."""
+with no training and no download. Aligning decodes in numpy (inference.py); training builds the
+torch model (model.py, train.py) on first use, so only training needs torch."""
 
 import copy
 import dataclasses
+import importlib
 import inspect
-import io
 import json
 import os
 import shutil
@@ -17,11 +18,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
-import torch
 from threadpoolctl import threadpool_limits
 
 from ... import caches
 from ...errors import InputError
+from ...extras import check_installed
 from ...ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, UNIT, Choice, Range, check_settings, ranges
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
@@ -33,16 +34,18 @@ from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
 from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
-from .model import CRF
+from .inference import CRFWeights, state_shapes
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
-from .train import CRFTrainer, TrainingSettings, prepare_aligner, set_seed
+from .training_settings import TrainingSettings
 from .translations import PairKindSettings, TranslationSettings
 from .unsure import document_score
-from .weights_files import read_config, read_state
+from .weights_files import check_shapes, read_config, read_state, state_bytes, state_from_bytes
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
+WEIGHTS_FILE = "model.npz"
+TORCH_WEIGHTS_FILE = "model.pt"  # what spacy-simalign 0.1.0 saved (torch.save); read with torch
 
 # an aligner's config (what config.json saves): its settings, whose defaults are make_crf_aligner's
 # (filled in below it), the encoder's saved spec (encoders.py) and the learned weights
@@ -88,20 +91,37 @@ def as_saved(config: Dict[str, Any], path=None) -> Dict[str, Any]:
     return {**PREDATED_SETTINGS, **without_retired(config, RETIRED, path)}
 
 
-def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, torch.Tensor]]:
-    """(config, state dict) of a weights folder; read once per process while the files stay the
-    same (caches.shared), and each aligner loads the tensors into a model of its own. A damaged
-    file is an InputError naming it as the caller named the folder."""
+def training_module(name: str):
+    """The torch part `name` of the CRF (model, train); without torch, a MissingExtra naming the
+    `train` extra."""
+    check_installed("train", "torch", "training the CRF aligner")
+    return importlib.import_module(f".{name}", __package__)
+
+
+def weights_file(folder: Path) -> Path:
+    """The learned weights' file of a weights folder: model.npz, or an older folder's model.pt."""
+    older = folder / TORCH_WEIGHTS_FILE
+    return older if older.is_file() and not (folder / WEIGHTS_FILE).is_file() else folder / WEIGHTS_FILE
+
+
+def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    """(config, learned arrays) of a weights folder; read once per process while the files stay
+    the same (caches.shared), and each aligner keeps its own reference. A damaged file is an
+    InputError naming it as the caller named the folder."""
     given = Path(folder)
     folder = given.resolve()
+    files = (folder / "config.json", folder / WEIGHTS_FILE, folder / TORCH_WEIGHTS_FILE)
 
     def load():
-        if not (folder / "config.json").is_file() or not (folder / "model.pt").is_file():
-            raise InputError(f"not a CRF aligner folder (config.json and model.pt expected): {folder}")
+        if not (folder / "config.json").is_file() or not weights_file(folder).is_file():
+            raise InputError(f"not a CRF aligner folder (config.json and {WEIGHTS_FILE} expected): {folder}")
         cfg = as_saved(read_config(given / "config.json"), given / "config.json")
-        return cfg, read_state(given / "model.pt")
+        path = given / weights_file(folder).name
+        state = read_state(path)
+        check_shapes(state, state_shapes(cfg.get("hidden", 32)), path)
+        return cfg, state
 
-    stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in (folder / "config.json", folder / "model.pt"))
+    stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in files)
     return caches.shared("crf-weights", (str(folder), stamp), load)
 
 
@@ -139,7 +159,7 @@ class CRFAligner(SentenceAlignerBase):
     def __init__(
         self,
         config: Optional[Dict[str, Any]] = None,
-        model: Optional[CRF] = None,
+        model=None,
         encoder=None,
         settings: Optional[TrainingSettings] = None,
         ready: bool = True,
@@ -152,13 +172,14 @@ class CRFAligner(SentenceAlignerBase):
         check_settings(make_crf_aligner, {k: v for k, v in cfg.items() if k in CRF_RANGES})
         self.config = cfg
         self._encoder = encoder
-        self.model = model if model is not None else self.build_model(cfg)
-        self.model.eval()
+        self._model = model  # the torch model (model.py), made on first use: only training needs it
+        self._state: Optional[Dict[str, np.ndarray]] = None  # the loaded weights
+        self._crf: Optional[CRFWeights] = None  # what decodes them
         self._featurizer: Optional[PairFeaturizer] = None
         self.settings = settings or TrainingSettings()
         self.ready = ready  # False: a fresh model that initialize() must prepare
         self.weights = weights  # where the weights came from (initialize reloads them)
-        self._trainer: Optional[CRFTrainer] = None
+        self._trainer: Any = None  # train.CRFTrainer (torch), made on first use
         self._bead_dp = None
         self.translations: Union[PairKindSettings, TranslationSettings] = translations or PairKindSettings()
         # the wide CRF (choice.py), made on first use
@@ -208,8 +229,39 @@ class CRFAligner(SentenceAlignerBase):
         return type(self)(config, encoder=self.encoder, settings=self.settings, translations=self.translations)
 
     @staticmethod
-    def build_model(cfg: Dict[str, Any]) -> CRF:
-        return CRF(cfg["hidden"])
+    def build_model(cfg: Dict[str, Any]):
+        """A fresh torch model (model.CRF) of the config's shape."""
+        return training_module("model").CRF(cfg["hidden"])
+
+    @property
+    def model(self):
+        """The torch model that training updates, made from the loaded weights on first use."""
+        if self._model is None:
+            model = self.build_model(self.config)
+            if self._state is not None:
+                model.load_state_dict(training_module("model").state_tensors(self._state))
+            model.eval()
+            self._model = model
+        return self._model
+
+    @model.setter
+    def model(self, model) -> None:
+        self._model, self._crf = model, None
+
+    @property
+    def crf(self) -> CRFWeights:
+        """What decodes: the torch model's current weights while there is one, else the loaded ones."""
+        if self._model is not None or self._state is None:
+            return self.model.weights()
+        if self._crf is None:
+            self._crf = CRFWeights(self._state)
+        return self._crf
+
+    def current_state(self) -> Dict[str, np.ndarray]:
+        """The learned arrays as they are now (after training steps too)."""
+        if self._model is not None or self._state is None:
+            return training_module("model").state_arrays(self.model.state_dict())
+        return self._state
 
     @property
     def encoder(self):
@@ -267,10 +319,10 @@ class CRFAligner(SentenceAlignerBase):
         decoded = self.decoded(pair)
         wide = self.wide
         if wide is not None:  # its s2c direction scores the document; its c2s is decoded only if it wins
-            wide_s2c = wide.model.decode_many([pair.s2c])  # per sequence: the bits of a batch
+            wide_s2c = wide.crf.decode_many([pair.s2c])  # per sequence: the bits of a batch
             own, theirs = document_score(decoded[0][1]), document_score(wide_s2c[0][1])
             if wide_is_surer(own, theirs, self.config["wide_margin"]):
-                wide_decoded = wide_s2c + wide.model.decode_many([pair.c2s])
+                wide_decoded = wide_s2c + wide.crf.decode_many([pair.c2s])
                 return wide.beads(pair, wide.outputs(pair, wide_decoded), combination)
         return self.beads(pair, self.outputs(pair, decoded), combination)
 
@@ -321,12 +373,12 @@ class CRFAligner(SentenceAlignerBase):
 
     def decoded(self, pair: PairInput):
         """The model's (best labels, marginals) of the s2c and the c2s direction."""
-        return self.model.decode_many([pair.s2c, pair.c2s])
+        return self.crf.decode_many([pair.s2c, pair.c2s])
 
     def outputs(self, pair: PairInput, decoded):
         """The directions' outputs of `decoded` (self.decoded(pair))."""
         return tuple(
-            direction_output(best, marg, x.cand.numpy(), x.src_is_complex, self.config["link_floor"])
+            direction_output(best, marg, x.cand, x.src_is_complex, self.config["link_floor"])
             for (best, marg), x in zip(decoded, (pair.s2c, pair.c2s))
         )
 
@@ -343,13 +395,14 @@ class CRFAligner(SentenceAlignerBase):
         cfg = self._saved_config()
         tmp = folder / "config.json.tmp"
         tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        data = state_bytes(self.current_state())
         if self.wide is not None:
             self.wide.save(folder / WIDE_FOLDER)
         elif (folder / WIDE_FOLDER).is_dir():  # the folder now holds one CRF: no earlier wide one decodes with it
             shutil.rmtree(folder / WIDE_FOLDER)
-        torch.save(state, folder / "model.pt.tmp")
-        os.replace(folder / "model.pt.tmp", folder / "model.pt")
+        (folder / f"{WEIGHTS_FILE}.tmp").write_bytes(data)
+        os.replace(folder / f"{WEIGHTS_FILE}.tmp", folder / WEIGHTS_FILE)
+        (folder / TORCH_WEIGHTS_FILE).unlink(missing_ok=True)  # an older save's weights, replaced by these
         os.replace(tmp, folder / "config.json")
 
     @classmethod
@@ -362,9 +415,9 @@ class CRFAligner(SentenceAlignerBase):
         aligner.attach_wide(wide_loader(folder, overrides))
         return aligner
 
-    def _load_state(self, state: Dict[str, torch.Tensor]) -> None:
-        self.model.load_state_dict(state)
-        self.model.eval()
+    def _load_state(self, state: Dict[str, np.ndarray]) -> None:
+        """Take `state` (checked arrays) as the weights; a torch model is made from them when training needs one."""
+        self._state, self._model, self._crf = state, None, None
 
     # the component protocol: training and serialisation ---------------------------------
     def initialize(
@@ -388,15 +441,16 @@ class CRFAligner(SentenceAlignerBase):
             self._load_state(state)
             self.ready = True
             return
+        train = training_module("train")
         pairs = list(get_pairs())
         if wide_pairs:
             self._train_wide(pairs, wide_pairs, log)
-        set_seed(self.settings.seed)
-        inputs = prepare_aligner(self, pairs, self.settings, inputs, log)
+        train.set_seed(self.settings.seed)
+        inputs = train.prepare_aligner(self, pairs, self.settings, inputs, log)
         self.ready = True
-        self._trainer = CRFTrainer(self, self.settings)
+        self._trainer = trainer = train.CRFTrainer(self, self.settings)
         for pair, feats in zip(pairs, inputs or ()):
-            self._trainer.features(pair, feats)  # computed once for the hold-out, kept for the steps
+            trainer.features(pair, feats)  # computed once for the hold-out, kept for the steps
 
     def _train_wide(self, pairs: Sequence[TrainingPair], wide_pairs: Sequence[TrainingPair], log=None) -> None:
         """Train the wide CRF (choice.py) on this CRF's `pairs` and the `wide_pairs` of other domains,
@@ -418,7 +472,7 @@ class CRFAligner(SentenceAlignerBase):
         if not self.ready:
             raise ValueError("update() before initialize(): call nlp.initialize(get_examples) first")
         if self._trainer is None:
-            self._trainer = CRFTrainer(self, self.settings)
+            self._trainer = training_module("train").CRFTrainer(self, self.settings)
         return self._trainer
 
     def update(self, pairs: Sequence[TrainingPair]) -> float:
@@ -432,17 +486,17 @@ class CRFAligner(SentenceAlignerBase):
 
     def to_bytes(self) -> bytes:
         """config and weights (and the wide CRF's)."""
-        buffer = io.BytesIO()
-        torch.save(self.model.state_dict(), buffer)
-        msg = {"config": self._saved_config(), "model": buffer.getvalue()}
+        msg = {"config": self._saved_config(), "model": state_bytes(self.current_state())}
         if self.wide is not None:
             msg["wide"] = self.wide.to_bytes()
         return srsly.msgpack_dumps(msg)
 
     def from_bytes(self, data: bytes) -> "CRFAligner":
         msg = srsly.msgpack_loads(data)
-        state = torch.load(io.BytesIO(msg["model"]), map_location="cpu", weights_only=True)
-        self._replace(as_saved(msg["config"]), state)
+        config, where = as_saved(msg["config"]), Path("the CRF aligner's bytes")
+        state = state_from_bytes(msg["model"], where)
+        check_shapes(state, state_shapes(config.get("hidden", 32)), where)
+        self._replace(config, state)
         if "wide" in msg:
             self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(msg["wide"]))
         return self
@@ -462,7 +516,6 @@ class CRFAligner(SentenceAlignerBase):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(config)
         self.config = cfg
-        self.model = self.build_model(cfg)
         self._load_state(state)
         self._featurizer, self._trainer, self.ready = None, None, True
         self.attach_wide(None)
@@ -490,7 +543,7 @@ def train_aligner(
     with gold, when already computed."""
     if epochs is not None:
         settings = dataclasses.replace(settings, epochs=epochs, combination_epochs=epochs)
-    set_seed(settings.seed)
+    training_module("train").set_seed(settings.seed)
     aligner = CRFAligner(dict(config or {}), encoder=encoder, settings=settings, ready=False)
     aligner.initialize(lambda: pairs, inputs, log)
     aligner.fit(pairs, log)

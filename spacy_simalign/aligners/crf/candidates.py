@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Set
 
 import numpy as np
-import torch
 
 
 @dataclass
@@ -22,20 +21,19 @@ class CandidateLabels:
 
 
 def matmul_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b.T in float32 with numpy's BLAS, whose threads the sentence encoder keeps warm (torch's
-    pool, switched to one thread and back around each small product, costs more than the product)."""
+    """a @ b.T in float32 with numpy's BLAS, whose threads the sentence encoder keeps warm."""
     if not a.size or not b.size:
         return np.zeros((len(a), len(b)), dtype=np.float32)
     return np.asarray(a, dtype=np.float32) @ np.asarray(b, dtype=np.float32).T
 
 
 def _top(scores: np.ndarray, k: int) -> np.ndarray:
-    """Column indices of the k largest scores of each row, in no particular order (torch's
-    top-k: several times faster than numpy's argpartition, and one thread on small arrays)."""
+    """Column indices of the k largest scores of each row, best first; equal scores (a sentence
+    and its exact repeat) in column order, so that the candidates depend on nothing but the scores."""
     k = min(k, scores.shape[1])
     if k <= 0:
         return np.zeros((scores.shape[0], 0), dtype=np.int64)
-    return torch.topk(torch.from_numpy(np.ascontiguousarray(scores)), k, dim=1, sorted=False).indices.numpy()
+    return np.argsort(-scores, axis=1, kind="stable")[:, :k].astype(np.int64, copy=False)
 
 
 def _unique_rows(picks: np.ndarray, m: int) -> np.ndarray:
@@ -76,8 +74,7 @@ def candidate_sets(
         sims = matmul_t(e_src[start:stop], e_tgt)
         np.maximum(col_max, sims.max(axis=0), out=col_max)
         here = np.arange(stop - start)[:, None]
-        top = _top(sims, max(top_k, 2))
-        top = top[here, np.argsort(-sims[here, top], axis=1)]  # by cosine, best first
+        top = _top(sims, max(top_k, 2))  # by cosine, best first
         top_vals = sims[here, top]
         row_max[start:stop] = top_vals[:, 0]
         row_second[start:stop] = top_vals[:, 1] if top_vals.shape[1] > 1 else top_vals[:, 0]

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
-import torch
 
 from ...structures import Side
 from .candidates import candidate_sets, matmul_t
@@ -60,27 +59,27 @@ class DirectionInput:
     """One direction of a pair: each source sentence i chooses among the target sentences
     `cand[i]` (-1 = padding) or none. Slot 0 of a label row is "unaligned"."""
 
-    cand: torch.Tensor  # [n, K] long, target indices, -1 where padded
-    feats: torch.Tensor  # [n, K, N_FEATURES]
-    null_feats: torch.Tensor  # [n, N_NULL_FEATURES]
+    cand: np.ndarray  # [n, K] int64, target indices, -1 where padded
+    feats: np.ndarray  # [n, K, N_FEATURES] float32
+    null_feats: np.ndarray  # [n, N_NULL_FEATURES] float32
     n_target: int
     src_texts: List[str] = field(default_factory=list, repr=False)
     tgt_texts: List[str] = field(default_factory=list, repr=False)
     src_is_complex: bool = False
-    gold: Optional[torch.Tensor] = None  # [n, K+1] bool: labels consistent with the gold
+    gold: Optional[np.ndarray] = None  # [n, K+1] bool: labels consistent with the gold
 
     def __len__(self) -> int:
         return int(self.cand.shape[0])
 
     @property
-    def mask(self) -> torch.Tensor:
+    def mask(self) -> np.ndarray:
         """[n, K+1] bool: which label slots exist (slot 0, unaligned, always does)."""
-        ones = torch.ones(self.cand.shape[0], 1, dtype=torch.bool)
-        return torch.cat([ones, self.cand >= 0], dim=1)
+        ones = np.ones((self.cand.shape[0], 1), dtype=bool)
+        return np.concatenate([ones, self.cand >= 0], axis=1)
 
     def without_lexical(self) -> "DirectionInput":
         """The same input as if the sides were in two languages (for training the cross-lingual mode)."""
-        feats, null = self.feats.clone(), self.null_feats.clone()
+        feats, null = self.feats.copy(), self.null_feats.copy()
         feats[..., LEXICAL_FEATURES] = 0.0
         feats[..., FEATURE_NAMES.index("cross_lingual")] = 1.0
         null[:, NULL_LEXICAL] = 0.0
@@ -268,8 +267,8 @@ class PairFeaturizer:
             zeros = np.zeros(n, dtype=np.float32)
             null = self._null(src, zeros, zeros, zeros, zeros, direction, cross)
             return DirectionInput(
-                torch.full((n, 0), -1, dtype=torch.long),
-                torch.zeros(n, 0, self.n_features),
+                np.full((n, 0), -1, dtype=np.int64),
+                np.zeros((n, 0, self.n_features), dtype=np.float32),
                 null,
                 m,
                 *texts,
@@ -339,10 +338,10 @@ class PairFeaturizer:
         put("direction", direction)
         put("cross_lingual", float(cross))
         null = self._null(src, row_max, row_second, best_c3g, best_word, direction, cross)
-        return DirectionInput(torch.from_numpy(cand).long(), torch.from_numpy(f), null, m, *texts, src_is_complex)
+        return DirectionInput(cand.astype(np.int64, copy=False), f, null, m, *texts, src_is_complex)
 
     @staticmethod
-    def _null(src: _SideData, row_max, row_second, best_c3g, best_word, direction, cross) -> torch.Tensor:
+    def _null(src: _SideData, row_max, row_second, best_c3g, best_word, direction, cross) -> np.ndarray:
         g = np.zeros((len(src), N_NULL_FEATURES), dtype=np.float32)
         g[:, 0] = row_max
         g[:, 1] = row_max - row_second
@@ -352,24 +351,24 @@ class PairFeaturizer:
         g[:, 5] = direction
         g[:, 6] = float(cross)
         g[:, 7] = 1.0
-        return torch.from_numpy(g)
+        return g
 
 
-def gold_mask(cand: torch.Tensor, links: Sequence[Tuple[int, int]]) -> torch.Tensor:
+def gold_mask(cand: np.ndarray, links: Sequence[Tuple[int, int]]) -> np.ndarray:
     """[n, K+1] bool: the labels that agree with gold links (src, tgt); unaligned if none."""
     n = cand.shape[0]
     targets: Dict[int, Set[int]] = {}
     for s, t in links:
         if s < n:
             targets.setdefault(s, set()).add(t)
-    mask = torch.zeros(n, cand.shape[1] + 1, dtype=torch.bool)
+    mask = np.zeros((n, cand.shape[1] + 1), dtype=bool)
     for i in range(n):
         want = targets.get(i)
         if not want:
             mask[i, 0] = True
             continue
         for t in want:
-            hit = (cand[i] == t).nonzero()
+            hit = np.flatnonzero(cand[i] == t)
             if len(hit):
                 mask[i, int(hit[0]) + 1] = True
     return mask

@@ -8,7 +8,7 @@ from typing import Optional
 from ...ranges import ranges
 from ...registry import aligner_registry
 from .aligner import CRF_RANGES, SHIPPED, CRFAligner, make_crf_aligner
-from .train import TrainingSettings
+from .training_settings import TrainingSettings
 from .translations import TranslationSettings
 
 

@@ -3,7 +3,7 @@ documents a user reviews first should be those the model aligns with the least c
 corrections then teach `adapt` the most.
 
 Per simple sentence, the simple->complex direction gives a marginal distribution over "no complex
-sentence" and its candidate complex sentences (model.decode_many); a document's score is the mean
+sentence" and its candidate complex sentences (the CRF's decode_many); a document's score is the mean
 over its simple sentences of that distribution's entropy ("entropy", in nats: spread over several
 candidates or between a link and none) or of its null marginal ("null": the model expects the
 sentence to be unaligned; in a domain the model does not know, similarity is weak everywhere and
@@ -28,7 +28,7 @@ def unsureness(aligner, pair: PairInput, score: str = "entropy") -> float:
     document without simple sentences."""
     if score not in SCORES:
         raise ValueError(f"unknown score {score!r}: choose one of {', '.join(SCORES)}")
-    ((_, marg),) = aligner.model.decode_many([pair.s2c])
+    ((_, marg),) = aligner.crf.decode_many([pair.s2c])
     return document_score(marg, score)
 
 

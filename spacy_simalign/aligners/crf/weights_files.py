@@ -1,22 +1,25 @@
 """The two files of a CRF weights folder read with one located error each: a damaged file (cut
 short by a failed copy, a changed byte, emptied, not JSON) is an InputError naming the file, which
-names its pipeline folder too, instead of torch's or json's traceback.
+names its pipeline folder too, instead of numpy's, torch's or json's traceback.
 
-model.pt is a zip archive (torch.save) whose entries carry CRC-32 checksums; torch does not check
-them, so a changed byte in a tensor would load as a silently different model. They are checked here
-first (13 KB for the shipped weights: well under a millisecond)."""
+model.npz (numpy's archive of the learned arrays; spacy-simalign 0.1.0 wrote model.pt with
+torch.save) is a zip archive whose entries carry CRC-32 checksums; torch does not check them, so
+a changed byte in a tensor would load as a silently different model. They are checked here first
+(13 KB for the shipped weights: well under a millisecond)."""
 
 import io
 import json
 import zipfile
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
-import torch
+import numpy as np
 
 from ...errors import InputError
+from ...extras import install_hint
 
 REPAIR = "save them again, or copy the folder again from where they were saved"
+TORCH_ENTRY = b"data.pkl"  # the pickle entry of a torch.save archive, near its start
 
 
 def damaged(path: Path, what: str) -> InputError:
@@ -45,21 +48,55 @@ def read_config(path: Path) -> Dict[str, Any]:
     return config
 
 
-def read_state(path: Path) -> Dict[str, torch.Tensor]:
-    """model.pt of a weights folder: its state dict, after its archive's checksums are checked."""
+def read_state(path: Path) -> Dict[str, np.ndarray]:
+    """The learned arrays of a weights folder (model.npz; model.pt, written by spacy-simalign 0.1.0,
+    needs torch), after the archive's checksums are checked."""
     try:
         data = path.read_bytes()
     except OSError as err:
         raise damaged(path, f"cannot be read: {err.strerror}") from None
+    return state_from_bytes(data, path)
+
+
+def state_from_bytes(data: bytes, path: Path) -> Dict[str, np.ndarray]:
+    """The learned arrays in `data` (a model.npz, or a model.pt of torch.save); `path` names them
+    in errors."""
+    legacy = path.suffix == ".pt" or TORCH_ENTRY in data[:4096]
+    kind = "torch" if legacy else "npz"
     if not data:
         raise damaged(path, "empty file")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             bad = archive.testzip()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as err:
-        raise damaged(path, f"not a whole torch archive ({err or type(err).__name__}), truncated or changed") from None
+        raise damaged(path, f"not a whole {kind} archive ({err or type(err).__name__}), truncated or changed") from None
     if bad is not None:
         raise damaged(path, f"checksum mismatch in {bad}, changed since it was saved")
+    return torch_state(data, path) if legacy else npz_state(data, path)
+
+
+def npz_state(data: bytes, path: Path) -> Dict[str, np.ndarray]:
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            state = {name: archive[name] for name in archive.files}
+    except Exception as err:  # noqa: BLE001 - whatever numpy finds wrong is this file's damage
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise damaged(path, f"numpy cannot load it ({first[:160]})") from None
+    if not all(v.dtype == np.float32 for v in state.values()):
+        raise damaged(path, "not float32 arrays")
+    return state
+
+
+def torch_state(data: bytes, path: Path) -> Dict[str, np.ndarray]:
+    """A state dict that torch.save wrote (spacy-simalign 0.1.0's model.pt), as arrays."""
+    try:
+        import torch
+    except ImportError:
+        raise InputError(
+            f"CRF weights in model.pt (saved by spacy-simalign 0.1.0) are read with torch, the 'train' extra: "
+            f"{install_hint('train')}; saved again, they are model.npz, which needs no torch",
+            str(path),
+        ) from None
     try:
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - whatever torch's unpickler finds wrong is this file's damage
@@ -67,4 +104,27 @@ def read_state(path: Path) -> Dict[str, torch.Tensor]:
         raise damaged(path, f"torch cannot load it ({first[:160]})") from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise damaged(path, "not a state dict of tensors")
-    return state
+    return {k: v.detach().numpy().astype(np.float32, copy=True) for k, v in state.items()}
+
+
+def state_bytes(state: Dict[str, np.ndarray]) -> bytes:
+    """model.npz's bytes: the arrays, uncompressed, with zip checksums, in name order and with a
+    fixed date, so that the same weights are the same bytes (np.savez stamps the time)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, value in sorted(state.items()):
+            with archive.open(zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0)), "w") as entry:
+                np.lib.format.write_array(entry, np.ascontiguousarray(value, dtype=np.float32), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def check_shapes(state: Dict[str, np.ndarray], shapes: Dict[str, Tuple[int, ...]], path: Path) -> None:
+    """The arrays are those of the config's model (the names and shapes of `shapes`)."""
+    missing = sorted(set(shapes) - set(state))
+    extra = sorted(set(state) - set(shapes))
+    if missing or extra:
+        what = ", ".join(f"{'no' if name in missing else 'unknown'} {name}" for name in (missing + extra)[:3])
+        raise damaged(path, f"not the weights of this config's model ({what})")
+    for name, shape in shapes.items():
+        if tuple(state[name].shape) != shape:
+            raise damaged(path, f"{name} has shape {tuple(state[name].shape)}, the config's model {shape}")
