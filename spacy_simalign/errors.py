@@ -26,6 +26,13 @@ class InputError(ValueError):
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
+def first_line(err: BaseException) -> str:
+    """The first line of an exception's message (its type's name when empty), at most 200
+    characters: the reason part of a one-line error."""
+    text = str(err).strip()
+    return (text.splitlines()[0] if text else type(err).__name__)[:200]
+
+
 def is_disk_full(err: BaseException) -> bool:
     """An OSError saying the disk (or the user's quota) is full."""
     return isinstance(err, OSError) and err.errno in DISK_FULL

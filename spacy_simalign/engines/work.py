@@ -40,9 +40,8 @@ def _limit_threads(threads: int):
     from ..similarity.backends import make_use_similarity
 
     make_use_similarity().threads = threads
-    if (
-        importlib.util.find_spec("torch") is not None
-    ):  # installed: spaCy's thinc imports it, transformer encoders use it
+    # torch where it is installed: spaCy's thinc imports it, and transformer encoders use it
+    if importlib.util.find_spec("torch") is not None:
         import torch
 
         torch.set_num_threads(threads)

@@ -9,12 +9,7 @@ from pathlib import Path
 from typing import Any, Optional, Tuple
 
 from ..configs import config_error
-from ..errors import InputError
-
-
-def first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return (text.splitlines()[0] if text else type(err).__name__)[:200]
+from ..errors import InputError, first_line
 
 
 def config_reason(err: BaseException) -> Tuple[str, Optional[int]]:

@@ -34,7 +34,7 @@ from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
 from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
-from .inference import CRFWeights, state_shapes
+from .inference import CRFWeights
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
 from .training_settings import TrainingSettings
@@ -118,7 +118,7 @@ def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np
         cfg = as_saved(read_config(given / "config.json"), given / "config.json")
         path = given / weights_file(folder).name
         state = read_state(path)
-        check_shapes(state, state_shapes(cfg.get("hidden", 32)), path)
+        check_shapes(state, cfg, path)
         return cfg, state
 
     stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in files)
@@ -495,7 +495,7 @@ class CRFAligner(SentenceAlignerBase):
         msg = srsly.msgpack_loads(data)
         config, where = as_saved(msg["config"]), Path("the CRF aligner's bytes")
         state = state_from_bytes(msg["model"], where)
-        check_shapes(state, state_shapes(config.get("hidden", 32)), where)
+        check_shapes(state, config, where)
         self._replace(config, state)
         if "wide" in msg:
             self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(msg["wide"]))

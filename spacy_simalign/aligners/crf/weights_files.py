@@ -11,12 +11,13 @@ import io
 import json
 import zipfile
 from pathlib import Path
-from typing import Any, Dict, Tuple
+from typing import Any, Dict
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, first_line
 from ...extras import install_hint
+from .inference import state_shapes
 
 REPAIR = "save them again, or copy the folder again from where they were saved"
 TORCH_ENTRY = b"data.pkl"  # the pickle entry of a torch.save archive, near its start
@@ -80,8 +81,7 @@ def npz_state(data: bytes, path: Path) -> Dict[str, np.ndarray]:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             state = {name: archive[name] for name in archive.files}
     except Exception as err:  # noqa: BLE001 - whatever numpy finds wrong is this file's damage
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise damaged(path, f"numpy cannot load it ({first[:160]})") from None
+        raise damaged(path, f"numpy cannot load it ({first_line(err)[:160]})") from None
     if not all(v.dtype == np.float32 for v in state.values()):
         raise damaged(path, "not float32 arrays")
     return state
@@ -100,8 +100,7 @@ def torch_state(data: bytes, path: Path) -> Dict[str, np.ndarray]:
     try:
         state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - whatever torch's unpickler finds wrong is this file's damage
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise damaged(path, f"torch cannot load it ({first[:160]})") from None
+        raise damaged(path, f"torch cannot load it ({first_line(err)[:160]})") from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise damaged(path, "not a state dict of tensors")
     return {k: v.detach().numpy().astype(np.float32, copy=True) for k, v in state.items()}
@@ -118,8 +117,9 @@ def state_bytes(state: Dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
-def check_shapes(state: Dict[str, np.ndarray], shapes: Dict[str, Tuple[int, ...]], path: Path) -> None:
-    """The arrays are those of the config's model (the names and shapes of `shapes`)."""
+def check_shapes(state: Dict[str, np.ndarray], config: Dict[str, Any], path: Path) -> None:
+    """The arrays are those of the config's model (inference.state_shapes of its width)."""
+    shapes = state_shapes(config.get("hidden", 32))
     missing = sorted(set(shapes) - set(state))
     extra = sorted(set(state) - set(shapes))
     if missing or extra:
