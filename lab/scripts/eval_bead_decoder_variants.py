@@ -239,10 +239,9 @@ class Replay:
 
         first = scorer(S, T)
         cost, back = forward(n, m, types, lo, hi, first, s["skip"])
-        langs = (complex_side.lang, simple_side.lang)
+        sides = (complex_side, simple_side)
         rescorer = CandidateRescorer(
-            (complex_side.sentences, simple_side.sentences),
-            lambda texts, side: self.encoder.encode(texts, langs[side]),
+            lambda spans, side: self.encoder.encode_runs(sides[side].sentences, spans, sides[side].lang),
             s["gap"],
             s["penalty"],
         )

@@ -22,11 +22,11 @@ import numpy as np
 
 from ..ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, Choice, Range, check_settings, ranges
 from ..registry import aligner_registry
+from ..similarity.runs import run_text
 from ..structures import Bead, ParagraphLink, Side
 from .band_scores import BandScores, band_cells
 from .bead_units import CandidateRescorer
 from .protocol import SentenceAlignerBase
-from .runs import run_text
 
 CONCATENATIONS = ("sum", "text", "candidates")
 
@@ -36,9 +36,10 @@ def bead_types(max_align: int) -> List[Tuple[int, int]]:
     return [(1, 0), (0, 1)] + [(a, b) for a in range(1, max_align) for b in range(1, max_align) if a + b <= max_align]
 
 
-def runs(vectors: np.ndarray, lengths: np.ndarray, longest: int, texts=None, encode=None):
+def runs(vectors: np.ndarray, lengths: np.ndarray, longest: int, encode_runs=None):
     """Vectors [longest, n, d] and lengths [longest, n] of the runs of 1..longest sentences
-    ending at each sentence (a run that would start before the first sentence is shorter)."""
+    ending at each sentence (a run that would start before the first sentence is shorter): the
+    normalised sum of their sentence vectors, or `encode_runs(spans)` of their joined texts."""
     n, dim = vectors.shape
     out = np.zeros((longest, n, dim), dtype=np.float32)
     total = np.zeros((longest, n))
@@ -48,9 +49,9 @@ def runs(vectors: np.ndarray, lengths: np.ndarray, longest: int, texts=None, enc
     for a in range(1, longest + 1):
         starts = np.maximum(ends - a, 0)
         total[a - 1] = cum_len[ends] - cum_len[starts]
-        if texts is not None and a > 1:
-            joined = [run_text(texts, s, e - 1) for s, e in zip(starts.tolist(), ends.tolist())]
-            out[a - 1] = np.asarray(encode(joined), dtype=np.float32)
+        if encode_runs is not None and a > 1:
+            spans = [(s, e - 1) for s, e in zip(starts.tolist(), ends.tolist())]
+            out[a - 1] = np.asarray(encode_runs(spans), dtype=np.float32)
         else:
             out[a - 1] = cum[ends] - cum[starts]
     out /= np.maximum(np.linalg.norm(out, axis=2, keepdims=True), 1e-12)
@@ -295,6 +296,14 @@ def align_monotone(
     return [(a, b, c, d, float(S[b - a - 1, b - 1] @ T[d - c - 1, d - 1])) for a, b, c, d in backtrace(back, types)]
 
 
+def encode_runs(similarity, side: Side, spans: Sequence[Tuple[int, int]]) -> np.ndarray:
+    """The vectors of the joined texts of the runs (first, last) of a side's sentences: the
+    similarity's encode_runs, or its encode of the joined texts (an encoder that has only `encode`)."""
+    if hasattr(similarity, "encode_runs"):
+        return similarity.encode_runs(side.sentences, spans, side.lang)
+    return similarity.encode([run_text(side.sentences, first, last) for first, last in spans], side.lang)
+
+
 class BeadDPAligner(SentenceAlignerBase):
     """Monotone bead alignment on sentence embeddings (see the module docstring); paragraph
     links, if given, are ignored: the whole document is one sequence. `settings` are those of
@@ -331,12 +340,8 @@ class BeadDPAligner(SentenceAlignerBase):
     def _runs(self, side: Side):
         vectors = np.asarray(self.similarity.encode(side.sentences, side.lang), dtype=np.float32)
         lengths = np.array([len(s) for s in side.sentences], dtype=np.float64)
-        texts = side.sentences if self.concatenation == "text" else None
-        return (
-            vectors,
-            lengths,
-            runs(vectors, lengths, self.max_align - 1, texts, lambda joined: self.similarity.encode(joined, side.lang)),
-        )
+        joined = (lambda spans: encode_runs(self.similarity, side, spans)) if self.concatenation == "text" else None
+        return vectors, lengths, runs(vectors, lengths, self.max_align - 1, joined)
 
     def align(
         self, complex: Side, simple: Side, paragraph_links: Optional[Sequence[ParagraphLink]] = None
@@ -349,8 +354,7 @@ class BeadDPAligner(SentenceAlignerBase):
         if self.concatenation == "candidates":
             sides = (complex, simple)
             rescore = CandidateRescorer(
-                (complex.sentences, simple.sentences),
-                lambda texts, side: self.similarity.encode(texts, sides[side].lang),
+                lambda spans, side: encode_runs(self.similarity, sides[side], spans),
                 self.candidate_gap,
                 self.candidate_penalty,
             )

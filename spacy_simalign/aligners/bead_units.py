@@ -11,24 +11,25 @@ joined text's vector, less `penalty` for each sentence beyond the first on eithe
 text resembles each of its sentences, so unit scores favour merging: on the dev sets, without
 it, 1:1 beads are merged into n:m ones), and the path is decoded again, the n:m beads
 restricted to those candidates; 1:1 beads and skips keep their scores. The candidates' strings
-are encoded once (the encoder caches by text); their number grows with the close alternatives,
-not with every run: on Text+Berg dev 1,353 strings instead of the 1,022 sentences (bertalign:
-4,088), project/eval_translations.py."""
+are encoded once by text (the USE encoder composes them from its sentences' encoding,
+similarity/use_runs.py); their number grows with the close alternatives, not with every run: on
+Text+Berg dev 344 runs beside the 1,022 sentences (bertalign: 4,088 strings),
+project/eval_translations.py."""
 
-from typing import Callable, Dict, List, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Set, Tuple
 
 import numpy as np
 
 from .band_scores import band_cells
-from .runs import run_text
 
 
 class CandidateRescorer:
-    """The `rescore` step of bead_dp.align_monotone for one pair: `texts` of each side, and an
-    `encode(texts, side)` that returns normalised vectors (side 0 complex, 1 simple)."""
+    """The `rescore` step of bead_dp.align_monotone for one pair: `encode_runs(spans, side)`
+    returns the normalised vectors of the joined texts of the runs (first, last) of side 0
+    (complex) or 1 (simple), as EmbeddingSimilarity.encode_runs."""
 
-    def __init__(self, texts: Tuple[Sequence[str], Sequence[str]], encode: Callable, gap: float, penalty: float):
-        self.texts, self.encode, self.gap, self.penalty = texts, encode, gap, penalty
+    def __init__(self, encode_runs: Callable, gap: float, penalty: float):
+        self.encode_runs, self.gap, self.penalty = encode_runs, gap, penalty
 
     def candidates(self, forward, types, lo, hi, score, skip, cost) -> Dict[int, Tuple[np.ndarray, np.ndarray]]:
         """{bead type: (end rows, end columns)} of the n:m beads on a path within `gap` of the best;
@@ -77,9 +78,7 @@ class CandidateRescorer:
         """R with the vectors of the runs (length, end) of `wanted` made from their joined text."""
         if not wanted:
             return R
-        texts = self.texts[side]
-        joined = [run_text(texts, e - k, e - 1) for k, e in wanted]
-        vectors = np.asarray(self.encode(joined, side), dtype=np.float32)
+        vectors = np.asarray(self.encode_runs([(e - k, e - 1) for k, e in wanted], side), dtype=np.float32)
         R = R.copy()
         lengths, ends = zip(*wanted)
         R[np.array(lengths) - 1, np.array(ends) - 1] = vectors

@@ -12,7 +12,7 @@ import os
 import re
 from collections import Counter, OrderedDict
 from functools import lru_cache
-from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence
+from typing import AbstractSet, Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -160,6 +160,13 @@ class EmbeddingSimilarity(SimilarityBackend):
 
     dim = 512
 
+    def encode_runs(self, sentences: Sequence[str], spans: Sequence[Tuple[int, int]], lang: str = "de") -> np.ndarray:
+        """Vectors of the runs of `sentences` first..last (inclusive) of each span: the vectors of
+        their joined texts (runs.run_text), which an encoder may compose from the sentences'."""
+        from .runs import run_text
+
+        return self.encode([run_text(sentences, first, last) for first, last in spans], lang)
+
     def clear_cache(self) -> None:
         """Forget the in-memory vectors (the engines do this per batch, so results never depend on earlier batches)."""
         self._cache.clear()
@@ -177,17 +184,22 @@ class USESimilarity(EmbeddingSimilarity):
     Texts are encoded in chunks of `batch_size`, each chunk on one BLAS thread, `threads`
     chunks at a time: the vectors are then the same bits whatever the thread count (OpenBLAS
     rounds differently with more threads), so 1 process, N processes and a Dask cluster write
-    the same output, and it is faster than one chunk on several BLAS threads."""
+    the same output, and it is faster than one chunk on several BLAS threads. The runs of
+    sentences are composed from what encoding the sentences kept (use_runs.py), for the last
+    PARTS_KEPT sentences encoded (another is encoded again when a run needs it)."""
 
     name = "use-multilingual"
     spec = "use"
     dim = 512
+    PARTS_KEPT = 50_000  # about 6 KB each
 
     def __init__(self, threads: int = 0, batch_size: int = 64, cache_size: int = 200_000):
         super().__init__(cache_size)
         self.threads = threads or (os.cpu_count() or 1)
         self.batch_size = batch_size
         self._model = None
+        self._runs: Any = None  # use_runs.RunEncoder, False where runs are encoded as joined texts
+        self._parts: "OrderedDict[str, Any]" = OrderedDict()
 
     @property
     def model(self):
@@ -199,22 +211,79 @@ class USESimilarity(EmbeddingSimilarity):
             self._model = load_use(threads=1)
         return self._model
 
+    @property
+    def run_encoder(self):
+        """The use_runs.RunEncoder of the model, or None where runs are encoded as joined texts."""
+        if self._runs is None:
+            from .use_runs import one_blas_thread, run_encoder
+
+            with one_blas_thread():
+                self._runs = run_encoder(self.model) or False
+        return self._runs or None
+
     def _encode_batch(self, texts, lang):
         chunks = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
         if not chunks:
             return np.zeros((0, self.dim), dtype=np.float32)
-        from threadpoolctl import threadpool_limits
+        from .use_runs import one_blas_thread
 
-        model = self.model
-        with threadpool_limits(limits=1, user_api="blas"):  # for every chunk, whichever thread runs it
+        runs = self.run_encoder
+        encode = runs.encode if runs is not None else self.model.encode
+        with one_blas_thread():  # for every chunk, whichever thread runs it
             if self.threads == 1 or len(chunks) == 1:
-                out = [model.encode(chunk) for chunk in chunks]
+                out = [encode(chunk) for chunk in chunks]
             else:
                 from concurrent.futures import ThreadPoolExecutor
 
                 with ThreadPoolExecutor(min(self.threads, len(chunks))) as pool:
-                    out = list(pool.map(model.encode, chunks))
-        return np.concatenate(out)
+                    out = list(pool.map(encode, chunks))
+        if runs is None:
+            return np.concatenate(out)
+        for chunk, (_, parts) in zip(chunks, out):
+            self._keep_parts(chunk, parts)
+        return np.concatenate([vectors for vectors, _ in out])
+
+    def _keep_parts(self, texts, parts) -> None:
+        for text, part in zip(texts, parts):
+            self._parts[text] = part
+            self._parts.move_to_end(text)
+        while len(self._parts) > self.PARTS_KEPT:
+            self._parts.popitem(last=False)
+
+    def encode_runs(self, sentences, spans, lang="de"):
+        """The runs' vectors composed from their sentences' (use_runs.py) where the joined text
+        has two sentences or more, tokenizes as its sentences do and is within
+        limits.MAX_TEXT_CHARS; the others are the joined text's vectors."""
+        from ..limits import MAX_TEXT_CHARS
+        from .runs import run_text
+        from .use_runs import one_blas_thread
+
+        runs = self.run_encoder
+        joined = [run_text(sentences, first, last) for first, last in spans]
+        wanted = [k for k, (first, last) in enumerate(spans) if last > first and len(joined[k]) <= MAX_TEXT_CHARS]
+        if runs is None or not wanted:
+            return super().encode_runs(sentences, spans, lang)
+        out = np.empty((len(spans), self.dim), dtype=np.float32)
+        with one_blas_thread():
+            needed = dict.fromkeys(sentences[q] for k in wanted for q in range(spans[k][0], spans[k][1] + 1))
+            missing = [text for text in needed if text not in self._parts]
+            if missing:  # sentences whose vectors came from elsewhere (the disk cache) or were encoded long ago
+                self._keep_parts(missing, runs.encode(missing)[1])
+            composed = {}
+            for k in wanted:
+                parts = [self._parts.get(sentences[q]) for q in range(spans[k][0], spans[k][1] + 1)]
+                if None not in parts and runs.tokenizes_as(joined[k], parts):
+                    composed[k] = parts
+            if composed:
+                out[list(composed)] = runs.compose(list(composed.values()))
+        rest = [k for k in range(len(spans)) if k not in composed]
+        if rest:
+            out[rest] = self.encode([joined[k] for k in rest], lang)
+        return out
+
+    def clear_cache(self) -> None:
+        super().clear_cache()
+        self._parts.clear()
 
 
 class SentenceTransformerSimilarity(EmbeddingSimilarity):

@@ -7,7 +7,6 @@ import re
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from ...limits import capped
 
@@ -77,7 +76,10 @@ def _tfidf_cells(texts: Sequence[str], analyzer: str) -> Optional[Tuple[np.ndarr
     return rows, cols, values, size
 
 
-def _csr(cells, n_rows: int) -> csr_matrix:
+def _csr(cells, n_rows: int):
+    """The cells as a scipy CSR matrix (scipy imported here: 0.2 s that a run of translations only never needs)."""
+    from scipy.sparse import csr_matrix
+
     rows, cols, values, size = cells
     order = np.lexsort((cols, rows))
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_rows))])

@@ -2,10 +2,10 @@
 
 A run's vector is the encoder's vector of its sentences joined by single spaces, as bertalign
 embeds its candidate beads, not a sum of the sentence vectors (a short sentence moves a sum
-hardly at all). The encoder's own per-text cache keeps the work bounded: a run met again (the
-same run in another candidate, another direction) is encoded once, and a one-sentence run is the
-sentence itself, already encoded. Callers choose which runs to embed: only candidates that can
-matter (bead_units.py, bead_dp.py)."""
+hardly at all). EmbeddingSimilarity.encode_runs gives it: the USE encoder composes it from what
+encoding the sentences kept (use_runs.py), another encoder encodes the joined text (its per-text
+cache encodes a run met again once). Callers choose which runs to embed: only candidates that can
+matter (aligners/bead_units.py, aligners/bead_dp.py)."""
 
 from typing import Sequence
 
