@@ -134,3 +134,25 @@ def flipped(data: bytes, at: int) -> bytes:
     changed = bytearray(data)
     changed[at] ^= 0x04
     return bytes(changed)
+
+
+def test_the_use_model_read_in_the_background_gives_the_same_bits_and_its_error(monkeypatch):
+    """USESimilarity.preload (the align engine starts it before building the Doc pairs): the model
+    read in a thread encodes as one read at first use, and an error of the read is raised where
+    the model is first used, not lost in the thread."""
+    from spacy_simalign.similarity import use_startup
+    from spacy_simalign.similarity.backends import USESimilarity
+
+    texts = [f"Satz Nummer {i}, mit etwas mehr Text." for i in range(5)]
+    early = USESimilarity(threads=1)
+    early.preload()
+    assert np.array_equal(early.encode(texts), USESimilarity(threads=1).encode(texts))
+
+    def unreadable(threads=1):
+        raise OSError("weights.npz: unreadable")
+
+    monkeypatch.setattr(use_startup, "load_use", unreadable)
+    failing = USESimilarity(threads=1)
+    failing.preload()
+    with pytest.raises(OSError, match="unreadable"):
+        failing.encode(texts)

@@ -158,7 +158,7 @@ def test_probes_whose_vectors_differ_encode_joined_texts(model, monkeypatch):
 
 
 def test_a_similarity_without_runs_encodes_joined_texts(monkeypatch):
-    monkeypatch.setattr(use_runs, "run_encoder", lambda model: None)
+    monkeypatch.setattr(use_runs, "run_encoder", lambda model, threads: None)
     similarity = USESimilarity()
     sentences = sides()[4].sentences[:5]
     spans = all_runs(sentences)

