@@ -2,8 +2,9 @@
 Text+Berg dev article, the TransRead dev novels and NTREX's 123 German-French news documents,
 translations that go to the bead decoder):
 imports, pipeline build, Doc pairs (spaCy's tokenization), the encoder (every USE call for the
-sentences, the model's load included), the candidates (the bead decoder's n:m candidates: their
-joined texts encoded, bead_units.py), the bead decoder without those, and the rest (reading,
+sentences, the model's load included), the candidates (the bead decoder's n:m candidates: the
+vectors of their joined texts, composed from the sentences' encoding, bead_units.py and
+similarity/use_runs.py), the bead decoder without those, and the rest (reading,
 checking, writing). Each figure is the median of --runs fresh processes; CPU seconds beside wall
 seconds, since on a shared machine the wall clock moves with the load.
 
@@ -153,8 +154,8 @@ def main(argv=None) -> int:
     print(
         "imports = spacy_simalign's engine with spaCy and thinc (and torch, which thinc imports where it is "
         "installed); encoder = every USESimilarity.encode "
-        "call for the sentences (the model's load at the first); candidates = the joined texts of the n:m "
-        "candidates encoded (bead_units.CandidateRescorer.joined); decoder = bead_dp.align_monotone less "
+        "call for the sentences (the model's load at the first, which waits for the read started in the background); "
+        "candidates = the vectors of the n:m candidates' joined texts, composed (bead_units.CandidateRescorer.joined); decoder = bead_dp.align_monotone less "
         "those; rest = argument parsing, reading and checking the input, writing the output."
     )
     return 0
