@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DEPLAIN_PAIRS
+from conftest import load_deplain
 
 from spacy_simalign.aligners.bead_dp import make_bead_dp
 from spacy_simalign.formats.pairs import parse_pair
@@ -24,9 +24,7 @@ XLING_PAIRS = Path(__file__).resolve().parent / "data" / "xling" / "pairs.jsonl"
 
 def records():
     """Real pairs: 12 DEplain-web dev documents (German) and the German-French news of tests/data/xling."""
-    out = []
-    with open(DEPLAIN_PAIRS, encoding="utf-8") as handle:
-        out += [parse_pair(json.loads(line)) for _, line in zip(range(12), handle)]
+    out = [parse_pair(record) for record in load_deplain(12)]
     with open(XLING_PAIRS, encoding="utf-8") as handle:
         out += [parse_pair(json.loads(line)) for line in handle]
     return out

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, Choice, Range, check_settings, ranges
 from ..registry import aligner_registry
-from ..similarity.runs import run_text
+from ..similarity.runs import joined_vectors
 from ..structures import Bead, ParagraphLink, Side
 from .band_scores import BandScores, band_cells
 from .bead_units import CandidateRescorer
@@ -301,7 +301,7 @@ def encode_runs(similarity, side: Side, spans: Sequence[Tuple[int, int]]) -> np.
     similarity's encode_runs, or its encode of the joined texts (an encoder that has only `encode`)."""
     if hasattr(similarity, "encode_runs"):
         return similarity.encode_runs(side.sentences, spans, side.lang)
-    return similarity.encode([run_text(side.sentences, first, last) for first, last in spans], side.lang)
+    return joined_vectors(similarity, side.sentences, spans, side.lang)
 
 
 class BeadDPAligner(SentenceAlignerBase):

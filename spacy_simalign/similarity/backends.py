@@ -164,9 +164,9 @@ class EmbeddingSimilarity(SimilarityBackend):
     def encode_runs(self, sentences: Sequence[str], spans: Sequence[Tuple[int, int]], lang: str = "de") -> np.ndarray:
         """Vectors of the runs of `sentences` first..last (inclusive) of each span: the vectors of
         their joined texts (runs.run_text), which an encoder may compose from the sentences'."""
-        from .runs import run_text
+        from .runs import joined_vectors
 
-        return self.encode([run_text(sentences, first, last) for first, last in spans], lang)
+        return joined_vectors(self, sentences, spans, lang)
 
     def clear_cache(self) -> None:
         """Forget the in-memory vectors (the engines do this per batch, so results never depend on earlier batches)."""
@@ -287,10 +287,12 @@ class USESimilarity(EmbeddingSimilarity):
         from .use_runs import one_blas_thread
 
         runs = self.run_encoder
+        if runs is None:
+            return super().encode_runs(sentences, spans, lang)
         joined = [run_text(sentences, first, last) for first, last in spans]
         wanted = [k for k, (first, last) in enumerate(spans) if last > first and len(joined[k]) <= MAX_TEXT_CHARS]
-        if runs is None or not wanted:
-            return super().encode_runs(sentences, spans, lang)
+        if not wanted:
+            return self.encode(joined, lang)
         out = np.empty((len(spans), self.dim), dtype=np.float32)
         with one_blas_thread():
             needed = dict.fromkeys(sentences[q] for k in wanted for q in range(spans[k][0], spans[k][1] + 1))

@@ -84,14 +84,24 @@ def _window_index(starts, lens, n_tokens):
     return np.where(inside, base, n_tokens)
 
 
+def _offsets(lengths: np.ndarray) -> np.ndarray:
+    """Where each of consecutive pieces of these lengths starts (0, l0, l0 + l1, ...)."""
+    out = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=out[1:])
+    return out
+
+
+def _span_sums(feats: np.ndarray, begins: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """The sums of the feature rows begins[k] .. begins[k] + widths[k] - 1, one per span."""
+    edges = _offsets(widths)
+    rows = np.repeat(begins, widths) + (np.arange(int(widths.sum())) - np.repeat(edges, widths))
+    return np.add.reduceat(feats[rows], edges, axis=0)
+
+
 def _zone_sums(feats: np.ndarray, starts: np.ndarray, lens: np.ndarray, left: bool) -> np.ndarray:
     """Per sequence, the sum of the features of its first (left) or last EDGE tokens."""
     width = np.minimum(lens, EDGE)
-    begin = starts if left else starts + lens - width
-    rows = np.repeat(begin, width) + (np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width))
-    edges = np.zeros(len(width), dtype=np.int64)
-    np.cumsum(width[:-1], out=edges[1:])
-    return np.add.reduceat(feats[rows], edges, axis=0)
+    return _span_sums(feats, starts if left else starts + lens - width, width)
 
 
 class RunEncoder:
@@ -120,8 +130,7 @@ class RunEncoder:
         """The final token features [tokens, 1280] of the sequences `flat` holds one after another."""
         b = self.backend
         n_tokens = len(flat)
-        starts = np.zeros(len(lens), dtype=np.int64)
-        np.cumsum(lens[:-1], out=starts[1:])
+        starts = _offsets(lens)
         feats = np.empty((n_tokens, EMB_DIM + len(ORDERS) * CNN_DIM), dtype=np.float32)
         emb = feats[:, :EMB_DIM]
         chunk = flat % CHUNKS
@@ -191,8 +200,7 @@ class RunEncoder:
         b = self.backend
         lens = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
         flat = np.fromiter((t for ids in group for t in ids), dtype=np.int64, count=int(lens.sum()))
-        starts = np.zeros(len(group), dtype=np.int64)
-        np.cumsum(lens[:-1], out=starts[1:])
+        starts = _offsets(lens)
         feats = self.features(flat, lens)
         whole = np.add.reduceat(feats, starts, axis=0) @ b.cnn_W
         k = len(group)
@@ -257,11 +265,9 @@ class RunEncoder:
     def _group_sums(self, group: List[Tuple[Tuple[int, ...], int, int]]) -> np.ndarray:
         lens = np.array([len(ids) for ids, _, _ in group], dtype=np.int64)
         feats = self.features(np.array([t for ids, _, _ in group for t in ids], dtype=np.int64), lens)
-        starts = np.concatenate([[0], np.cumsum(lens[:-1])])
-        rows = np.concatenate([np.arange(s + lo, s + hi + 1) for s, (_, lo, hi) in zip(starts.tolist(), group)])
-        widths = np.array([hi - lo + 1 for _, lo, hi in group])
-        edges = np.concatenate([[0], np.cumsum(widths[:-1])])
-        return np.add.reduceat(feats[rows], edges, axis=0) @ self.backend.cnn_W
+        begins = _offsets(lens) + np.array([lo for _, lo, _ in group], dtype=np.int64)
+        widths = np.array([hi - lo + 1 for _, lo, hi in group], dtype=np.int64)
+        return _span_sums(feats, begins, widths) @ self.backend.cnn_W
 
 
 def _merged(spans, length: int):
