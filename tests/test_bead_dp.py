@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 from conftest import HashedNgramSimilarity
 
-from spacy_simalign.aligners.bead_dp import SETTINGS, BeadDPAligner, align_monotone, bead_types, make_bead_dp, runs
+from spacy_simalign.aligners.bead_dp import (
+    SETTINGS,
+    V1_SETTINGS,
+    BeadDPAligner,
+    align_monotone,
+    bead_types,
+    make_bead_dp,
+    make_bead_dp_v2,
+    runs,
+)
 from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import parse_pair, read_pairs
 from spacy_simalign.structures import Side
@@ -95,14 +104,16 @@ def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplai
 
 
 def test_the_decoder_built_without_settings_takes_the_registered_defaults():
-    """The CRF builds its translation decoder as BeadDPAligner(encoder): the settings it does
-    not give are make_bead_dp's signature defaults, the one place they are written."""
+    """A decoder built as BeadDPAligner(encoder) takes the settings it is not given from
+    make_bead_dp_v2's signature, the one place they are written; BeadDP.v1 counts no anchors."""
     import inspect
 
-    signature = {k: p.default for k, p in inspect.signature(make_bead_dp).parameters.items() if k != "similarity"}
+    signature = {k: p.default for k, p in inspect.signature(make_bead_dp_v2).parameters.items() if k != "similarity"}
     encoder = HashedNgramSimilarity()
     decoder = BeadDPAligner(encoder)
-    assert {k: getattr(decoder, k) for k in signature} == signature
+    assert {k: getattr(decoder, k) for k in signature} == signature == SETTINGS
+    old = make_bead_dp(encoder)
+    assert {k: getattr(old, k) for k in V1_SETTINGS} == V1_SETTINGS and old.anchor_weight == 0.0
     assert BeadDPAligner(encoder, window=9).window == 9
     with pytest.raises(TypeError, match="unknown BeadDP setting"):
         BeadDPAligner(encoder, windw=9)

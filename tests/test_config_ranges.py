@@ -32,6 +32,7 @@ NESTED = {
     "spacy-simalign.CRFTraining.v1": "training",
     "spacy-simalign.CRFTranslations.v1": "translations",
     "spacy-simalign.CRFTranslations.v2": "translations",
+    "spacy-simalign.CRFTranslations.v3": "translations",
 }
 CRF = "spacy-simalign.CRFAligner.v2"
 PARAGRAPH = {

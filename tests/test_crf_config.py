@@ -54,7 +54,7 @@ def test_filled_config_shows_every_value_that_runs():
     for key, value in block.items():
         if key in saved:
             assert saved[key] == value, key
-    assert block["translations"]["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v2"
+    assert block["translations"]["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v3"
     assert block["training"]["@simalign_aligners"] == "spacy-simalign.CRFTraining.v1"
     assert block["training"]["epochs"] == 20
 

@@ -41,7 +41,29 @@ def test_a_saved_length_rule_gives_way_to_a_declared_kind():
 def test_align_pair_kind_sets_the_crf_routing_and_refuses_other_aligners():
     config = with_pair_kind(method_config("crf"), "comparable")
     block = config["aligner"]["translations"]
-    assert block["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v2" and block["pair_kind"] == "comparable"
+    assert block["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v3" and block["pair_kind"] == "comparable"
+    assert block["anchor_weight"] == 0.05
     assert 'pair_kind = "comparable"' in config.to_str()
     with pytest.raises(InputError, match="--pair-kind"):
         with_pair_kind(method_config("bead-dp"), "translation")
+
+
+def test_a_declared_kind_keeps_the_decoder_of_a_saved_block():
+    """A config saved with the older blocks keeps BeadDP.v1's decoder when a kind is declared:
+    the length rule becomes the routing by kind of the same decoder, and no anchor is counted."""
+    for saved in ("spacy-simalign.CRFTranslations.v1", "spacy-simalign.CRFTranslations.v2"):
+        config = method_config("crf")
+        kept = {
+            k: v
+            for k, v in config["aligner"]["translations"].items()
+            if k not in ("@simalign_aligners", "anchor_weight", "pair_kind")
+        }
+        config["aligner"]["translations"] = {"@simalign_aligners": saved, **kept, "candidate_penalty": 0.075}
+        block = with_pair_kind(config, "translation")["aligner"]["translations"]
+        assert block["@simalign_aligners"] == "spacy-simalign.CRFTranslations.v2" and "anchor_weight" not in block
+        settings = PairKindSettings(**{k: v for k, v in block.items() if not k.startswith("@")})
+        decoder = settings.decoder(HashedNgramSimilarity())
+        assert decoder.anchor_weight == 0.0 and decoder.candidate_penalty == 0.075
+    aligner = CRFAligner(encoder=HashedNgramSimilarity(), ready=False, translations=TranslationSettings())
+    aligner.set_pair_kind("translation")
+    assert aligner.bead_dp.anchor_weight == 0.0

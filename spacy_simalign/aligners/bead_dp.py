@@ -7,7 +7,9 @@ Two passes. The first links sentences 1:1 along the best increasing chain of eac
 band of `window` sentences around it. A bead's score is the cosine of its two sides (minus, with
 `margin`, the mean cosine of each side with the sentences just outside the other side: a
 sentence that matches its neighbours as well is no evidence), times a length agreement
-log2(1 + shorter / longer) with the pair's own length ratio factored out. A run of sentences is
+log2(1 + shorter / longer) with the pair's own length ratio factored out, plus (BeadDP.v2)
+`anchor_weight` for each number, ? ! or quote mark its two sides share (bead_anchors.py: evidence
+the encoder does not give). A run of sentences is
 represented by the normalised sum of its sentence embeddings (`concatenation = "sum"`, no extra
 encoder call), by the embedding of the joined text of every run ("text", as bertalign: four
 times the strings), or ("candidates", the default) by the sum first and then, for the n:m beads
@@ -25,6 +27,7 @@ from ..registry import aligner_registry
 from ..similarity.runs import joined_vectors
 from ..structures import Bead, ParagraphLink, Side
 from .band_scores import BandScores, band_cells
+from .bead_anchors import SharedAnchors
 from .bead_units import CandidateRescorer
 from .protocol import SentenceAlignerBase
 
@@ -140,14 +143,16 @@ def band_dots(X: np.ndarray, Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, 
 
 class BeadScorer:
     """The scores of a:b beads, from run vectors S, T [longest, n, d] and run lengths SL, TL
-    [longest, n] (see the module docstring: cosine, margin, length agreement). Called as
+    [longest, n] (see the module docstring: cosine, margin, length agreement, shared anchors
+    times anchor_weight when `anchors`, a SharedAnchors, is given). Called as
     score(a, b, rows, cols) for the beads ending at each (rows[k], cols[k]) (1-based ends, rows
     in increasing order): a whole band at once, as band_scores.py asks (the decoder's time is
     mostly scoring, and one call per row is slow)."""
 
-    def __init__(self, S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool):
+    def __init__(self, S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool, anchors=None, anchor_weight=0.0):
         self.S, self.T, self.SL, self.TL = S, T, SL, TL
         self.ratio, self.margin, self.length_penalty = ratio, margin, length_penalty
+        self.anchors, self.anchor_weight = anchors, anchor_weight
 
     def __call__(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Scores of the a:b beads ending at (rows[k], cols[k]), rows in increasing order."""
@@ -173,12 +178,16 @@ class BeadScorer:
         if self.length_penalty:
             a_len, b_len = self.SL[a - 1, rows - 1], self.TL[b - 1, cols - 1] * self.ratio
             value = value * np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
+        if self.anchors is not None and self.anchor_weight:
+            value = value + self.anchor_weight * self.anchors.shared(a, b, rows, cols)
         return value
 
 
-def bead_scorer(S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool) -> BeadScorer:
+def bead_scorer(
+    S, T, SL, TL, ratio: float, margin: bool, length_penalty: bool, anchors=None, anchor_weight=0.0
+) -> BeadScorer:
     """The bead scores of run vectors S, T and run lengths SL, TL (BeadScorer)."""
-    return BeadScorer(S, T, SL, TL, ratio, margin, length_penalty)
+    return BeadScorer(S, T, SL, TL, ratio, margin, length_penalty, anchors, anchor_weight)
 
 
 # the cells of a block of rows scored at once by the forward pass, all bead types together
@@ -262,11 +271,14 @@ def align_monotone(
     src_runs=None,
     tgt_runs=None,
     rescore=None,
+    anchors=None,
+    anchor_weight: float = 0.0,
 ) -> List[Tuple[int, int, int, int, float]]:
     """Beads (complex start, complex end, simple start, simple end, cosine) of two sides given as
     normalised sentence vectors and character lengths; empty beads (skips) are left out.
     `rescore`, if given, is a bead_units.CandidateRescorer: the n:m beads near the best path
-    are scored again as units."""
+    are scored again as units. `anchors` (a SharedAnchors of the two sides) adds anchor_weight
+    for each anchor a bead shares."""
     n, m = len(src), len(tgt)
     if not n or not m:
         return []
@@ -277,7 +289,7 @@ def align_monotone(
     ratio = float(src_len.sum() / max(tgt_len.sum(), 1.0))
     path = anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, top_k)
     lo, hi = band_around(path, n, m, window)
-    score = BandScores(bead_scorer(S, T, SL, TL, ratio, margin, length_penalty), lo, hi)
+    score = BandScores(bead_scorer(S, T, SL, TL, ratio, margin, length_penalty, anchors, anchor_weight), lo, hi)
     cost, back = forward(n, m, types, lo, hi, score, skip)
     if rescore is not None:
         S, T, score, allowed = rescore(
@@ -290,7 +302,9 @@ def align_monotone(
             cost,
             S,
             T,
-            lambda S, T: BandScores(bead_scorer(S, T, SL, TL, ratio, margin, length_penalty), lo, hi),
+            lambda S, T: BandScores(
+                bead_scorer(S, T, SL, TL, ratio, margin, length_penalty, anchors, anchor_weight), lo, hi
+            ),
         )
         cost, back = forward(n, m, types, lo, hi, score, skip, allowed)
     return [(a, b, c, d, float(S[b - a - 1, b - 1] @ T[d - c - 1, d - 1])) for a, b, c, d in backtrace(back, types)]
@@ -307,9 +321,9 @@ def encode_runs(similarity, side: Side, spans: Sequence[Tuple[int, int]]) -> np.
 class BeadDPAligner(SentenceAlignerBase):
     """Monotone bead alignment on sentence embeddings (see the module docstring); paragraph
     links, if given, are ignored: the whole document is one sequence. `settings` are those of
-    make_bead_dp, whose signature holds their defaults (a setting not given takes it)."""
+    make_bead_dp_v2, whose signature holds their defaults (a setting not given takes it)."""
 
-    # make_bead_dp's settings, set by __init__
+    # make_bead_dp_v2's settings, set by __init__
     max_align: int
     top_k: int
     window: int
@@ -319,6 +333,7 @@ class BeadDPAligner(SentenceAlignerBase):
     concatenation: str
     candidate_gap: float
     candidate_penalty: float
+    anchor_weight: float
 
     def __init__(self, similarity=None, **settings):
         unknown = set(settings) - set(SETTINGS)
@@ -329,7 +344,7 @@ class BeadDPAligner(SentenceAlignerBase):
             from ..similarity.backends import make_use_similarity
 
             similarity = make_use_similarity()
-        check_settings(make_bead_dp, {"similarity": similarity, **settings})  # a direct build too
+        check_settings(make_bead_dp_v2, {"similarity": similarity, **settings})  # a direct build too
         self.similarity = similarity
         for name, value in settings.items():
             setattr(self, name, value)
@@ -372,6 +387,8 @@ class BeadDPAligner(SentenceAlignerBase):
             src_runs,
             tgt_runs,
             rescore,
+            SharedAnchors(complex.sentences, simple.sentences) if self.anchor_weight else None,
+            self.anchor_weight,
         )
         return [
             Bead(tuple(range(a, b)), tuple(range(c, d)), float(min(max(score, 0.0), 1.0)))
@@ -414,7 +431,57 @@ def make_bead_dp(
         concatenation=concatenation,
         candidate_gap=candidate_gap,
         candidate_penalty=candidate_penalty,
+        anchor_weight=0.0,
     )
 
 
-SETTINGS = {name: p.default for name, p in inspect.signature(make_bead_dp).parameters.items() if name != "similarity"}
+@aligner_registry("spacy-simalign.BeadDP.v2")
+@ranges(
+    similarity=EMBEDS,
+    max_align=Range(2, 20),
+    top_k=AT_LEAST_1,
+    window=AT_LEAST_0,
+    concatenation=Choice(CONCATENATIONS),
+    anchor_weight=Range(0, 1),
+)
+def make_bead_dp_v2(
+    similarity=None,
+    max_align: int = 5,
+    top_k: int = 3,
+    window: int = 5,
+    skip: float = -0.1,
+    margin: bool = True,
+    length_penalty: bool = True,
+    concatenation: str = "candidates",
+    candidate_gap: float = 0.2,
+    candidate_penalty: float = 0.1,
+    anchor_weight: float = 0.05,
+) -> BeadDPAligner:
+    """The bead decoder of BeadDP.v1 with the anchors the encoder does not see: each number, ?, !
+    or quote mark that a bead's two sides share adds anchor_weight (bead_anchors.py).
+    candidate_penalty and anchor_weight were chosen on the Text+Berg, TransRead and NTREX dev sets
+    together (in-sample; held out by document, docs/results.md)."""
+    return BeadDPAligner(
+        similarity,
+        max_align=max_align,
+        top_k=top_k,
+        window=window,
+        skip=skip,
+        margin=margin,
+        length_penalty=length_penalty,
+        concatenation=concatenation,
+        candidate_gap=candidate_gap,
+        candidate_penalty=candidate_penalty,
+        anchor_weight=anchor_weight,
+    )
+
+
+def signature_defaults(factory) -> dict:
+    """{setting: default} of a registered decoder's signature (the similarity aside)."""
+    return {name: p.default for name, p in inspect.signature(factory).parameters.items() if name != "similarity"}
+
+
+SETTINGS = signature_defaults(make_bead_dp_v2)
+"""The current decoder's settings and defaults (BeadDP.v2)."""
+V1_SETTINGS = signature_defaults(make_bead_dp)
+"""BeadDP.v1's, which saved configs and the CRF's older translations blocks keep."""

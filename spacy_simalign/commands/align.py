@@ -20,7 +20,7 @@ from ..engines.progress import add_progress_option
 from ..engines.resume import PartialOutput
 from ..errors import InputError
 from ..outputs import Paths
-from ..pair_kinds import PAIR_KINDS, ROUTING
+from ..pair_kinds import KIND_ROUTINGS, PAIR_KINDS
 from ..ranges import AT_LEAST_0, AT_LEAST_1, Options, check_settings
 from ..terminal import say
 from .pairs import add_text_arguments, options_of
@@ -170,7 +170,10 @@ def with_pair_kind(config, kind: Optional[str]):
             f"--pair-kind goes with an aligner that routes pairs by kind (crf), not {config['aligner'].get('@simalign_aligners')}"
         )
     kept = {k: v for k, v in block.items() if k not in ("@simalign_aligners", "length_ratio")}
-    config["aligner"]["translations"] = {"@simalign_aligners": ROUTING, **kept, "pair_kind": kind}
+    name = block.get("@simalign_aligners")
+    # a saved length rule gives way to the routing by kind of its own decoder: its beads stay
+    routing = name if name in KIND_ROUTINGS else KIND_ROUTINGS[0]
+    config["aligner"]["translations"] = {"@simalign_aligners": routing, **kept, "pair_kind": kind}
     return config
 
 

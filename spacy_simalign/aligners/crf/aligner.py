@@ -23,6 +23,7 @@ from threadpoolctl import threadpool_limits
 from ... import caches
 from ...errors import InputError
 from ...extras import check_installed
+from ...pair_kinds import ROUTING
 from ...ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, UNIT, Choice, Range, check_settings, ranges
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
@@ -38,7 +39,7 @@ from .inference import CRFWeights
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
 from .training_settings import TrainingSettings
-from .translations import PairKindSettings, TranslationSettings
+from .translations import AnchoredPairKindSettings, PairKindSettings, TranslationSettings
 from .unsure import document_score
 from .weights_files import check_shapes, read_config, read_state, state_bytes, state_from_bytes
 
@@ -150,9 +151,9 @@ class CRFAligner(SentenceAlignerBase):
     not loaded from weights), `update` takes one training step and `fit` the epochs of steps,
     all through one crf.train.CRFTrainer with the aligner's `settings` (TrainingSettings).
 
-    Translations (`translations`, a PairKindSettings, or the older length rule of a
-    TranslationSettings): a pair that is a translation is aligned by the monotone bead decoder
-    on the same encoder (translations.py)."""
+    Translations (`translations`, an AnchoredPairKindSettings, an older PairKindSettings or the
+    length rule of a TranslationSettings): a pair that is a translation is aligned by the
+    monotone bead decoder on the same encoder (translations.py)."""
 
     is_trainable = True
 
@@ -181,7 +182,7 @@ class CRFAligner(SentenceAlignerBase):
         self.weights = weights  # where the weights came from (initialize reloads them)
         self._trainer: Any = None  # train.CRFTrainer (torch), made on first use
         self._bead_dp = None
-        self.translations: Union[PairKindSettings, TranslationSettings] = translations or PairKindSettings()
+        self.translations: Union[PairKindSettings, TranslationSettings] = translations or AnchoredPairKindSettings()
         # the wide CRF (choice.py), made on first use
         self._wide: Optional[CRFAligner] = None
         self._wide_loader: Optional[Callable[[Any], CRFAligner]] = None
@@ -551,7 +552,7 @@ def train_aligner(
 
 
 TRAINING = {"@simalign_aligners": "spacy-simalign.CRFTraining.v1"}
-TRANSLATIONS = {"@simalign_aligners": "spacy-simalign.CRFTranslations.v2"}
+TRANSLATIONS = {"@simalign_aligners": ROUTING}
 
 
 def sub_config(value, kind):
@@ -638,9 +639,9 @@ def make_crf_aligner(
 
     Null for a setting means the weights' value (a fresh model: the default), as in the old form
     `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name."""
-    translations = sub_config(translations, PairKindSettings)
+    translations = sub_config(translations, AnchoredPairKindSettings)
     if isinstance(translations, str):
-        translations = PairKindSettings(mode=translations)
+        translations = AnchoredPairKindSettings(mode=translations)
     settings = sub_config(training, TrainingSettings)
     given = {
         "combination": combination,

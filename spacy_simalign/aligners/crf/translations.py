@@ -1,42 +1,46 @@
 """How the CRF aligner aligns a pair that is a translation, the [aligner.translations] block of
-its config. CRFTranslations.v2 (PairKindSettings) routes by the pair's kind (`pair_kind`:
-two languages make a translation under "auto"); the older CRFTranslations.v1
-(TranslationSettings) by a rule: two languages and about the same length (their characters
-within a factor `length_ratio`) make a translation. With mode "bead-dp" a translation goes to the
-monotone bead decoder (aligners/bead_dp.py) on the CRF's own sentence encoder, with the
-decoder's settings here (their defaults are make_bead_dp's). The CRF learned from
+its config. CRFTranslations.v3 (AnchoredPairKindSettings) routes by the pair's kind
+(`pair_kind`: two languages make a translation under "auto") to the bead decoder of BeadDP.v2,
+which counts the numbers and marks a bead's sides share; CRFTranslations.v2 (PairKindSettings)
+routes the same way to BeadDP.v1's decoder; the older CRFTranslations.v1 (TranslationSettings) by
+a rule: two languages and about the same length (their characters within a factor
+`length_ratio`) make a translation. With mode "bead-dp" a translation goes to the monotone bead
+decoder (aligners/bead_dp.py) on the CRF's own sentence encoder, with the decoder's settings here
+(their defaults are those of the decoder's version). Saved pipelines keep the block they name,
+so their translations keep their beads. The CRF learned from
 simplifications, which delete a lot, and leaves a translation's sentences unaligned too often
 (docs/results.md)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ...pair_kinds import PAIR_KINDS, ROUTING
 from ...ranges import Choice, Range, ranges
 from ...registry import aligner_registry
 from ...structures import Side
-from ..bead_dp import SETTINGS as _BEAD_DP
-from ..bead_dp import BeadDPAligner, make_bead_dp
+from ..bead_dp import SETTINGS, V1_SETTINGS, BeadDPAligner, make_bead_dp, make_bead_dp_v2
 
 MODES = ("bead-dp", "crf")
 
 
 @dataclass(frozen=True)
 class _BeadDecoderSettings:
-    """The decoder of a translations block: the bead decoder's own settings (make_bead_dp's
-    names and defaults), on the CRF's encoder (one encoder, one sentence cache)."""
+    """The decoder of a translations block: the bead decoder's own settings (BeadDP.v1's names
+    and defaults, make_bead_dp), on the CRF's encoder (one encoder, one sentence cache)."""
 
-    max_align: int = _BEAD_DP["max_align"]
-    top_k: int = _BEAD_DP["top_k"]
-    window: int = _BEAD_DP["window"]
-    skip: float = _BEAD_DP["skip"]
-    margin: bool = _BEAD_DP["margin"]
-    length_penalty: bool = _BEAD_DP["length_penalty"]
-    concatenation: str = _BEAD_DP["concatenation"]
-    candidate_gap: float = _BEAD_DP["candidate_gap"]
-    candidate_penalty: float = _BEAD_DP["candidate_penalty"]
+    max_align: int = V1_SETTINGS["max_align"]
+    top_k: int = V1_SETTINGS["top_k"]
+    window: int = V1_SETTINGS["window"]
+    skip: float = V1_SETTINGS["skip"]
+    margin: bool = V1_SETTINGS["margin"]
+    length_penalty: bool = V1_SETTINGS["length_penalty"]
+    concatenation: str = V1_SETTINGS["concatenation"]
+    candidate_gap: float = V1_SETTINGS["candidate_gap"]
+    candidate_penalty: float = V1_SETTINGS["candidate_penalty"]
 
     def decoder(self, encoder) -> BeadDPAligner:
-        return BeadDPAligner(encoder, **{name: getattr(self, name) for name in _BEAD_DP})
+        """The bead decoder of these settings; a block without anchor_weight counts no anchors (BeadDP.v1)."""
+        given = {f.name: getattr(self, f.name) for f in fields(self) if f.name in SETTINGS}
+        return BeadDPAligner(encoder, **{"anchor_weight": 0.0, **given})
 
 
 @dataclass(frozen=True)
@@ -82,4 +86,18 @@ class PairKindSettings(_BeadDecoderSettings):
         return self.pair_kind == "translation"
 
 
-aligner_registry.register(ROUTING, func=PairKindSettings)
+aligner_registry.register("spacy-simalign.CRFTranslations.v2", func=PairKindSettings)
+
+
+@dataclass(frozen=True)
+@ranges(mode=Choice(MODES), pair_kind=Choice(PAIR_KINDS), **make_bead_dp_v2.setting_ranges)
+class AnchoredPairKindSettings(PairKindSettings):
+    """The routing by pair kind of PairKindSettings, to the bead decoder of BeadDP.v2: each
+    number, ?, ! or quote mark a bead's sides share adds anchor_weight (make_bead_dp_v2's
+    settings and defaults)."""
+
+    candidate_penalty: float = SETTINGS["candidate_penalty"]
+    anchor_weight: float = SETTINGS["anchor_weight"]
+
+
+aligner_registry.register(ROUTING, func=AnchoredPairKindSettings)
