@@ -10,7 +10,7 @@ characters the encoder was given.
 
 Systems: `before` = the decoder with summed runs (concatenation "sum", which the default's
 scoring of candidates as units improves on); `v1` = BeadDP.v1 (make_bead_dp: no anchors);
-`default` = BeadDP.v2's defaults (make_bead_dp_v2: shared numbers and marks counted); any other
+`default` = BeadDP.v3's defaults (make_bead_dp_v3: shared numbers and marks counted); any other
 name in VARIANTS below. bertalign on the same sets and the same USE
 vectors is the peer table's (`make bench-peers`, project/bench_peers.py). Every set was seen while choosing the settings
 (in-sample). Run without SPACY_SIMALIGN_CACHE: with it the times hold almost no encoding.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from script_output import add_output_option, run_main, write_json
 
-from spacy_simalign.aligners.bead_dp import V1_SETTINGS, make_bead_dp_v2
+from spacy_simalign.aligners.bead_dp import V1_SETTINGS, make_bead_dp_v3
 from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
@@ -76,7 +76,7 @@ def scores(records, preds):
 
 def run_ours(records, settings):
     encoder = CountingEncoder()
-    aligner = make_bead_dp_v2(encoder, **settings)
+    aligner = make_bead_dp_v3(encoder, **settings)
     t0 = time.perf_counter()
     preds = [aligner.align(r.side("complex"), r.side("simple")) for r in records]
     seconds = time.perf_counter() - t0
@@ -124,7 +124,7 @@ def main(argv=None) -> int:
         mean = sum(cells[s]["strict"] for s in done) / len(done)
         print(f"mean strict {system}: {mean:.4f} over {', '.join(done)}")
     for variant, settings in variants.items():
-        print(f"{variant}: {json.dumps(settings) if settings else 'make_bead_dp_v2 defaults'}")
+        print(f"{variant}: {json.dumps(settings) if settings else 'make_bead_dp_v3 defaults'}")
     print("All sets were seen while choosing the settings: these figures are in-sample.")
     write_json(args.json, rows)
     return 0

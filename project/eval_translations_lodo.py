@@ -3,14 +3,14 @@ align: every setting of a small grid aligns every translation document once, the
 part of a corpus is scored with the setting that is best on the other documents, each corpus
 weighted the same in the choice (NTREX's 738 one-to-one documents must not outweigh the two
 others). Two decoders: BeadDP.v1 (the settings of anchor weight 0, which are v1's decoder) and
-BeadDP.v2 (the whole grid).
+BeadDP.v3 (the whole grid).
 
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/eval_translations_lodo.py
 
 Held-out parts: the Text+Berg dev article (chosen on TransRead and NTREX), each TransRead dev
 novel (chosen on the other two novels, Text+Berg and NTREX) and 5 folds of NTREX by document (a
 document's six language pairs in one fold). The figures beside them are the shipped settings
-(BeadDP.v1: 0.2 / 0.075, chosen on Text+Berg and TransRead dev; BeadDP.v2: 0.2 / 0.1 / 0.05,
+(BeadDP.v1: 0.2 / 0.075, chosen on Text+Berg and TransRead dev; BeadDP.v3: 0.2 / 0.1 / 0.05,
 chosen on the three sets together: in-sample there). Strict = bead F1, a predicted bead counts
 only if it equals a gold bead; link = F1 of the sentence links."""
 
@@ -24,7 +24,7 @@ from typing import Dict, List, Sequence, Tuple
 from eval_translations import scores as translation_scores
 from script_output import add_output_option, run_main, write_json
 
-from spacy_simalign.aligners.bead_dp import SETTINGS, V1_SETTINGS, make_bead_dp_v2
+from spacy_simalign.aligners.bead_dp import SETTINGS, V1_SETTINGS, make_bead_dp_v3
 from spacy_simalign.formats.pairs import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
 
@@ -33,7 +33,7 @@ DATA = ROOT.parent / "shared" / "data"
 GAPS = (0.2, 0.5)
 PENALTIES = (0.025, 0.05, 0.075, 0.1, 0.125)
 ANCHOR_WEIGHTS = (0.0, 0.02, 0.05, 0.1)
-DECODERS = ("BeadDP.v1", "BeadDP.v2")
+DECODERS = ("BeadDP.v1", "BeadDP.v3")
 NTREX_PAIRS = ("en-de", "en-fr", "en-nl", "de-fr", "de-nl", "fr-nl")
 NTREX_FOLDS = 5
 
@@ -75,14 +75,14 @@ def main(argv=None) -> int:
     sets = corpora(Path(args.data))
     encoder = USESimilarity()
     grid = list(itertools.product(GAPS, PENALTIES, ANCHOR_WEIGHTS))
-    grids = {"BeadDP.v1": [g for g in grid if not g[2]], "BeadDP.v2": grid}
+    grids = {"BeadDP.v1": [g for g in grid if not g[2]], "BeadDP.v3": grid}
     shipped = {
         "BeadDP.v1": (V1_SETTINGS["candidate_gap"], V1_SETTINGS["candidate_penalty"], 0.0),
-        "BeadDP.v2": (SETTINGS["candidate_gap"], SETTINGS["candidate_penalty"], SETTINGS["anchor_weight"]),
+        "BeadDP.v3": (SETTINGS["candidate_gap"], SETTINGS["candidate_penalty"], SETTINGS["anchor_weight"]),
     }
     preds: Dict[Tuple[float, float, float], Dict[str, list]] = {}
     for gap, penalty, weight in grid:
-        aligner = make_bead_dp_v2(encoder, candidate_gap=gap, candidate_penalty=penalty, anchor_weight=weight)
+        aligner = make_bead_dp_v3(encoder, candidate_gap=gap, candidate_penalty=penalty, anchor_weight=weight)
         preds[gap, penalty, weight] = {
             name: [aligner.align(r.side("complex"), r.side("simple")) for r in records]
             for name, records in sets.items()

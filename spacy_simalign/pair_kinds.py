@@ -7,4 +7,4 @@ ROUTING = "spacy-simalign.CRFTranslations.v3"
 """The registered routing by pair kind (to the bead decoder that counts shared anchors)."""
 KIND_ROUTINGS = ("spacy-simalign.CRFTranslations.v2", ROUTING)
 """The routings by pair kind, each with its decoder: the first, BeadDP.v1's (the decoder of the
-older length rule, CRFTranslations.v1, which a declared kind replaces), the second BeadDP.v2's."""
+older length rule, CRFTranslations.v1, which a declared kind replaces), the second BeadDP.v3's."""

@@ -1,4 +1,4 @@
-"""The anchors the bead decoder counts (bead_anchors.py, BeadDP.v2): numbers and ? ! quote marks
+"""The anchors the bead decoder counts (bead_anchors.py, BeadDP.v3): numbers and ? ! quote marks
 a bead's two sides share, counted as a multiset, on the Text+Berg and TransRead dev sets."""
 
 from collections import Counter
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from spacy_simalign.aligners.bead_anchors import SharedAnchors, sentence_anchors
-from spacy_simalign.aligners.bead_dp import make_bead_dp, make_bead_dp_v2
+from spacy_simalign.aligners.bead_dp import make_bead_dp, make_bead_dp_v3
 from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pairs import read_pairs
 
@@ -62,17 +62,17 @@ def path_anchors(record, beads):
 
 
 def test_the_anchored_decoder_keeps_more_numbers_with_their_translation(textberg):
-    """On the yearbook article (altitudes, dates, page numbers), BeadDP.v2's beads share more
+    """On the yearbook article (altitudes, dates, page numbers), BeadDP.v3's beads share more
     anchors than those of BeadDP.v1 at the same candidate penalty: the anchors are the change."""
     c, s = textberg.side("complex"), textberg.side("simple")
-    anchored = make_bead_dp_v2().align(c, s)
-    plain = make_bead_dp(candidate_penalty=make_bead_dp_v2().candidate_penalty).align(c, s)
+    anchored = make_bead_dp_v3().align(c, s)
+    plain = make_bead_dp(candidate_penalty=make_bead_dp_v3().candidate_penalty).align(c, s)
     assert anchored != plain
     assert path_anchors(textberg, anchored) > path_anchors(textberg, plain)
 
 
 def test_the_anchored_decoder_is_ahead_on_the_novels(shared_data):
-    """The TransRead dev novels (en-fr, quoted dialogue): BeadDP.v2's defaults are ahead of
+    """The TransRead dev novels (en-fr, quoted dialogue): BeadDP.v3's defaults are ahead of
     BeadDP.v1's in strict bead F1 (both chosen with these novels among the sets: in-sample)."""
     records = list(read_pairs(str(shared_data("transread-dev-en-fr/pairs.jsonl"))))
 
@@ -83,4 +83,4 @@ def test_the_anchored_decoder_is_ahead_on_the_novels(shared_data):
             scorer.add(r.gold, aligner.align(c, s), c.sentences, s.sentences)
         return scorer.scores()["bead_text"]["f"]
 
-    assert strict(make_bead_dp_v2()) > strict(make_bead_dp()) + 0.005
+    assert strict(make_bead_dp_v3()) > strict(make_bead_dp()) + 0.005

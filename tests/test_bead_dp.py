@@ -14,7 +14,7 @@ from spacy_simalign.aligners.bead_dp import (
     align_monotone,
     bead_types,
     make_bead_dp,
-    make_bead_dp_v2,
+    make_bead_dp_v3,
     runs,
 )
 from spacy_simalign.aligners.scoring import AlignmentScorer
@@ -105,10 +105,10 @@ def test_the_crf_aligner_sends_translations_to_the_bead_decoder(textberg, deplai
 
 def test_the_decoder_built_without_settings_takes_the_registered_defaults():
     """A decoder built as BeadDPAligner(encoder) takes the settings it is not given from
-    make_bead_dp_v2's signature, the one place they are written; BeadDP.v1 counts no anchors."""
+    make_bead_dp_v3's signature, the one place they are written; BeadDP.v1 counts no anchors."""
     import inspect
 
-    signature = {k: p.default for k, p in inspect.signature(make_bead_dp_v2).parameters.items() if k != "similarity"}
+    signature = {k: p.default for k, p in inspect.signature(make_bead_dp_v3).parameters.items() if k != "similarity"}
     encoder = HashedNgramSimilarity()
     decoder = BeadDPAligner(encoder)
     assert {k: getattr(decoder, k) for k in signature} == signature == SETTINGS

@@ -1,7 +1,9 @@
 """Other bead scores and decoders for translations, each judged by leaving documents out: the
-shipped bead decoder (aligners/bead_dp.py with its candidate rescoring, bead_units.py) replayed on
-the three translation sets with one change at a time, to see whether any family of changes beats
-the shipped setting on documents it was not chosen on.
+bead decoder BeadDP.v1 (aligners/bead_dp.py with its candidate rescoring, bead_units.py) replayed
+on the three translation sets with one change at a time, to see whether any family of changes
+beats v1's setting on documents it was not chosen on. The family "anchors" is the change the
+package kept (BeadDP.v3: shared numbers and marks, bead_anchors.py); "anchor-kinds" and
+"length-penalty" were measured beside it and not kept.
 
     cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python scripts/eval_bead_decoder_variants.py \\
         [--families max-align,posterior] [--output FILE] [--json FILE]
@@ -10,8 +12,8 @@ Each family is a small grid of settings (FAMILIES below). Every setting aligns e
 Text+Berg dev (de-fr, 1 article), TransRead dev (en-fr, 3 novels) and NTREX (738 one-to-one news
 documents); then each held-out part (the article, each novel, 5 NTREX folds by document with a
 document's six language pairs in one fold) is aligned by the family's setting that is best on the
-other documents, each corpus weighted the same. The family "shipped" is the candidate penalty
-alone (the setting the package ships is its 0.075). Strict = bead F1, a predicted bead counts
+other documents, each corpus weighted the same. The family "penalty" is BeadDP.v1's candidate
+penalty alone (v1's setting is its 0.075). Strict = bead F1, a predicted bead counts
 only if it equals a gold bead; link = F1 of the sentence links."""
 
 import argparse
@@ -19,6 +21,7 @@ import itertools
 import os
 import re
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Callable, Dict, List, Sequence, Tuple
 
@@ -26,6 +29,7 @@ import numpy as np
 from lab_common import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.band_scores import BandScores, band_cells
+from spacy_simalign.aligners.bead_anchors import SharedAnchors, sentence_anchors
 from spacy_simalign.aligners.bead_dp import BeadScorer, anchor_path, backtrace, band_around, bead_types, forward, runs
 from spacy_simalign.aligners.bead_units import CandidateRescorer, Reversed
 from spacy_simalign.aligners.scoring import AlignmentScorer
@@ -38,34 +42,37 @@ DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", REPO.parent / "shared" / "dat
 NTREX_PAIRS = ("en-de", "en-fr", "en-nl", "de-fr", "de-nl", "fr-nl")
 NTREX_FOLDS = 5
 
-# The shipped decoder's settings (make_bead_dp's defaults) and the neutral value of each change.
-SHIPPED = {
+# BeadDP.v1's settings (make_bead_dp's defaults) and the neutral value of each change.
+V1 = {
     "max_align": 5,
     "top_k": 3,
     "window": 5,
     "skip": -0.1,
     "gap": 0.2,
     "penalty": 0.075,
-    "margin_weight": 1.0,  # the neighbour margin, as shipped
-    "length_exponent": 1.0,  # the length agreement log2(1 + shorter / longer), as shipped
+    "margin_weight": 1.0,  # the neighbour margin, as in v1
+    "length_exponent": 1.0,  # the length agreement log2(1 + shorter / longer), as in v1
     "knn": 0,  # > 0: the margin is the mean of each side's k best cosines in the document instead
     "size_weight": 0.0,  # a bead's score times ((a + b) / 2) ** size_weight
     "offset": 0.0,  # subtracted from every bead's score before the size weight
     "bead_cost": 0.0,  # subtracted once from every n:m bead's score
     "temperature": 0.0,  # > 0: posterior decoding at this temperature instead of the best path
     "threshold": 0.0,  # posterior decoding keeps the path of the largest sum of (posterior - threshold)
+    "anchor_weight": 0.0,  # added for each anchor a bead's sides share (BeadDP.v3: 0.05)
+    "anchor_kinds": "marks",  # the anchors: "marks" (BeadDP.v3's), "names" or "colons" added to them
+    "length_penalty": 0.0,  # > 0: the candidate penalty scaled by (the bead's mean sentence length) ** this
 }
 PENALTIES = (0.075, 0.1)
 
 
 def grid(**values: Sequence) -> List[Dict]:
-    """Every combination of the given settings, the rest as shipped."""
+    """Every combination of the given settings, the rest as in v1."""
     names = list(values)
-    return [dict(SHIPPED, **dict(zip(names, combo))) for combo in itertools.product(*values.values())]
+    return [dict(V1, **dict(zip(names, combo))) for combo in itertools.product(*values.values())]
 
 
 FAMILIES: Dict[str, Tuple[str, List[Dict]]] = {
-    "shipped": ("the candidate penalty alone", grid(penalty=(0.05, 0.075, 0.1, 0.125))),
+    "penalty": ("the candidate penalty alone (BeadDP.v1)", grid(penalty=(0.05, 0.075, 0.1, 0.125))),
     "max-align": ("beads of up to 6 or 7 sentences", grid(max_align=(6, 7), penalty=PENALTIES)),
     "skip": ("the cost of a sentence left out", grid(skip=(-0.05, -0.15, -0.2), penalty=PENALTIES)),
     "offset": ("an offset taken from every bead's score", grid(offset=(0.1, 0.2), penalty=PENALTIES)),
@@ -84,7 +91,65 @@ FAMILIES: Dict[str, Tuple[str, List[Dict]]] = {
         "posterior decoding of the bead marginals",
         grid(temperature=(0.02, 0.05), threshold=(0.0, 0.3), penalty=PENALTIES),
     ),
+    "anchors": (
+        "shared numbers, ? ! and quote marks (BeadDP.v3)",
+        grid(anchor_weight=(0.02, 0.05, 0.1), penalty=PENALTIES),
+    ),
+    "anchor-kinds": (
+        "shared names, or : and brackets, beside them",
+        grid(anchor_kinds=("names", "colons"), anchor_weight=(0.02, 0.05), penalty=PENALTIES),
+    ),
+    "length-penalty": (
+        "the candidate penalty scaled by the bead's sentence length",
+        grid(length_penalty=(0.5, 1.0), penalty=(0.075, 0.1, 0.125)),
+    ),
 }
+
+CAPITALISED = re.compile(r"\b[A-ZÀ-Ý][\w'-]{2,}")
+
+
+def fold(text: str) -> str:
+    """Lower case, accents dropped."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+
+
+class KindAnchors(SharedAnchors):
+    """SharedAnchors with more kinds of anchor beside BeadDP.v3's numbers and marks: accent-folded
+    capitalised tokens ("names"), or colons and opening brackets ("colons")."""
+
+    def __init__(self, complex_sentences, simple_sentences, kind: str):
+        self.kind = kind
+        super().__init__(complex_sentences, simple_sentences)
+
+    def anchors_of(self, text):  # type: ignore[override]
+        found = sentence_anchors(text)
+        if self.kind == "names":
+            found += ["name:" + fold(t) for t in CAPITALISED.findall(text)]
+        elif self.kind == "colons":
+            found += [":" for c in text if c == ":"] + ["(" for c in text if c in "(["]
+        return found
+
+
+class LengthScaledRescorer(CandidateRescorer):
+    """The candidate rescoring with the penalty of an n:m bead scaled by its sentences' mean length
+    against the pair's (each side's mean, the two averaged) to the power `power`."""
+
+    def __init__(self, encode_runs, gap, penalty, power, SL, TL, mean_src, mean_tgt):
+        super().__init__(encode_runs, gap, penalty)
+        self.power, self.SL, self.TL, self.means = power, SL, TL, (mean_src, mean_tgt)
+
+    def __call__(self, forward, types, lo, hi, score, skip, cost, S, T, make_score):
+        S, T, flat, allowed = super().__call__(forward, types, lo, hi, score, skip, cost, S, T, make_score)
+
+        def scaled(a, b, rows, cols):
+            value = flat(a, b, rows, cols)
+            if a == b == 1:
+                return value
+            penalty = self.penalty * (a + b - 2)
+            relative = (self.SL[a - 1, rows - 1] / a / self.means[0] + self.TL[b - 1, cols - 1] / b / self.means[1]) / 2
+            return value + penalty - penalty * np.minimum(relative, 2.0) ** self.power
+
+        return S, T, scaled, allowed
 
 
 def corpora(data: Path) -> Dict[str, list]:
@@ -117,13 +182,13 @@ def scores(records: Sequence, preds: Sequence) -> Tuple[float, float]:
 
 
 class VariantScorer(BeadScorer):
-    """The shipped bead score (cosine less the neighbour margin, times the length agreement) with
+    """BeadDP.v1's bead score (cosine less the neighbour margin, times the length agreement) with
     the margin weighted, the length agreement raised to a power, or a margin of each side's k best
     cosines with the other side's sentences of the document (CSLS-like) instead of the neighbours."""
 
-    def __init__(self, S, T, SL, TL, ratio, src, tgt, settings):
+    def __init__(self, S, T, SL, TL, ratio, src, tgt, settings, anchors=None):
         super().__init__(S, T, SL, TL, ratio, True, True)
-        self.settings = settings
+        self.settings, self.shared_anchors = settings, anchors
         k = settings["knn"]
         if k:
             self.best_S, self.best_T = self._mean_best(S, tgt, k), self._mean_best(T, src, k)
@@ -146,7 +211,10 @@ class VariantScorer(BeadScorer):
         value = cosine - margin if weight == 1 else cosine - weight * margin
         a_len, b_len = self.SL[a - 1, rows - 1], self.TL[b - 1, cols - 1] * self.ratio
         agreement = np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
-        return value * agreement ** self.settings["length_exponent"]
+        value = value * agreement ** self.settings["length_exponent"]
+        if self.shared_anchors is not None:
+            value = value + self.settings["anchor_weight"] * self.shared_anchors.shared(a, b, rows, cols)
+        return value
 
 
 def log_partition(n, m, types, lo, hi, score, skip, allowed, temperature) -> np.ndarray:
@@ -222,7 +290,7 @@ class Replay:
         return self.prepared[key]
 
     def align(self, record, s: Dict) -> List[Bead]:
-        """The beads of one pair under settings `s` (see SHIPPED)."""
+        """The beads of one pair under settings `s` (see V1)."""
         (complex_side, src, src_len, (S, SL)), (simple_side, tgt, tgt_len, (T, TL)) = self.sides(
             record, s["max_align"] - 1
         )
@@ -232,22 +300,35 @@ class Replay:
         types = bead_types(s["max_align"])
         ratio = float(src_len.sum() / max(tgt_len.sum(), 1.0))
         lo, hi = band_around(anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, s["top_k"]), n, m, s["window"])
+        anchors = None
+        if s["anchor_weight"]:
+            kind = s["anchor_kinds"]
+            anchors = (
+                SharedAnchors(complex_side.sentences, simple_side.sentences)
+                if kind == "marks"
+                else KindAnchors(complex_side.sentences, simple_side.sentences, kind)
+            )
 
         def scorer(S, T) -> Callable:
-            raw = BandScores(VariantScorer(S, T, SL, TL, ratio, src, tgt, s), lo, hi)
+            raw = BandScores(VariantScorer(S, T, SL, TL, ratio, src, tgt, s, anchors), lo, hi)
             return lambda a, b, rows, cols: ((a + b) / 2) ** s["size_weight"] * (raw(a, b, rows, cols) - s["offset"])
 
         first = scorer(S, T)
         cost, back = forward(n, m, types, lo, hi, first, s["skip"])
         sides = (complex_side, simple_side)
-        rescorer = CandidateRescorer(
-            lambda spans, side: self.encoder.encode_runs(sides[side].sentences, spans, sides[side].lang),
-            s["gap"],
-            s["penalty"],
-        )
+
+        def encode_runs(spans, side):
+            return self.encoder.encode_runs(sides[side].sentences, spans, sides[side].lang)
+
+        if s["length_penalty"]:
+            rescorer: CandidateRescorer = LengthScaledRescorer(
+                encode_runs, s["gap"], s["penalty"], s["length_penalty"], SL, TL, src_len.mean(), tgt_len.mean()
+            )
+        else:
+            rescorer = CandidateRescorer(encode_runs, s["gap"], s["penalty"])
         _, _, rescored, allowed = rescorer(forward, types, lo, hi, first, s["skip"], cost, S, T, scorer)
 
-        def second(a, b, rows, cols):  # the shipped second pass, less the cost of an n:m bead
+        def second(a, b, rows, cols):  # v1's second pass, less the cost of an n:m bead
             return rescored(a, b, rows, cols) - (s["bead_cost"] if a + b > 2 else 0.0)
 
         if s["temperature"]:
@@ -258,8 +339,8 @@ class Replay:
 
 
 def changed(settings: Dict) -> str:
-    """The settings that differ from the shipped ones, as name=value."""
-    return ", ".join(f"{k}={v}" for k, v in settings.items() if v != SHIPPED[k]) or "shipped"
+    """The settings that differ from BeadDP.v1's, as name=value."""
+    return ", ".join(f"{k}={v}" for k, v in settings.items() if v != V1[k]) or "BeadDP.v1"
 
 
 def main(argv=None) -> int:

@@ -31,7 +31,7 @@ class SharedAnchors:
     those of the a:b beads ending at (rows[k], cols[k]) (1-based ends), as the bead scorer is called."""
 
     def __init__(self, complex_sentences: Sequence[str], simple_sentences: Sequence[str]):
-        found = [[sentence_anchors(s) for s in side] for side in (complex_sentences, simple_sentences)]
+        found = [[self.anchors_of(s) for s in side] for side in (complex_sentences, simple_sentences)]
         both = set.intersection(*(set(a for anchors in side for a in anchors) for side in found))
         column: Dict[str, int] = {a: k for k, a in enumerate(sorted(both))}
         self.cumulative = []  # per side: [sentences + 1, anchors] counts up to each sentence
@@ -43,6 +43,11 @@ class SharedAnchors:
                         counts[i + 1, column[a]] += 1
             self.cumulative.append(np.cumsum(counts, axis=0))
         self.totals = [c.sum(axis=1) for c in self.cumulative]
+
+    @staticmethod
+    def anchors_of(text: str) -> List[str]:
+        """The anchors of one sentence (sentence_anchors)."""
+        return sentence_anchors(text)
 
     def shared(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Anchors shared by each a:b bead ending at (rows[k], cols[k])."""

@@ -7,7 +7,7 @@ Two passes. The first links sentences 1:1 along the best increasing chain of eac
 band of `window` sentences around it. A bead's score is the cosine of its two sides (minus, with
 `margin`, the mean cosine of each side with the sentences just outside the other side: a
 sentence that matches its neighbours as well is no evidence), times a length agreement
-log2(1 + shorter / longer) with the pair's own length ratio factored out, plus (BeadDP.v2)
+log2(1 + shorter / longer) with the pair's own length ratio factored out, plus (BeadDP.v3)
 `anchor_weight` for each number, ? ! or quote mark its two sides share (bead_anchors.py: evidence
 the encoder does not give). A run of sentences is
 represented by the normalised sum of its sentence embeddings (`concatenation = "sum"`, no extra
@@ -321,9 +321,9 @@ def encode_runs(similarity, side: Side, spans: Sequence[Tuple[int, int]]) -> np.
 class BeadDPAligner(SentenceAlignerBase):
     """Monotone bead alignment on sentence embeddings (see the module docstring); paragraph
     links, if given, are ignored: the whole document is one sequence. `settings` are those of
-    make_bead_dp_v2, whose signature holds their defaults (a setting not given takes it)."""
+    make_bead_dp_v3, whose signature holds their defaults (a setting not given takes it)."""
 
-    # make_bead_dp_v2's settings, set by __init__
+    # make_bead_dp_v3's settings, set by __init__
     max_align: int
     top_k: int
     window: int
@@ -344,7 +344,7 @@ class BeadDPAligner(SentenceAlignerBase):
             from ..similarity.backends import make_use_similarity
 
             similarity = make_use_similarity()
-        check_settings(make_bead_dp_v2, {"similarity": similarity, **settings})  # a direct build too
+        check_settings(make_bead_dp_v3, {"similarity": similarity, **settings})  # a direct build too
         self.similarity = similarity
         for name, value in settings.items():
             setattr(self, name, value)
@@ -435,7 +435,7 @@ def make_bead_dp(
     )
 
 
-@aligner_registry("spacy-simalign.BeadDP.v2")
+@aligner_registry("spacy-simalign.BeadDP.v3")
 @ranges(
     similarity=EMBEDS,
     max_align=Range(2, 20),
@@ -444,7 +444,7 @@ def make_bead_dp(
     concatenation=Choice(CONCATENATIONS),
     anchor_weight=Range(0, 1),
 )
-def make_bead_dp_v2(
+def make_bead_dp_v3(
     similarity=None,
     max_align: int = 5,
     top_k: int = 3,
@@ -481,7 +481,7 @@ def signature_defaults(factory) -> dict:
     return {name: p.default for name, p in inspect.signature(factory).parameters.items() if name != "similarity"}
 
 
-SETTINGS = signature_defaults(make_bead_dp_v2)
-"""The current decoder's settings and defaults (BeadDP.v2)."""
+SETTINGS = signature_defaults(make_bead_dp_v3)
+"""The current decoder's settings and defaults (BeadDP.v3)."""
 V1_SETTINGS = signature_defaults(make_bead_dp)
 """BeadDP.v1's, which saved configs and the CRF's older translations blocks keep."""

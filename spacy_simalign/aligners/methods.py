@@ -52,7 +52,7 @@ SENTENCE_METHODS: Dict[str, Method] = {
     "cats-c3g-seq": Method("spacy-simalign.CATS.v1", C3G, {"strategy": "closest-seq"}),
     "tfidf": Method("spacy-simalign.Tfidf.v1", WORD_TFIDF),
     "bead-dp": Method("spacy-simalign.BeadDP.v1", USE),
-    "bead-anchors": Method("spacy-simalign.BeadDP.v2", USE),
+    "bead-anchors": Method("spacy-simalign.BeadDP.v3", USE),
     "intersection": Method("spacy-simalign.XlingIntersection.v1", USE),
 }
 

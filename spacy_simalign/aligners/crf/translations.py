@@ -1,6 +1,6 @@
 """How the CRF aligner aligns a pair that is a translation, the [aligner.translations] block of
 its config. CRFTranslations.v3 (AnchoredPairKindSettings) routes by the pair's kind
-(`pair_kind`: two languages make a translation under "auto") to the bead decoder of BeadDP.v2,
+(`pair_kind`: two languages make a translation under "auto") to the bead decoder of BeadDP.v3,
 which counts the numbers and marks a bead's sides share; CRFTranslations.v2 (PairKindSettings)
 routes the same way to BeadDP.v1's decoder; the older CRFTranslations.v1 (TranslationSettings) by
 a rule: two languages and about the same length (their characters within a factor
@@ -17,7 +17,7 @@ from ...pair_kinds import PAIR_KINDS, ROUTING
 from ...ranges import Choice, Range, ranges
 from ...registry import aligner_registry
 from ...structures import Side
-from ..bead_dp import SETTINGS, V1_SETTINGS, BeadDPAligner, make_bead_dp, make_bead_dp_v2
+from ..bead_dp import SETTINGS, V1_SETTINGS, BeadDPAligner, make_bead_dp, make_bead_dp_v3
 
 MODES = ("bead-dp", "crf")
 
@@ -90,10 +90,10 @@ aligner_registry.register("spacy-simalign.CRFTranslations.v2", func=PairKindSett
 
 
 @dataclass(frozen=True)
-@ranges(mode=Choice(MODES), pair_kind=Choice(PAIR_KINDS), **make_bead_dp_v2.setting_ranges)
+@ranges(mode=Choice(MODES), pair_kind=Choice(PAIR_KINDS), **make_bead_dp_v3.setting_ranges)
 class AnchoredPairKindSettings(PairKindSettings):
-    """The routing by pair kind of PairKindSettings, to the bead decoder of BeadDP.v2: each
-    number, ?, ! or quote mark a bead's sides share adds anchor_weight (make_bead_dp_v2's
+    """The routing by pair kind of PairKindSettings, to the bead decoder of BeadDP.v3: each
+    number, ?, ! or quote mark a bead's sides share adds anchor_weight (make_bead_dp_v3's
     settings and defaults)."""
 
     candidate_penalty: float = SETTINGS["candidate_penalty"]
