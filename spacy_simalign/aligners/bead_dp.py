@@ -396,15 +396,18 @@ class BeadDPAligner(SentenceAlignerBase):
         ]
 
 
-@aligner_registry("spacy-simalign.BeadDP.v1")
 # top_k and window are clipped to the document; max_align sets how many bead types each step tries
-@ranges(
-    similarity=EMBEDS,
-    max_align=Range(2, 20),
-    top_k=AT_LEAST_1,
-    window=AT_LEAST_0,
-    concatenation=Choice(CONCATENATIONS),
-)
+RANGES = {
+    "similarity": EMBEDS,
+    "max_align": Range(2, 20),
+    "top_k": AT_LEAST_1,
+    "window": AT_LEAST_0,
+    "concatenation": Choice(CONCATENATIONS),
+}
+
+
+@aligner_registry("spacy-simalign.BeadDP.v1")
+@ranges(**RANGES)
 def make_bead_dp(
     similarity=None,
     max_align: int = 5,
@@ -420,30 +423,12 @@ def make_bead_dp(
     """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE.
     candidate_gap and candidate_penalty are the "candidates" concatenation's (bead_units.py):
     chosen on the Text+Berg and TransRead dev sets (in-sample, project/eval_translations.py)."""
-    return BeadDPAligner(
-        similarity,
-        max_align=max_align,
-        top_k=top_k,
-        window=window,
-        skip=skip,
-        margin=margin,
-        length_penalty=length_penalty,
-        concatenation=concatenation,
-        candidate_gap=candidate_gap,
-        candidate_penalty=candidate_penalty,
-        anchor_weight=0.0,
-    )
+    settings = {name: value for name, value in locals().items() if name != "similarity"}  # the arguments
+    return BeadDPAligner(similarity, anchor_weight=0.0, **settings)
 
 
 @aligner_registry("spacy-simalign.BeadDP.v3")
-@ranges(
-    similarity=EMBEDS,
-    max_align=Range(2, 20),
-    top_k=AT_LEAST_1,
-    window=AT_LEAST_0,
-    concatenation=Choice(CONCATENATIONS),
-    anchor_weight=Range(0, 1),
-)
+@ranges(**RANGES, anchor_weight=Range(0, 1))
 def make_bead_dp_v3(
     similarity=None,
     max_align: int = 5,
@@ -461,19 +446,8 @@ def make_bead_dp_v3(
     or quote mark that a bead's two sides share adds anchor_weight (bead_anchors.py).
     candidate_penalty and anchor_weight were chosen on the Text+Berg, TransRead and NTREX dev sets
     together (in-sample; held out by document, docs/results.md)."""
-    return BeadDPAligner(
-        similarity,
-        max_align=max_align,
-        top_k=top_k,
-        window=window,
-        skip=skip,
-        margin=margin,
-        length_penalty=length_penalty,
-        concatenation=concatenation,
-        candidate_gap=candidate_gap,
-        candidate_penalty=candidate_penalty,
-        anchor_weight=anchor_weight,
-    )
+    settings = {name: value for name, value in locals().items() if name != "similarity"}  # the arguments
+    return BeadDPAligner(similarity, **settings)
 
 
 def signature_defaults(factory) -> dict:
