@@ -89,9 +89,14 @@ def main(argv=None) -> int:
         }
         print(f"gap {gap} penalty {penalty} anchor weight {weight}: aligned", file=sys.stderr, flush=True)
 
+    scored: Dict[tuple, Tuple[float, float]] = {}  # each held-out part asks again for the same documents
+
     def strict_on(setting, corpus, positions):
-        records = sets[corpus]
-        return scores([records[k] for k in positions], [preds[setting][corpus][k] for k in positions])
+        key = (setting, corpus, tuple(positions))
+        if key not in scored:
+            records = sets[corpus]
+            scored[key] = scores([records[k] for k in positions], [preds[setting][corpus][k] for k in positions])
+        return scored[key]
 
     rows, table = [], {}
     for decoder in DECODERS:

@@ -372,6 +372,7 @@ def main(argv=None) -> int:
             print(f"| {family} | {changed(s)} | {cells} |", flush=True)
         held: Dict[str, Tuple[list, list]] = {name: ([], []) for name in sets}
         chosen = []
+        strict: Dict[tuple, float] = {}  # each held-out part asks again for the same documents
         for corpus, _part, positions in parts:
             out = set(positions)
 
@@ -380,7 +381,10 @@ def main(argv=None) -> int:
                 for name, records in sets.items():
                     rest = [i for i in range(len(records)) if not (name == corpus and i in out)]
                     if rest:
-                        values.append(scores([records[i] for i in rest], [preds[k][name][i] for i in rest])[0])
+                        key = (k, name, tuple(rest))
+                        if key not in strict:
+                            strict[key] = scores([records[i] for i in rest], [preds[k][name][i] for i in rest])[0]
+                        values.append(strict[key])
                 return sum(values) / len(values)
 
             best = max(range(len(settings)), key=fitting)
