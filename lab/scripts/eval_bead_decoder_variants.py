@@ -1,9 +1,10 @@
 """Other bead scores and decoders for translations, each judged by leaving documents out: the
 bead decoder BeadDP.v1 (aligners/bead_dp.py with its candidate rescoring, bead_units.py) replayed
 on the three translation sets with one change at a time, to see whether any family of changes
-beats v1's setting on documents it was not chosen on. The family "anchors" is the change the
-package kept (BeadDP.v3: shared numbers and marks, bead_anchors.py); "anchor-kinds" and
-"length-penalty" were measured beside it and not kept.
+beats v1's setting on documents it was not chosen on. The family "anchors-and-ends" is the change
+the package kept (BeadDP.v3, bead_anchors.py: shared numbers and marks, and the same weight taken
+from a bead that ends on a colon or semicolon on one side only); "anchors" (numbers and marks
+alone), "anchor-kinds", "length-penalty" and "end-weight" were measured beside it and not kept.
 
     cd lab && SPACY_SIMALIGN_CACHE=../.cache/emb ../.venv/bin/python scripts/eval_bead_decoder_variants.py \\
         [--families max-align,posterior] [--output FILE] [--json FILE]
@@ -29,7 +30,7 @@ import numpy as np
 from lab_common import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.band_scores import BandScores, band_cells
-from spacy_simalign.aligners.bead_anchors import SharedAnchors, sentence_anchors
+from spacy_simalign.aligners.bead_anchors import SharedAnchors, ends_open, sentence_anchors
 from spacy_simalign.aligners.bead_dp import BeadScorer, anchor_path, backtrace, band_around, bead_types, forward, runs
 from spacy_simalign.aligners.bead_units import CandidateRescorer, Reversed
 from spacy_simalign.aligners.scoring import AlignmentScorer
@@ -61,6 +62,8 @@ V1 = {
     "anchor_weight": 0.0,  # added for each anchor a bead's sides share (BeadDP.v3: 0.05)
     "anchor_kinds": "marks",  # the anchors: "marks" (BeadDP.v3's), "names" or "colons" added to them
     "length_penalty": 0.0,  # > 0: the candidate penalty scaled by (the bead's mean sentence length) ** this
+    "end_weight": 0.0,  # taken from a bead whose sides end differently: one on : or ;, the other not
+    "end_rule": "differ",  # or "each": end_weight taken for each side of a bead that ends on : or ;
 }
 PENALTIES = (0.075, 0.1)
 
@@ -92,8 +95,12 @@ FAMILIES: Dict[str, Tuple[str, List[Dict]]] = {
         grid(temperature=(0.02, 0.05), threshold=(0.0, 0.3), penalty=PENALTIES),
     ),
     "anchors": (
-        "shared numbers, ? ! and quote marks (BeadDP.v3)",
+        "shared numbers, ? ! and quote marks",
         grid(anchor_weight=(0.02, 0.05, 0.1), penalty=PENALTIES),
+    ),
+    "anchors-and-ends": (
+        "those, and the same weight taken where a bead ends on : or ; on one side only (BeadDP.v3)",
+        [dict(s, end_weight=s["anchor_weight"]) for s in grid(anchor_weight=(0.02, 0.05, 0.1), penalty=PENALTIES)],
     ),
     "anchor-kinds": (
         "shared names, or : and brackets, beside them",
@@ -102,6 +109,10 @@ FAMILIES: Dict[str, Tuple[str, List[Dict]]] = {
     "length-penalty": (
         "the candidate penalty scaled by the bead's sentence length",
         grid(length_penalty=(0.5, 1.0), penalty=(0.075, 0.1, 0.125)),
+    ),
+    "end-weight": (
+        "anchors at 0.05 and an end on : or ; on one side only, or on each side, at its own weight",
+        grid(anchor_weight=(0.05,), end_weight=(0.02, 0.05, 0.1), end_rule=("differ", "each"), penalty=PENALTIES),
     ),
 }
 
@@ -186,9 +197,9 @@ class VariantScorer(BeadScorer):
     the margin weighted, the length agreement raised to a power, or a margin of each side's k best
     cosines with the other side's sentences of the document (CSLS-like) instead of the neighbours."""
 
-    def __init__(self, S, T, SL, TL, ratio, src, tgt, settings, anchors=None):
+    def __init__(self, S, T, SL, TL, ratio, src, tgt, settings, anchors=None, open_ends=None):
         super().__init__(S, T, SL, TL, ratio, True, True)
-        self.settings, self.shared_anchors = settings, anchors
+        self.settings, self.shared_anchors, self.open_ends = settings, anchors, open_ends
         k = settings["knn"]
         if k:
             self.best_S, self.best_T = self._mean_best(S, tgt, k), self._mean_best(T, src, k)
@@ -214,6 +225,10 @@ class VariantScorer(BeadScorer):
         value = value * agreement ** self.settings["length_exponent"]
         if self.shared_anchors is not None:
             value = value + self.settings["anchor_weight"] * self.shared_anchors.shared(a, b, rows, cols)
+        if self.settings["end_weight"]:
+            ends = self.open_ends[0][rows - 1], self.open_ends[1][cols - 1]
+            cut = ends[0] != ends[1] if self.settings["end_rule"] == "differ" else ends[0].astype(float) + ends[1]
+            value = value - self.settings["end_weight"] * cut
         return value
 
 
@@ -309,8 +324,10 @@ class Replay:
                 else KindAnchors(complex_side.sentences, simple_side.sentences, kind)
             )
 
+        open_ends = [np.array([ends_open(t) for t in side.sentences]) for side in (complex_side, simple_side)]
+
         def scorer(S, T) -> Callable:
-            raw = BandScores(VariantScorer(S, T, SL, TL, ratio, src, tgt, s, anchors), lo, hi)
+            raw = BandScores(VariantScorer(S, T, SL, TL, ratio, src, tgt, s, anchors, open_ends), lo, hi)
             return lambda a, b, rows, cols: ((a + b) / 2) ** s["size_weight"] * (raw(a, b, rows, cols) - s["offset"])
 
         first = scorer(S, T)

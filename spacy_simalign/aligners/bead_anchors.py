@@ -4,7 +4,10 @@ two sides share, so that a bead that keeps a number, a question or a quoted turn
 translation beats one that splits them (years and altitudes in a yearbook, dialogue in a novel:
 the encoder's vectors barely move with a number or a quote mark). Counted as a multiset: a bead
 shares min(count on one side, count on the other) of each anchor; only anchors found on both
-sides of the pair are kept."""
+sides of the pair are kept. The end of a bead is evidence too: a sentence that ends on a colon or a
+semicolon goes on in the next one, so a bead whose last sentence ends so on one side and not on the
+other is likely cut in the wrong place (a list, a reference or a turn the two languages split
+differently); such a bead takes the weight of one anchor."""
 
 import re
 from typing import Dict, List, Sequence
@@ -16,7 +19,13 @@ MARKS = {"?": "?", "!": "!"}
 QUOTE_MARKS = '«»"“”„'
 for _mark in QUOTE_MARKS:
     MARKS[_mark] = '"'  # one anchor: languages quote with different marks
+SOFT_ENDS = (":", ";")  # a sentence ending on one of these goes on in the next
 CHUNK = 4096  # bead cells counted at once (each holds a row per anchor kept)
+
+
+def ends_open(text: str) -> bool:
+    """Whether a sentence ends on a colon or a semicolon (its thought goes on in the next one)."""
+    return text.rstrip().endswith(SOFT_ENDS)
 
 
 def sentence_anchors(text: str) -> List[str]:
@@ -27,8 +36,9 @@ def sentence_anchors(text: str) -> List[str]:
 
 
 class SharedAnchors:
-    """How many anchors the runs of a pair's two sides share. `shared(a, b, rows, cols)` counts
-    those of the a:b beads ending at (rows[k], cols[k]) (1-based ends), as the bead scorer is called."""
+    """How many anchors the runs of a pair's two sides share, and whether their ends differ. Asked
+    for the a:b beads ending at (rows[k], cols[k]) (1-based ends), as the bead scorer is called:
+    `evidence` is what the bead decoder adds up (shared anchors less a differing end)."""
 
     def __init__(self, complex_sentences: Sequence[str], simple_sentences: Sequence[str]):
         found = [[self.anchors_of(s) for s in side] for side in (complex_sentences, simple_sentences)]
@@ -43,6 +53,9 @@ class SharedAnchors:
                         counts[i + 1, column[a]] += 1
             self.cumulative.append(np.cumsum(counts, axis=0))
         self.totals = [c.sum(axis=1) for c in self.cumulative]
+        self.open_ends = [
+            np.array([ends_open(s) for s in side], dtype=bool) for side in (complex_sentences, simple_sentences)
+        ]
 
     @staticmethod
     def anchors_of(text: str) -> List[str]:
@@ -62,3 +75,11 @@ class SharedAnchors:
             r, c = rows[k], cols[k]
             out[k] = np.minimum(src[r] - src[r - a], tgt[c] - tgt[c - b]).sum(axis=1)
         return out
+
+    def ends_differ(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """1.0 where the bead ending at (rows[k], cols[k]) ends open (ends_open) on one side only."""
+        return (self.open_ends[0][rows - 1] != self.open_ends[1][cols - 1]).astype(np.float64)
+
+    def evidence(self, a: int, b: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The anchors each a:b bead shares, less 1 where its ends differ (one anchor's worth)."""
+        return self.shared(a, b, rows, cols) - self.ends_differ(rows, cols)

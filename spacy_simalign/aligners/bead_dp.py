@@ -8,8 +8,9 @@ band of `window` sentences around it. A bead's score is the cosine of its two si
 `margin`, the mean cosine of each side with the sentences just outside the other side: a
 sentence that matches its neighbours as well is no evidence), times a length agreement
 log2(1 + shorter / longer) with the pair's own length ratio factored out, plus (BeadDP.v3)
-`anchor_weight` for each number, ? ! or quote mark its two sides share (bead_anchors.py: evidence
-the encoder does not give). A run of sentences is
+`anchor_weight` for each number, ? ! or quote mark its two sides share, less as much where one
+side ends on a colon or semicolon and the other does not (bead_anchors.py: evidence the encoder
+does not give). A run of sentences is
 represented by the normalised sum of its sentence embeddings (`concatenation = "sum"`, no extra
 encoder call), by the embedding of the joined text of every run ("text", as bertalign: four
 times the strings), or ("candidates", the default) by the sum first and then, for the n:m beads
@@ -144,7 +145,7 @@ def band_dots(X: np.ndarray, Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, 
 class BeadScorer:
     """The scores of a:b beads, from run vectors S, T [longest, n, d] and run lengths SL, TL
     [longest, n] (see the module docstring: cosine, margin, length agreement, shared anchors
-    times anchor_weight when `anchors`, a SharedAnchors, is given). Called as
+    and differing ends times anchor_weight when `anchors`, a SharedAnchors, is given). Called as
     score(a, b, rows, cols) for the beads ending at each (rows[k], cols[k]) (1-based ends, rows
     in increasing order): a whole band at once, as band_scores.py asks (the decoder's time is
     mostly scoring, and one call per row is slow)."""
@@ -179,7 +180,7 @@ class BeadScorer:
             a_len, b_len = self.SL[a - 1, rows - 1], self.TL[b - 1, cols - 1] * self.ratio
             value = value * np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
         if self.anchors is not None and self.anchor_weight:
-            value = value + self.anchor_weight * self.anchors.shared(a, b, rows, cols)
+            value = value + self.anchor_weight * self.anchors.evidence(a, b, rows, cols)
         return value
 
 
@@ -278,7 +279,7 @@ def align_monotone(
     normalised sentence vectors and character lengths; empty beads (skips) are left out.
     `rescore`, if given, is a bead_units.CandidateRescorer: the n:m beads near the best path
     are scored again as units. `anchors` (a SharedAnchors of the two sides) adds anchor_weight
-    for each anchor a bead shares."""
+    for each anchor a bead shares, and takes it where the bead's ends differ (SharedAnchors.evidence)."""
     n, m = len(src), len(tgt)
     if not n or not m:
         return []
@@ -443,9 +444,10 @@ def make_bead_dp_v3(
     anchor_weight: float = 0.05,
 ) -> BeadDPAligner:
     """The bead decoder of BeadDP.v1 with the anchors the encoder does not see: each number, ?, !
-    or quote mark that a bead's two sides share adds anchor_weight (bead_anchors.py).
-    candidate_penalty and anchor_weight were chosen on the Text+Berg, TransRead and NTREX dev sets
-    together (in-sample; held out by document, docs/results.md)."""
+    or quote mark that a bead's two sides share adds anchor_weight, and a bead that ends on a colon
+    or semicolon on one side only takes it (bead_anchors.py). candidate_penalty and anchor_weight
+    were chosen on the Text+Berg, TransRead and NTREX dev sets together (in-sample; held out by
+    document, docs/results.md)."""
     settings = {name: value for name, value in locals().items() if name != "similarity"}  # the arguments
     return BeadDPAligner(similarity, **settings)
 

@@ -93,8 +93,8 @@ aligner_registry.register("spacy-simalign.CRFTranslations.v2", func=PairKindSett
 @ranges(mode=Choice(MODES), pair_kind=Choice(PAIR_KINDS), **make_bead_dp_v3.setting_ranges)
 class AnchoredPairKindSettings(PairKindSettings):
     """The routing by pair kind of PairKindSettings, to the bead decoder of BeadDP.v3: each
-    number, ?, ! or quote mark a bead's sides share adds anchor_weight (make_bead_dp_v3's
-    settings and defaults)."""
+    number, ?, ! or quote mark a bead's sides share adds anchor_weight, an end on a colon or
+    semicolon on one side only takes it (make_bead_dp_v3's settings and defaults)."""
 
     candidate_penalty: float = SETTINGS["candidate_penalty"]
     anchor_weight: float = SETTINGS["anchor_weight"]
