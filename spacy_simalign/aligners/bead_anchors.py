@@ -19,13 +19,13 @@ MARKS = {"?": "?", "!": "!"}
 QUOTE_MARKS = '«»"“”„'
 for _mark in QUOTE_MARKS:
     MARKS[_mark] = '"'  # one anchor: languages quote with different marks
-SOFT_ENDS = (":", ";")  # a sentence ending on one of these goes on in the next
+OPEN_ENDS = (":", ";")  # a sentence ending on one of these goes on in the next
 CHUNK = 4096  # bead cells counted at once (each holds a row per anchor kept)
 
 
 def ends_open(text: str) -> bool:
     """Whether a sentence ends on a colon or a semicolon (its thought goes on in the next one)."""
-    return text.rstrip().endswith(SOFT_ENDS)
+    return text.rstrip().endswith(OPEN_ENDS)
 
 
 def sentence_anchors(text: str) -> List[str]:
