@@ -30,7 +30,7 @@ import numpy as np
 from lab_common import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.band_scores import BandScores, band_cells
-from spacy_simalign.aligners.bead_anchors import SharedAnchors, ends_open, sentence_anchors
+from spacy_simalign.aligners.bead_anchors import SharedAnchors, sentence_anchors
 from spacy_simalign.aligners.bead_dp import BeadScorer, anchor_path, backtrace, band_around, bead_types, forward, runs
 from spacy_simalign.aligners.bead_units import CandidateRescorer, Reversed
 from spacy_simalign.aligners.scoring import AlignmentScorer
@@ -197,9 +197,9 @@ class VariantScorer(BeadScorer):
     the margin weighted, the length agreement raised to a power, or a margin of each side's k best
     cosines with the other side's sentences of the document (CSLS-like) instead of the neighbours."""
 
-    def __init__(self, S, T, SL, TL, ratio, src, tgt, settings, anchors=None, open_ends=None):
+    def __init__(self, S, T, SL, TL, ratio, src, tgt, settings, anchors=None):
         super().__init__(S, T, SL, TL, ratio, True, True)
-        self.settings, self.shared_anchors, self.open_ends = settings, anchors, open_ends
+        self.settings, self.shared_anchors = settings, anchors
         k = settings["knn"]
         if k:
             self.best_S, self.best_T = self._mean_best(S, tgt, k), self._mean_best(T, src, k)
@@ -223,11 +223,14 @@ class VariantScorer(BeadScorer):
         a_len, b_len = self.SL[a - 1, rows - 1], self.TL[b - 1, cols - 1] * self.ratio
         agreement = np.log2(1 + np.minimum(a_len, b_len) / np.maximum(np.maximum(a_len, b_len), 1e-9))
         value = value * agreement ** self.settings["length_exponent"]
-        if self.shared_anchors is not None:
-            value = value + self.settings["anchor_weight"] * self.shared_anchors.shared(a, b, rows, cols)
+        anchors = self.shared_anchors
+        if self.settings["anchor_weight"]:
+            value = value + self.settings["anchor_weight"] * anchors.shared(a, b, rows, cols)
         if self.settings["end_weight"]:
-            ends = self.open_ends[0][rows - 1], self.open_ends[1][cols - 1]
-            cut = ends[0] != ends[1] if self.settings["end_rule"] == "differ" else ends[0].astype(float) + ends[1]
+            if self.settings["end_rule"] == "differ":
+                cut = anchors.ends_differ(rows, cols)
+            else:
+                cut = anchors.open_ends[0][rows - 1].astype(float) + anchors.open_ends[1][cols - 1]
             value = value - self.settings["end_weight"] * cut
         return value
 
@@ -316,7 +319,7 @@ class Replay:
         ratio = float(src_len.sum() / max(tgt_len.sum(), 1.0))
         lo, hi = band_around(anchor_path(lambda a, b: src[a:b] @ tgt.T, n, m, s["top_k"]), n, m, s["window"])
         anchors = None
-        if s["anchor_weight"]:
+        if s["anchor_weight"] or s["end_weight"]:
             kind = s["anchor_kinds"]
             anchors = (
                 SharedAnchors(complex_side.sentences, simple_side.sentences)
@@ -324,10 +327,8 @@ class Replay:
                 else KindAnchors(complex_side.sentences, simple_side.sentences, kind)
             )
 
-        open_ends = [np.array([ends_open(t) for t in side.sentences]) for side in (complex_side, simple_side)]
-
         def scorer(S, T) -> Callable:
-            raw = BandScores(VariantScorer(S, T, SL, TL, ratio, src, tgt, s, anchors, open_ends), lo, hi)
+            raw = BandScores(VariantScorer(S, T, SL, TL, ratio, src, tgt, s, anchors), lo, hi)
             return lambda a, b, rows, cols: ((a + b) / 2) ** s["size_weight"] * (raw(a, b, rows, cols) - s["offset"])
 
         first = scorer(S, T)
