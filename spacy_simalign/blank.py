@@ -12,8 +12,10 @@ import threading
 from typing import Iterator, Optional
 
 from .regex_cache import cached_long_patterns
+from .shortcuts import shortcut_off
 
 OWN_MODULES = "spacy_simalign."
+SHORTCUT = "loading only this package's spaCy factories"
 _THIS_THREAD = threading.local()  # own_only: True while this thread builds one of our pipelines
 _SETUP = threading.Lock()
 _PER_THREAD: Optional[type] = None
@@ -68,8 +70,12 @@ def own_factories_only() -> Iterator[None]:
     from spacy.util import registry
 
     points = getattr(registry, "_entry_point_factories", None)
-    if points is None or getattr(_THIS_THREAD, "own_only", False) or not _entry_points_per_thread(points):
-        yield  # nested, or another spaCy/catalogue layout: load them all, as spaCy does
+    if getattr(_THIS_THREAD, "own_only", False):
+        yield  # nested: the outer one holds
+        return
+    if points is None or not _entry_points_per_thread(points):
+        shortcut_off(SHORTCUT, "spaCy's entry-point registry is laid out otherwise")
+        yield  # another spaCy/catalogue layout: load them all, as spaCy does
         return
     for entry in points._get_entry_points():
         if entry.value.startswith(OWN_MODULES):

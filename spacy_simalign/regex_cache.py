@@ -31,8 +31,10 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
 
 import _sre  # type: ignore[import-not-found]  # CPython's internal module: no stub
 
+from .shortcuts import shortcut_off
 from .startup_cache import cache_folder, store
 
+SHORTCUT = "the start-up cache of spaCy's long token patterns"
 MIN_LENGTH = 50_000  # shorter patterns compile in milliseconds: not worth a file
 FORMAT = 1
 _LOCK = threading.Lock()
@@ -109,7 +111,8 @@ def _seed(entries: Dict[Key, dict]) -> Dict[Key, dict]:
     for (text, key_flags), entry in entries.items():
         try:
             compiled = _pattern(text, entry)
-        except Exception:  # noqa: BLE001 - another _sre, or code it refuses: re compiles it
+        except Exception as err:  # noqa: BLE001 - another _sre, or code it refuses: re compiles it
+            shortcut_off(SHORTCUT, f"_sre.compile refuses the stored code: {type(err).__name__}: {err}")
             continue
         if compiled.pattern == text:
             caches[0].setdefault((str, text, key_flags), compiled)
@@ -184,6 +187,10 @@ def _harvest(path: str, module: str, stored: Dict[Key, dict]) -> None:
                     if entry is not None:
                         entries[key] = entry
                         break
+                else:
+                    shortcut_off(
+                        SHORTCUT, f"re's code of a long pattern of {module} does not rebuild to the pattern re made"
+                    )
             if entries:
                 _write(path, entries)
         except Exception:  # noqa: BLE001 - the cache never fails an import: the next process tries again
@@ -201,6 +208,8 @@ def cached_long_patterns(module: str) -> Iterator[None]:
         or not _re_caches()
         or array("I").itemsize != getattr(_sre, "CODESIZE", None)
     ):
+        if folder is not None and module not in sys.modules:
+            shortcut_off(SHORTCUT, "Python's re keeps its compiled patterns otherwise")
         yield  # off, imported already, or a re that keeps its patterns otherwise
         return
     path = _file(folder, module)

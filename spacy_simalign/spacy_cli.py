@@ -1,11 +1,12 @@
 """`python -m spacy simalign COMMAND ...`: the package's commands under spaCy's command line.
 
 spaCy imports every `spacy_cli` entry point before each of its commands (`spacy train` too), so
-this module imports nothing but spaCy's own CLI app; the parser, the `--help` texts and the exit
-statuses are `python -m spacy_simalign`'s, imported only when `simalign` runs."""
+this module imports nothing but spaCy's public CLI app (`spacy.cli.app`, loaded by then); the
+parser, the `--help` texts and the exit statuses are `python -m spacy_simalign`'s, imported only
+when `simalign` runs."""
 
 import typer
-from spacy.cli._util import app
+from spacy.cli import app
 
 HELP = "spacy-simalign's commands: align two texts."  # click cuts the line that `spacy --help` shows at 45
 

