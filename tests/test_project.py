@@ -346,6 +346,35 @@ def test_package_check_takes_the_plugin_wheel_from_the_packages_folder(tmp_path)
     assert f"no spacy_simalign-{spacy_simalign.__version__} wheel in {tmp_path}: run the package step" in result.stderr
 
 
+def test_the_package_check_script_aligns_with_the_package_as_it_is(tmp_path):
+    """CHECK, the text that package_check.py runs in the fresh environment, run here on saved de and en
+    pipelines (blank + segmenter + the shipped weights) and a DEplain-web dev pair: every module and
+    name it imports must exist in the package, and its output must pass the script's own acceptance."""
+    import subprocess
+    import sys
+
+    check = project_module("package_check")
+    for lang in ("de", "en"):
+        nlp = spacy.blank(lang)
+        nlp.add_pipe("simalign_segmenter", name="segmenter")
+        nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner")
+        nlp.to_disk(tmp_path / f"{lang}_simalign_web")
+    record = check.pick_pair(ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl")
+    (tmp_path / "pair.json").write_text(json.dumps(record), encoding="utf-8")
+    (tmp_path / "check.py").write_text(check.CHECK, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "check.py", str(tmp_path / "de_simalign_web"), "pair.json", "en"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert Path(result["plugin"]) == Path(spacy_simalign.__file__)
+    assert result["id"] == record["id"] and result["pipeline"] == ["segmenter", "sentence_aligner"]
+    assert list(result["smoke"]) == ["en"] and check.aligned_as_expected(result, min_link_f=0.5), result
+
+
 def test_generated_project_outputs_are_not_versioned():
     """`spacy project run all` writes metrics/*.json and project.lock; neither is tracked (they
     change on every run, and hold a path of the machine)."""
