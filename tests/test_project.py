@@ -85,6 +85,30 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
     assert model.stat().st_mtime_ns == before
 
 
+@pytest.mark.slow
+def test_ci_package_installs_into_a_fresh_environment_and_aligns(ci_project):
+    """The package-check step (project/package_check.py) on what the ci workflow built: the de sdist and
+    the spacy-simalign wheel pip-installed into a fresh virtual environment without torch, where the
+    pipeline loads and aligns a test pair (pip needs the package index or its cache)."""
+    report_path = ci_project / "metrics" / "ci_package_check.json"
+    run = run_script(
+        ci_project / "project" / "package_check.py",
+        "packages/ci",
+        "--gold",
+        "corpus/ci/test.spacy",
+        "--output",
+        report_path,
+        cwd=ci_project,
+    )
+    assert run.returncode == 0, run.stderr[-5000:]
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["ok"] and report["artifact"] == "de_simalign_web-0.1.0.tar.gz"
+    assert report["check"]["plugin"].startswith("venv") and report["check"]["smoke"] == {}  # en is not packaged
+    installed = {line.split("==")[0].split(" @ ")[0] for line in report["installed"]}
+    assert {"spacy", "spacy-simalign", "de-simalign-web"} <= {name.lower().replace("_", "-") for name in installed}
+    assert "torch" not in installed
+
+
 # -- every script of project/ is a command of project.yml ---------------------------------------
 
 HELPERS = {  # scripts of project/ that no command runs itself, and why
