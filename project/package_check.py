@@ -53,39 +53,40 @@ SMOKE = {
     ),
 }
 
+# The script run in the fresh environment: `check.py PIPELINE PAIR.json [LANG ...]` loads PIPELINE (a
+# package name or a folder) and each LANG's pipeline named like it (<lang>_ and the rest of its name,
+# beside it), and prints one JSON line (aligned_as_expected reads it). It imports only what a user
+# would: the documented spacy_simalign.pair and the registered scorer, found through the wheel's entry points.
 CHECK = (
     "SMOKE = "
     + repr(SMOKE)
     + r"""
-import json, sys, time
+import json, os, sys, time
 t0 = time.perf_counter()
 import spacy
-import spacy
+from spacy.training import Example
 
 import spacy_simalign
-from spacy_simalign import pair
-from spacy_simalign.readers import read_gold_docs
 from spacy_simalign.pair import make_pair
-from spacy_simalign.scoring import AlignmentScorer
-from spacy_simalign.structures import Bead
 record = json.loads(open(sys.argv[2], encoding="utf-8").read())
 nlp = spacy.load(sys.argv[1])
 t1 = time.perf_counter()
-doc = nlp(make_pair(nlp, record["complex"]["paragraphs"], record["simple"]["paragraphs"], record["lang"]))
+sides = (record["complex"]["paragraphs"], record["simple"]["paragraphs"])
+doc = nlp(make_pair(nlp, *sides, record["lang"]))
 t2 = time.perf_counter()
-c = [s for p in record["complex"]["paragraphs"] for s in p]
-s = [x for p in record["simple"]["paragraphs"] for x in p]
-scorer = AlignmentScorer()
-scorer.add([Bead.from_json(b) for b in record["gold"]], doc._.beads, c, s)
+reference = make_pair(nlp, *sides, record["lang"], gold=record["gold"])
+score = spacy.registry.scorers.get("spacy-simalign.alignment_scorer.v1")()
+link_f = score([Example(doc, reference)])["align_link_f"]
 smoke = {}
+folder, name = os.path.split(sys.argv[1])
 for lang in sys.argv[3:]:
-    other = spacy.load(f"{lang}_" + sys.argv[1].split("_", 1)[1])
+    other = spacy.load(os.path.join(folder, f"{lang}_" + name.split("_", 1)[1]))
     complex_text, simple_text = SMOKE[lang]
     d = other(make_pair(other, complex_text, simple_text))
     smoke[lang] = {"sentences": [len(d._.complex_sents), len(d._.simple_sents)],
                    "beads": [[list(b.complex), list(b.simple)] for b in d._.beads]}
 print(json.dumps({"smoke": smoke, "plugin": spacy_simalign.__file__, "spacy": spacy.__version__, "pipeline": nlp.pipe_names,
-                  "id": record["id"], "beads": len(doc._.beads), "link_f": scorer.scores()["link"]["f"],
+                  "id": record["id"], "beads": len(doc._.beads), "link_f": link_f,
                   "load_s": round(t1 - t0, 2), "align_s": round(t2 - t1, 2)}))
 """
 )
@@ -117,11 +118,22 @@ def pick_pair(gold: Path, max_sentences: int = 40) -> dict:
     for doc in read_gold_docs(nlp, gold):
         sides = [pair.side_of(doc, name) for name in pair.SIDE_NAMES]
         if doc._.alignment_data and max(map(len, sides)) <= max_sentences and min(map(len, sides)) >= 5:
-            obj = {"id": doc._.pair_id, "lang": sides[0].lang, "gold": doc._.alignment_data}
+            obj = {"id": doc._.pair_id, "lang": sides[0].lang, "gold": [bead[:2] for bead in doc._.alignment_data]}
             for name, side in zip(pair.SIDE_NAMES, sides):
                 obj[name] = {"paragraphs": [[side.sentences[i] for i in para] for para in side.paragraphs]}
             return obj
     raise SystemExit(f"no gold pair of 5-{max_sentences} sentences in {gold}")
+
+
+def aligned_as_expected(result: dict, min_link_f: float) -> bool:
+    """Whether the output of CHECK shows a working pipeline: beads on the gold pair with a link F1
+    of at least `min_link_f`, and each other language's short pair split into 2 and 3 sentences
+    with its identical last sentences aligned."""
+    smoke_ok = all(
+        out["sentences"] == [2, 3] and any(1 in c and 2 in s for c, s in out["beads"])
+        for out in result["smoke"].values()
+    )
+    return result["beads"] > 0 and result["link_f"] >= min_link_f and smoke_ok
 
 
 def main(argv=None) -> int:
@@ -211,14 +223,10 @@ def main(argv=None) -> int:
     )
     timings["total"] = time.perf_counter() - total
     report["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
-    smoke_ok = all(
-        out["sentences"] == [2, 3] and any(1 in c and 2 in s for c, s in out["beads"])
-        for out in result["smoke"].values()
-    )
     installed_in_venv = result["plugin"].startswith(str(tmp))
     # where the plugin was imported from, relative to the fresh venv: the report holds no path of this machine
     result["plugin"] = os.path.relpath(result["plugin"], tmp) if installed_in_venv else "outside the fresh venv"
-    ok = installed_in_venv and result["beads"] > 0 and result["link_f"] >= args.min_link_f and smoke_ok
+    ok = installed_in_venv and aligned_as_expected(result, args.min_link_f)
     report["ok"] = ok
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -85,6 +85,30 @@ def test_ci_rerun_skips_up_to_date_steps(ci_project):
     assert model.stat().st_mtime_ns == before
 
 
+@pytest.mark.slow
+def test_ci_package_installs_into_a_fresh_environment_and_aligns(ci_project):
+    """The package-check step (project/package_check.py) on what the ci workflow built: the de sdist and
+    the spacy-simalign wheel pip-installed into a fresh virtual environment without torch, where the
+    pipeline loads and aligns a test pair (pip needs the package index or its cache)."""
+    report_path = ci_project / "metrics" / "ci_package_check.json"
+    run = run_script(
+        ci_project / "project" / "package_check.py",
+        "packages/ci",
+        "--gold",
+        "corpus/ci/test.spacy",
+        "--output",
+        report_path,
+        cwd=ci_project,
+    )
+    assert run.returncode == 0, run.stderr[-5000:]
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["ok"] and report["artifact"] == "de_simalign_web-0.1.0.tar.gz"
+    assert report["check"]["plugin"].startswith("venv") and report["check"]["smoke"] == {}  # en is not packaged
+    installed = {line.split("==")[0].split(" @ ")[0] for line in report["installed"]}
+    assert {"spacy", "spacy-simalign", "de-simalign-web"} <= {name.lower().replace("_", "-") for name in installed}
+    assert "torch" not in installed
+
+
 # -- every script of project/ is a command of project.yml ---------------------------------------
 
 HELPERS = {  # scripts of project/ that no command runs itself, and why
@@ -344,6 +368,35 @@ def test_package_check_takes_the_plugin_wheel_from_the_packages_folder(tmp_path)
     result = run_script(ROOT / "project" / "package_check.py", tmp_path, "--gold", "x", "--output", tmp_path / "o")
     assert result.returncode != 0
     assert f"no spacy_simalign-{spacy_simalign.__version__} wheel in {tmp_path}: run the package step" in result.stderr
+
+
+def test_the_package_check_script_aligns_with_the_package_as_it_is(tmp_path):
+    """CHECK, the text that package_check.py runs in the fresh environment, run here on saved de and en
+    pipelines (blank + segmenter + the shipped weights) and a DEplain-web dev pair: every module and
+    name it imports must exist in the package, and its output must pass the script's own acceptance."""
+    import subprocess
+    import sys
+
+    check = project_module("package_check")
+    for lang in ("de", "en"):
+        nlp = spacy.blank(lang)
+        nlp.add_pipe("simalign_segmenter", name="segmenter")
+        nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner")
+        nlp.to_disk(tmp_path / f"{lang}_simalign_web")
+    record = check.pick_pair(ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl")
+    (tmp_path / "pair.json").write_text(json.dumps(record), encoding="utf-8")
+    (tmp_path / "check.py").write_text(check.CHECK, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "check.py", str(tmp_path / "de_simalign_web"), "pair.json", "en"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert Path(result["plugin"]) == Path(spacy_simalign.__file__)
+    assert result["id"] == record["id"] and result["pipeline"] == ["segmenter", "sentence_aligner"]
+    assert list(result["smoke"]) == ["en"] and check.aligned_as_expected(result, min_link_f=0.5), result
 
 
 def test_generated_project_outputs_are_not_versioned():
