@@ -91,8 +91,8 @@ def _check_document_folder(out: str, folder: str) -> None:
         raise InputError(f"output would overwrite {what}: choose another output path (nothing was written)", out)
     if os.path.dirname(os.path.realpath(out)) == os.path.realpath(folder):
         raise InputError(
-            f"output is in the input folder {folder}, whose every file is read as a document (a later run "
-            "would read it as one): write it outside that folder (nothing was written)",
+            f"output is in the input folder {folder}, whose files are all read as documents (the next run "
+            "would read it too): write it elsewhere (nothing was written)",
             out,
         )
 

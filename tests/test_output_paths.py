@@ -289,7 +289,7 @@ def test_a_new_output_in_an_input_folder_is_refused(folders, capsys, monkeypatch
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     out = argv[3] if argv[0] != "klexikon" else "wiki/train.jsonl"
-    assert err.startswith(f"error: {out}: output is in the input folder {folder}, whose every file is read"), err
+    assert err.startswith(f"error: {out}: output is in the input folder {folder}, whose files are all read"), err
     assert len(err.splitlines()) == 1 and snapshot(folders) == before
 
 
