@@ -152,6 +152,11 @@ CASES = [
         "sigterm",
     ),
     (
+        "SIGINT (Ctrl+C) while aligning",
+        ["align", "many.jsonl", "out.jsonl", "--method", "tfidf", "--batch-size", "1"],
+        "sigint",
+    ),
+    (
         "predicted index out of range",
         ["evaluate", "gold.jsonl", "bad.jsonl"],
         lambda f: write(
@@ -261,6 +266,44 @@ CASES_FILES = [
         "SIGKILL of `--n-process 2`",
         ["align", "many.jsonl", "out.jsonl", *TFIDF, "--n-process", "2", "--batch-size", "1"],
         "sigkill-workers",
+    ),
+]
+
+
+def text_folders(folder: Path, complex_names=("a.txt",), simple_names=("a.txt",)) -> None:
+    """c/ and s/: two folders of text files (the same two sentences in each file), for the
+    folder form of `pairs` and `align`."""
+    for side, names in (("c", complex_names), ("s", simple_names)):
+        (folder / side).mkdir()
+        for name in names:
+            write(folder / side, name, "Ein Satz. Noch ein Satz.\n".encode("utf-8"))
+
+
+CAFE_NFC, CAFE_NFD = unicodedata.normalize("NFC", "café.txt"), unicodedata.normalize("NFD", "café.txt")
+FOLDERS = ["--lang", "de"]
+
+# the folder form: every file of both folders is an input, stems that differ in Unicode normalisation
+CASES_FOLDERS = [
+    ("folder form: output is a file of an input folder", ["pairs", "c", "s", "c/a.txt", *FOLDERS], text_folders),
+    (
+        "folder form: output is a symbolic link to a file of an input folder",
+        ["align", "c", "s", "link.jsonl", *FOLDERS, *TFIDF],
+        lambda f: (text_folders(f), (f / "link.jsonl").symlink_to("s/a.txt")),
+    ),
+    (
+        "folder form: a new output inside an input folder",
+        ["align", "c", "s", "s/out.jsonl", *FOLDERS, *TFIDF],
+        text_folders,
+    ),
+    (
+        "folder form: `café.txt` composed (NFC) in one folder, decomposed (NFD, macOS) in the other",
+        ["pairs", "c", "s", "pairs.jsonl", *FOLDERS],
+        lambda f: text_folders(f, (CAFE_NFC,), (CAFE_NFD,)),
+    ),
+    (
+        "folder form: `café.txt` and `café.md` in one folder, one NFC and one NFD",
+        ["pairs", "c", "s", "pairs.jsonl", *FOLDERS],
+        lambda f: text_folders(f, (CAFE_NFC, CAFE_NFD.replace(".txt", ".md")), (CAFE_NFC,)),
     ),
 ]
 
@@ -454,23 +497,41 @@ CASES_SPACY = [
     ("standard output's reader gone (`\\| head -c 0`)", ["init-config", "tfidf"], "stdout-gone"),
 ]
 
-CASES = CASES + CASES_FILES + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST + CASES_SPACY
+CASES = CASES + CASES_FILES + CASES_FOLDERS + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST + CASES_SPACY
 
 
 def listing(folder: Path):
-    return {p.name: p.read_bytes() if p.is_file() else None for p in folder.iterdir()}
+    """Each entry of `folder`: a file's bytes, a folder's own listing (None for anything else)."""
+    return {
+        p.name: p.read_bytes() if p.is_file() else listing(p) if p.is_dir() and not p.is_symlink() else None
+        for p in folder.iterdir()
+    }
+
+
+def differences(before, after, prefix=""):
+    """(files changed, (name, listing) of the entries new) from `before` to `after`, named
+    from the case's folder: inside the folders that were there before too."""
+    changed, new = [], []
+    for name in sorted(after):
+        path = prefix + name
+        if name not in before:
+            new.append((path, after[name]))
+        elif isinstance(before[name], dict) and isinstance(after[name], dict):
+            inner = differences(before[name], after[name], path + "/")
+            changed, new = changed + inner[0], new + inner[1]
+        elif before[name] != after[name]:
+            changed.append(path)
+    return changed, new
 
 
 def left(before, after) -> str:
-    new = sorted(set(after) - set(before))
-    changed = sorted(n for n in before if n in after and before[n] != after[n])
+    changed, new = differences(before, after)
     parts = []
     if changed:
         parts.append("changed: " + ", ".join(changed))
-    for name in new:
-        data = after[name]
-        lines = data.count(b"\n") if data is not None else 0
-        parts.append(f"{name} ({lines} lines)" if data is not None and name.endswith(".jsonl") else name)
+    for name, data in new:
+        lines = data.count(b"\n") if isinstance(data, bytes) and name.endswith((".jsonl", ".partial")) else None
+        parts.append(name if lines is None else f"{name} ({lines} lines)")
     return "; ".join(parts) or "nothing (inputs untouched)"
 
 
@@ -515,7 +576,7 @@ def run_case(argv, setup):
         elif isinstance(setup, str) and setup.startswith("blocked:"):
             without_module(folder, setup.split(":", 1)[1])
             env["PYTHONPATH"] = os.pathsep.join([str(folder / "blocked"), str(ROOT)])
-        elif setup in ("sigterm", "sigkill-workers"):
+        elif setup in ("sigterm", "sigint", "sigkill-workers"):
             write(
                 folder,
                 "many.jsonl",
@@ -527,13 +588,19 @@ def run_case(argv, setup):
         elif setup:
             setup(folder)
         before = listing(folder)
-        if setup == "sigterm":
+        if setup in ("sigterm", "sigint"):
             proc = subprocess.Popen(
-                cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+                cmd,
+                cwd=folder,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's job has it
             )
             partial = folder / "out.jsonl.partial"
             wait_for_pairs(proc, partial, 3)
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(signal.SIGTERM if setup == "sigterm" else signal.SIGINT)
             _, err = proc.communicate()
             code = proc.returncode
             code = 128 - code if code < 0 else code
@@ -551,7 +618,7 @@ def run_case(argv, setup):
                 err = "\n".join(line for line in said if line.startswith("\u2718")) + err
         err = err.replace(str(folder) + os.sep, "")  # an absolute path shown as within the case's folder
         lines = [line for line in err.strip().splitlines() if line]
-        shown = " / ".join(lines[:2]) if setup in ("sigterm", "edited") else (lines[0] if lines else "")
+        shown = " / ".join(lines[:2]) if setup in ("sigterm", "sigint", "edited") else (lines[0] if lines else "")
         if len(shown) > 170:
             shown = shown[:167] + "..."
         rest = left(before, listing(folder))

@@ -8,6 +8,11 @@ behind; and a command whose output was its own input (`align same.jsonl same.jso
 is checked through symbolic links (os.path.realpath) and hard links (st_dev and st_ino), and
 two outputs of one command must differ too (`align-xling OUT --dropped OUT`).
 
+A command that reads every file of a folder as a document (`pairs COMPLEX SIMPLE`, `align` of two
+folders, `klexikon`) declares those folders: each of their files is an input (a symbolic link in
+the folder stands for its target), and an output may not be written into one even as a new file,
+since the next run would read it as one more document.
+
 Commands declare their paths with a `paths(args) -> Paths` function; `__main__` runs
 `check_paths` on them. Library functions that write (engines.align_file) call it as well."""
 
@@ -26,11 +31,14 @@ STDOUT = "-"
 class Paths:
     """What a command reads and writes. `outputs`: files it writes (each replaced atomically);
     `folders`: folders it writes files into, created when missing (their files are listed in
-    `outputs` too); `inputs`: files or folders it reads. None entries (unset options) are ignored."""
+    `outputs` too); `inputs`: files or folders it reads; `document_folders`: input folders whose
+    every file is read as a document (a path there that is not a folder is ignored: the one-file
+    form lists it in `inputs`). None entries (unset options) are ignored."""
 
     inputs: Sequence[Optional[str]] = field(default_factory=list)
     outputs: Sequence[Optional[str]] = field(default_factory=list)
     folders: Sequence[Optional[str]] = field(default_factory=list)
+    document_folders: Sequence[Optional[str]] = field(default_factory=list)
 
 
 def same_file(a: str, b: str) -> bool:
@@ -43,6 +51,50 @@ def same_file(a: str, b: str) -> bool:
     except OSError:
         return False
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def _folder_file(out: str, folder: str) -> Optional[str]:
+    """The file of `folder` that the output `out` would replace, or None: the same path once
+    symbolic links are resolved (the output's, the folder's, its files'), or a hard link to it.
+    Inodes are compared only for an output with several links: any other is known by its path."""
+    real_out, real_folder = os.path.realpath(out), os.path.realpath(folder)
+    try:
+        stat = os.stat(out)
+        inode = (stat.st_dev, stat.st_ino) if stat.st_nlink > 1 else None
+    except OSError:
+        inode = None
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    if not entry.is_file():  # through a link; a subfolder or a dangling link is no file
+                        continue
+                    linked = entry.is_symlink()
+                    real = os.path.realpath(entry.path) if linked else os.path.join(real_folder, entry.name)
+                    if real == real_out:
+                        return entry.path
+                    if inode is not None and (entry.stat().st_dev, entry.stat().st_ino) == inode:
+                        return entry.path
+                except OSError:
+                    continue  # gone or unreadable: the command's reader says so, in its words
+    except OSError:
+        pass  # an unreadable folder: the command's reader says so
+    return None
+
+
+def _check_document_folder(out: str, folder: str) -> None:
+    """An output that is one of the folder's files, or that would be a new file in it, stops the
+    command (see the module docstring)."""
+    source = _folder_file(out, folder)
+    if source is not None:
+        what = "the input" if os.path.abspath(source) == os.path.abspath(out) else f"the input {source}"
+        raise InputError(f"output would overwrite {what}: choose another output path (nothing was written)", out)
+    if os.path.dirname(os.path.realpath(out)) == os.path.realpath(folder):
+        raise InputError(
+            f"output is in the input folder {folder}, whose files are all read as documents (the next run "
+            "would read it too): write it elsewhere (nothing was written)",
+            out,
+        )
 
 
 def _nearest_existing(path: str) -> str:
@@ -94,6 +146,7 @@ def check_paths(paths: Paths) -> None:
     inputs = [p for p in paths.inputs if p]
     outputs = [p for p in paths.outputs if p]
     folders = [p for p in paths.folders if p]
+    documents = [p for p in paths.document_folders if p and os.path.isdir(p)]
     if STDOUT in outputs or STDOUT in folders:
         raise InputError(
             f"output '{STDOUT}' would be standard output, but this command's outputs are files written "
@@ -111,6 +164,8 @@ def check_paths(paths: Paths) -> None:
                 raise InputError(
                     f"output would overwrite {what}: choose another output path (nothing was written)", out
                 )
+        for folder in documents:
+            _check_document_folder(out, folder)
         for other in outputs[:k]:
             if same_file(out, other):
                 raise InputError(f"two outputs are the same file ({other} and {out})", out)

@@ -2,7 +2,8 @@
 that is one of its inputs (the same path, a symbolic link, a hard link) or another of its
 outputs is refused with exit status 2 and the input left byte for byte; an output that is a
 folder, or in a folder that does not exist, is refused before aligning starts, so nothing
-(no OUTPUT.partial) is left behind."""
+(no OUTPUT.partial) is left behind. Every file of an input folder read as documents is an input,
+and an output may not be a new file there either."""
 
 import importlib
 import json
@@ -225,3 +226,76 @@ def test_align_into_a_symlinked_output_writes_through_the_link(tmp_path, files, 
     assert sorted(p.name for p in real.parent.iterdir()) == ["out.jsonl"]
     assert main([*argv, "--resume"]) == 0
     assert "is complete" in capsys.readouterr().err
+
+
+@pytest.fixture()
+def folders(tmp_path):
+    """Two input folders of one document each (c/a.txt, s/a.txt), and a file outside them that
+    s/b.txt links to."""
+    for side in ("c", "s"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "a.txt").write_text("Ein Satz. Noch ein Satz.\n", encoding="utf-8")
+    (tmp_path / "elsewhere.txt").write_text("Ein Satz.\n", encoding="utf-8")
+    (tmp_path / "s" / "b.txt").symlink_to(tmp_path / "elsewhere.txt")
+    return tmp_path
+
+
+# output (made by the set-up, relative to the fixture's folder) -> the input file it would replace
+FOLDER_FILE_OUTPUTS = {
+    "complex-file": (lambda f: "c/a.txt", "the input"),
+    "simple-file": (lambda f: "s/a.txt", "the input"),
+    "symlink-to-a-file": (
+        lambda f: (f / "link.jsonl").symlink_to(f / "c" / "a.txt") or "link.jsonl",
+        "the input c/a.txt",
+    ),
+    "hardlink-to-a-file": (lambda f: os.link(f / "s" / "a.txt", f / "hard.jsonl") or "hard.jsonl", "the input s/a.txt"),
+    "target-of-a-linked-file": (lambda f: "elsewhere.txt", "the input s/b.txt"),
+}
+
+
+@pytest.mark.parametrize("command", ["pairs", "align"])
+@pytest.mark.parametrize("case", sorted(FOLDER_FILE_OUTPUTS))
+def test_every_file_of_the_input_folders_is_an_input(folders, capsys, monkeypatch, command, case):
+    make, replaced = FOLDER_FILE_OUTPUTS[case]
+    monkeypatch.chdir(folders)
+    out = make(folders)
+    before = snapshot(folders)
+    method = ["--method", "tfidf"] if command == "align" else []
+    assert main([command, "c", "s", out, "--lang", "de", *method]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {out}: output would overwrite {replaced}: choose another output path (nothing was written)"
+    assert snapshot(folders) == before
+
+
+@pytest.mark.parametrize(
+    "argv, folder",
+    [
+        (["pairs", "c", "s", "c/new.jsonl", "--lang", "de"], "c"),
+        (["align", "c", "s", "s/new.jsonl", "--lang", "de", "--method", "tfidf"], "s"),
+        (["align", "c", "s", "alias/new.jsonl", "--lang", "de", "--method", "tfidf"], "c"),  # alias -> c
+        (["align", "c", "s", "new-link.jsonl", "--lang", "de", "--method", "tfidf"], "s"),  # -> s/new.jsonl
+        (["klexikon", ".", "wiki"], "./wiki"),
+    ],
+)
+def test_a_new_output_in_an_input_folder_is_refused(folders, capsys, monkeypatch, argv, folder):
+    """A file written there would be read as one more document by the next run."""
+    monkeypatch.chdir(folders)
+    (folders / "alias").symlink_to(folders / "c")
+    (folders / "new-link.jsonl").symlink_to(folders / "s" / "new.jsonl")
+    for side in ("wiki", "klexikon"):
+        (folders / side).mkdir()
+        (folders / side / "Berlin.txt").write_text("Berlin ist eine Stadt.\n", encoding="utf-8")
+    before = snapshot(folders)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    out = argv[3] if argv[0] != "klexikon" else "wiki/train.jsonl"
+    assert err.startswith(f"error: {out}: output is in the input folder {folder}, whose files are all read"), err
+    assert len(err.splitlines()) == 1 and snapshot(folders) == before
+
+
+def test_an_output_in_a_subfolder_of_an_input_folder_is_written(folders, capsys, monkeypatch):
+    """Subfolders are not read (their files are no documents of the folder): writing there is safe."""
+    monkeypatch.chdir(folders)
+    (folders / "c" / "out").mkdir()
+    assert main(["pairs", "c", "s", "c/out/pairs.jsonl", "--lang", "de"]) == 0, capsys.readouterr().err
+    assert [json.loads(line)["id"] for line in (folders / "c" / "out" / "pairs.jsonl").open()] == ["a"]

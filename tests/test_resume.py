@@ -235,6 +235,57 @@ def test_sigterm_keeps_the_partial_output_and_says_how_to_resume(tmp_path, unint
     assert out.read_bytes() == expected
 
 
+def interrupt_third_write(monkeypatch, where):
+    """Ctrl+C (KeyboardInterrupt) at `where` in the partial output's third batch: once all its
+    bytes are in the file, once they are also fsynced (the count not yet taken), or half-way
+    through its bytes."""
+    from spacy_simalign.engines import resume
+
+    calls = []
+    real_write, real_fsync = resume.write_all, os.fsync
+
+    def write_all(fd, data):
+        calls.append(fd)
+        if len(calls) == 3 and where == "half-written":
+            real_write(fd, data[: len(data) // 2])
+            raise KeyboardInterrupt
+        real_write(fd, data)
+        if len(calls) == 3 and where == "written":
+            raise KeyboardInterrupt
+
+    def fsync(fd):
+        real_fsync(fd)
+        if where == "fsynced" and len(calls) == 3 and fd == calls[-1]:
+            calls.append(None)  # once
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(resume, "write_all", write_all)
+    monkeypatch.setattr(resume.os, "fsync", fsync)
+
+
+@pytest.mark.parametrize("where, saved", [("written", 3), ("fsynced", 3), ("half-written", 2)])
+def test_the_note_on_ctrl_c_counts_what_the_partial_output_holds(
+    tmp_path, uninterrupted, capsys, monkeypatch, where, saved
+):
+    """The signal may land between a batch's write and its count: the note says what the file
+    holds, whole lines only, and --resume carries on from there."""
+    src, expected, ids = uninterrupted
+    out = tmp_path / "out.jsonl"
+    partial = out.with_name(out.name + ".partial")
+    with monkeypatch.context() as patched:
+        interrupt_third_write(patched, where)
+        assert main(["align", str(src), str(out), *METHOD]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-2:] == [
+        f"note: {saved} of {len(ids)} pairs are saved in {partial}; run again with --resume to continue",
+        "error: interrupted",
+    ]
+    data = partial.read_bytes()
+    assert data.endswith(b"\n") and data.count(b"\n") == saved and expected.startswith(data)
+    assert main(["align", str(src), str(out), *METHOD, "--resume"]) == 0
+    assert out.read_bytes() == expected
+
+
 EDIT_OPTIONS = ["--method", "tfidf", "--batch-size", "3"]
 
 

@@ -3,6 +3,7 @@ and the pair JSONL of the same documents given as pair JSONL (one sentence per l
 raw text on DEplain), folders pair by stem, and each bad input is one line with nothing written."""
 
 import json
+import unicodedata
 
 import pytest
 from conftest import SMALL, with_fake_encoder
@@ -168,6 +169,25 @@ def test_folders_pair_their_files_by_stem_in_sorted_order(tmp_path, capsys):
     assert "only-de.de" in warnings[0] and "only-fr.fr" in warnings[0] and "hidden" not in warnings[0]
 
 
+@pytest.mark.parametrize("complex_form, simple_form", [("NFC", "NFD"), ("NFD", "NFC")])
+def test_stems_pair_whatever_their_unicode_normalisation(tmp_path, capsys, complex_form, simple_form):
+    """macOS writes names decomposed (NFD), most other systems composed (NFC): `café` pairs
+    either way, and the pair's id is the complex file's stem as it is written."""
+    stem = "Café Müller"
+    complex_stem, simple_stem = (unicodedata.normalize(form, stem) for form in (complex_form, simple_form))
+    assert complex_stem != simple_stem
+    de, fr = make_folders(
+        tmp_path, {f"{complex_stem}.de": "Ein Satz.\n", "b.de": "Zwei.\n"}, {f"{simple_stem}.fr": "Une phrase.\n"}
+    )
+    out = tmp_path / "pairs.jsonl"
+    assert main(["pairs", de, fr, str(out), "--lang", "de", "--lang-simple", "fr"]) == 0
+    objects = read_jsonl(out)
+    assert [o["id"] for o in objects] == [complex_stem]
+    assert (objects[0]["complex"], objects[0]["simple"]) == ({"text": "Ein Satz.\n"}, {"text": "Une phrase.\n"})
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "1 file with no file of the same stem" in warnings[0] and "b.de" in warnings[0]
+
+
 def test_an_empty_file_is_an_empty_side_with_one_warning(tmp_path, capsys):
     de, fr = make_folders(tmp_path, {"a.de": "Ein Satz.\n", "b.de": ""}, {"a.fr": "", "b.fr": "\n\n"})
     out = tmp_path / "out.jsonl"
@@ -205,6 +225,14 @@ ERRORS = {
         lambda tmp: make_folders(tmp, {"a.de": "Gut.\n", "a.txt": "Auch.\n"}, {"a.fr": "Bon.\n"}),
         [],
         "two files with the stem 'a': a.de and a.txt",
+    ),
+    "stems equal but for NFC/NFD": (
+        lambda tmp: make_folders(
+            tmp, {"caf\u00e9.de": "Gut.\n", "cafe\u0301.txt": "Auch.\n"}, {"caf\u00e9.fr": "Bon.\n"}
+        ),
+        [],
+        "de: two files with stems equal once composed (Unicode NFC): cafe\u0301.txt and caf\u00e9.de, "
+        "written 'cafe\\u0301' and 'caf\\xe9'",
     ),
     "an unknown language": (
         lambda tmp: make_folders(tmp, {"a.de": "Gut.\n"}, {"a.fr": "Bon.\n"}),

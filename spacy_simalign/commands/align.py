@@ -125,7 +125,11 @@ def paths(args) -> Paths:
     """The input(s), the config and model it reads; OUTPUT and the files of a running align."""
     texts = text_paths(args)
     if texts:
-        return Paths(inputs=[texts[0], texts[1], args.config, args.model], outputs=PartialOutput.files(texts[2]))
+        return Paths(
+            inputs=[texts[0], texts[1], args.config, args.model],
+            outputs=PartialOutput.files(texts[2]),
+            document_folders=texts[:2],
+        )
     return Paths(inputs=[args.input, args.config, args.model], outputs=PartialOutput.files(args.output))
 
 

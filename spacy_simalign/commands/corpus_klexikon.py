@@ -5,7 +5,7 @@ JSONL (length-stratified, fixed seed) and the lead-3 baseline, and print the cou
 import os
 import statistics
 
-from ..corpus.klexikon import CLEANUP_RULES, KlexikonSettings, run_pipeline
+from ..corpus.klexikon import ARTICLE_FOLDERS, CLEANUP_RULES, KlexikonSettings, run_pipeline
 from ..formats.jsonl import atomic_output, dump_line
 from ..outputs import Paths
 
@@ -42,8 +42,12 @@ OUTPUT_FILES = ("train.jsonl", "validation.jsonl", "test.jsonl", "lead3.jsonl", 
 
 
 def paths(args) -> Paths:
+    """FOLDER's two folders of articles hold documents only: no output goes into them."""
     return Paths(
-        inputs=[args.folder], outputs=[os.path.join(args.output, name) for name in OUTPUT_FILES], folders=[args.output]
+        inputs=[args.folder],
+        outputs=[os.path.join(args.output, name) for name in OUTPUT_FILES],
+        folders=[args.output],
+        document_folders=[os.path.join(args.folder, side) for side in ARTICLE_FOLDERS],
     )
 
 

@@ -45,7 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def paths(args: argparse.Namespace) -> Paths:
-    return Paths(inputs=[args.complex, args.simple], outputs=[args.output])
+    """Two files, or two folders whose every file is a document: no output in them."""
+    return Paths(
+        inputs=[args.complex, args.simple], outputs=[args.output], document_folders=[args.complex, args.simple]
+    )
 
 
 def run(args: argparse.Namespace) -> int:

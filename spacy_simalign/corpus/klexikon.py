@@ -18,6 +18,7 @@ from ..errors import InputError
 from ..formats.utf8 import read_utf8
 from ..tokens import words
 
+ARTICLE_FOLDERS = ("wiki", "klexikon")  # FOLDER/wiki/<Title>.txt pairs with FOLDER/klexikon/<Title>.txt
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")
 TERMINAL_PERIOD = re.compile(r"[.!?][\"'“”„»«)\]]*$")
 _DEG = r"\d{1,3}°(?:\s*\d{1,2}(?:[.,]\d+)?['′])?(?:\s*\d{1,2}(?:[.,]\d+)?[\"″])?"
@@ -84,7 +85,7 @@ def read_article_pairs(folder: str) -> Tuple[List[Tuple[Article, Article]], List
     """(Wikipedia article, Klexikon article) pairs of `folder/wiki` and `folder/klexikon`,
     paired by file name; also the titles found on one side only."""
     sides = {}
-    for side in ("wiki", "klexikon"):
+    for side in ARTICLE_FOLDERS:
         sub = os.path.join(folder, side)
         if not os.path.isdir(sub):
             raise InputError(f"missing folder '{side}/' (expected {side}/<Title>.txt)", folder)

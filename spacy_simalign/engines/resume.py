@@ -14,7 +14,13 @@ OUTPUT given as a symbolic link is written through: the partial files lie beside
 target and the finished file replaces the target, so the link stays a link.
 
 A full disk is an OutputError (one line, exit 2): a torn batch is cut off again at once, and a
-partial output that holds no pair yet is removed."""
+partial output that holds no pair yet is removed.
+
+What a run says it saved (`done`) is what the partial file holds: Ctrl+C or SIGTERM may land
+anywhere, between a batch's bytes reaching the file and their being counted too, so the batch
+being written is settled when the run stops (`abort`): counted when the file holds all of it,
+else cut off. Where the file ends and how many lines it holds are one value (`saved`), set in
+one step, so that settling never counts a batch twice."""
 
 import fcntl
 import json
@@ -122,7 +128,8 @@ class PartialOutput:
         self.settings = settings
         self.digest = digest  # what each line's made_from.settings must say
         self.fd: Optional[int] = None
-        self.done = 0  # lines in the partial file (kept from before + written now)
+        self.saved: Tuple[int, int] = (0, 0)  # (bytes, lines) of the partial file: kept from before + written now
+        self.writing: Optional[Tuple[int, int]] = None  # `saved` once the batch being written is in
         self.created = False
         self.edited: Optional[Tuple[int, str]] = None  # (line, id) of the first kept line whose pair changed
 
@@ -134,7 +141,7 @@ class PartialOutput:
             # (an empty partial file without settings: killed before its first write, start over)
             self._check_settings()
             self._lock(os.O_RDWR)
-            self.done = self._keep_valid_prefix(expected)
+            self.saved = self._keep_valid_prefix(expected)
             return self.done
         self._lock(os.O_RDWR | os.O_CREAT)
         self.created = True
@@ -148,6 +155,11 @@ class PartialOutput:
                 raise OutputError(f"cannot write: {full} (nothing was written)", self.partial) from None
             raise
         return self.done
+
+    @property
+    def done(self) -> int:
+        """Lines in the partial file: kept from before and written by this run."""
+        return self.saved[1]
 
     @property
     def open_fd(self) -> int:
@@ -197,10 +209,10 @@ class PartialOutput:
                 self.partial,
             )
 
-    def _keep_valid_prefix(self, expected: Expected) -> int:
-        """Count the complete lines that belong to this input, in order, and were made from its
-        pairs as they are now; truncate the rest (a line torn by the kill, bytes that never
-        reached the disk, and from the start of the batch of a pair edited since)."""
+    def _keep_valid_prefix(self, expected: Expected) -> Tuple[int, int]:
+        """(bytes, lines) of the complete lines that belong to this input, in order, and were
+        made from its pairs as they are now; truncate the rest (a line torn by the kill, bytes
+        that never reached the disk, and from the start of the batch of a pair edited since)."""
         pairs = iter(expected)
         batch = max(1, int(self.settings.get("batch_size") or 1))
         offset = count = 0
@@ -227,27 +239,51 @@ class PartialOutput:
         os.ftruncate(self.open_fd, offset)
         os.lseek(self.open_fd, offset, os.SEEK_SET)
         os.fsync(self.open_fd)
-        return count
+        return offset, count
 
     # -- writing ---------------------------------------------------------------------
     def write(self, lines: List[str]) -> None:
         """Append whole lines and make them durable before counting them as done; on a failed
         write (a full disk) the bytes of this batch are cut off again, so the partial output
-        ends with whole lines only."""
+        ends with whole lines only. Interrupted (KeyboardInterrupt, errors.Terminated) at any
+        point, `abort` settles the batch (see the module docstring)."""
         if not lines:
             return
-        offset = os.lseek(self.open_fd, 0, os.SEEK_CUR)
+        data = "".join(lines).encode("utf-8")
+        offset, count = self.saved
+        self.writing = (offset + len(data), count + len(lines))
         try:
-            write_all(self.open_fd, "".join(lines).encode("utf-8"))
+            write_all(self.open_fd, data)
             os.fsync(self.open_fd)
         except OSError:
-            try:
-                os.ftruncate(self.open_fd, offset)
-                os.lseek(self.open_fd, offset, os.SEEK_SET)
-            except OSError:
-                pass  # --resume cuts a torn tail as well
+            self.writing = None
+            self._cut(offset)
             raise
-        self.done += len(lines)
+        self.saved = self.writing
+        self.writing = None
+
+    def _cut(self, offset: int) -> None:
+        """Cut the partial file back to `offset` bytes, where its last whole line ends."""
+        try:
+            os.ftruncate(self.open_fd, offset)
+            os.lseek(self.open_fd, offset, os.SEEK_SET)
+        except OSError:
+            pass  # --resume cuts a torn tail as well
+
+    def _settle(self) -> None:
+        """After an interruption: the batch that was being written is counted when the file
+        holds all of it (made durable first), else cut off; so `done` is what the file holds."""
+        writing, self.writing = self.writing, None
+        if writing is None or writing[0] <= self.saved[0]:
+            return  # nothing in flight, or it was counted before the interruption
+        try:
+            if os.fstat(self.open_fd).st_size == writing[0]:
+                os.fsync(self.open_fd)
+                self.saved = writing
+                return
+        except OSError:
+            pass
+        self._cut(self.saved[0])
 
     def finish(self) -> None:
         """Move the complete file to OUTPUT and drop the settings file."""
@@ -265,6 +301,7 @@ class PartialOutput:
         """After a failure: keep the partial output if it holds work (returns True), else remove it."""
         if self.fd is None:
             return False
+        self._settle()
         os.close(self.fd)
         self.fd = None
         if self.done == 0 and self.created:

@@ -6,6 +6,7 @@ the files and aligning the pair JSONL that `pairs` writes of them are one and th
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
@@ -53,8 +54,15 @@ def file_stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def stem_key(stem: str) -> str:
+    """What stems pair by: the stem in Unicode's composed form (NFC), so that `café` written by
+    macOS (decomposed, NFD) pairs with the same name written elsewhere."""
+    return unicodedata.normalize("NFC", stem)
+
+
 def folder_files(folder: str) -> Dict[str, str]:
-    """The folder's files by stem, hidden files and subfolders aside; a stem twice is an error."""
+    """The folder's files by stem_key, hidden files and subfolders aside; two files with one key
+    (the same stem, or stems that differ only in how their characters are composed) are an error."""
     try:
         names = sorted(os.listdir(folder))
     except OSError as err:
@@ -64,14 +72,17 @@ def folder_files(folder: str) -> Dict[str, str]:
         path = os.path.join(folder, name)
         if name.startswith(".") or not os.path.isfile(path):
             continue
-        stem = file_stem(name)
-        if stem in files:
-            raise InputError(
-                f"two files with the stem '{stem}': {os.path.basename(files[stem])} and {name} "
-                "(files pair by their name without its last extension)",
-                folder,
+        stem, key = file_stem(name), stem_key(file_stem(name))
+        if key in files:
+            first = os.path.basename(files[key])
+            what = (
+                f"the stem '{stem}': {first} and {name}"
+                if file_stem(first) == stem
+                else f"stems equal once composed (Unicode NFC): {first} and {name}, written "
+                f"{ascii(file_stem(first))} and {ascii(stem)}"
             )
-        files[stem] = path
+            raise InputError(f"two files with {what} (files pair by their name without its last extension)", folder)
+        files[key] = path
     return files
 
 
@@ -82,8 +93,9 @@ def listed(names: List[str]) -> str:
 
 
 def pair_paths(complex_path: str, simple_path: str, warn: Callable[[str], None]) -> List[TextPair]:
-    """The pairs of two files, or of two folders' files by stem in sorted order; a stem on one
-    side only is left out, all of them named in one call of `warn`."""
+    """The pairs of two files, or of two folders' files by stem (stem_key) in sorted order, each
+    named by its complex file's stem as written; a stem on one side only is left out, all of them
+    named in one call of `warn`."""
     for path in (complex_path, simple_path):
         if not os.path.exists(path):
             raise InputError("no such file or folder", path)
@@ -111,7 +123,7 @@ def pair_paths(complex_path: str, simple_path: str, warn: Callable[[str], None])
                 newlines=False,
             )
         )
-    return [TextPair(stem, complex_files[stem], simple_files[stem]) for stem in common]
+    return [TextPair(file_stem(complex_files[key]), complex_files[key], simple_files[key]) for key in common]
 
 
 def read_text(path: str) -> str:
