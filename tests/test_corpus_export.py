@@ -215,3 +215,42 @@ def test_bad_fields_of_a_rows_file_are_one_line_and_nothing_written(
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert main(["export", str(out), "--rows", str(path), "--lang", "de"]) == 0
     assert len(read_rows(str(out / "pairs.jsonl"))) == len(rows)
+
+
+def export_args(out, pairs, align, *extra):
+    return ["export", str(out), "--pairs", str(pairs), "--alignments", str(align), *extra]
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    return err.strip()
+
+
+@pytest.mark.parametrize("formats", ["moses", "jsonl", "tmx,bitext,csv"])
+def test_a_lone_surrogate_is_one_line_and_nothing_is_written(tmp_path, deplain_pairs, capsys, formats):
+    """A JSON escape can put a lone surrogate in a pair's text, which no UTF-8 file can hold: export
+    refuses it as align does, before it writes any format."""
+    pair = json.loads(json.dumps(deplain_pairs[0]))
+    pair["simple"]["paragraphs"][0][0] += "\ud800"
+    pairs, align = write_gold_alignments(tmp_path, [deplain_pairs[0]])
+    pairs.write_text(json.dumps(pair) + "\n", encoding="ascii")  # the surrogate as the JSON escape \ud800
+    before = pairs.read_bytes(), align.read_bytes()
+    out = tmp_path / "out"
+    assert main(export_args(out, pairs, align, "--formats", formats)) == 2
+    assert one_line_error(capsys) == f"error: {pairs}:1: text is not valid Unicode (lone surrogate \\ud800)"
+    assert not out.exists() and (pairs.read_bytes(), align.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["align.jsonl", "pairs.jsonl"]
+
+
+def test_a_lone_surrogate_in_the_alignment_or_the_rows_is_refused(tmp_path, deplain_pairs, capsys):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    line = json.loads(align.read_text(encoding="utf-8"))
+    align.write_text(json.dumps(dict(line, note="a\ud800")) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "out", pairs, align, "--formats", "moses")) == 2
+    assert one_line_error(capsys) == f"error: {align}:1: text is not valid Unicode (lone surrogate \\ud800)"
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"doc_id": "d", "complex": "Ein Satz.", "simple": "a\udc80"}) + "\n", encoding="utf-8")
+    assert main(["export", str(tmp_path / "out"), "--rows", str(rows), "--lang", "de"]) == 2
+    assert one_line_error(capsys) == f"error: {rows}:1: text is not valid Unicode (lone surrogate \\udc80)"
+    assert not (tmp_path / "out").exists()

@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 from ..errors import InputError
 from ..extras import require
 from ..formats.alignments import read_alignments
-from ..formats.jsonl import atomic_output, dump_line, read_jsonl
+from ..formats.jsonl import atomic_output, check_unicode, dump_line, read_jsonl
 from ..formats.pairs import PairRecord, read_pairs
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 from .parallel import LanguagePair, moses_names, write_bitext, write_moses, write_tmx
@@ -279,8 +279,13 @@ def export_corpus(
 
 
 def pair_records(pairs_path: str) -> Dict[str, PairRecord]:
-    """A pair file's records by id, read once for both the rows and the languages."""
-    return {r.id: r for r in read_pairs(pairs_path)}
+    """A pair file's records by id, read once for both the rows and the languages; every string
+    must be writable as UTF-8 (a JSON escape can hold a lone surrogate)."""
+    records: Dict[str, PairRecord] = {}
+    for record in read_pairs(pairs_path):
+        check_unicode(record.raw, pairs_path, record.line)
+        records[record.id] = record
+    return records
 
 
 def pair_languages(records: Iterable[PairRecord]) -> List[str]:
@@ -327,6 +332,7 @@ def rows_from_alignment_file(
     records = pair_records(pairs_path) if records is None else records
     rows: List[SentencePair] = []
     for line in read_alignments(alignments_path):
+        check_unicode(line.raw, alignments_path, line.line)
         if line.id not in records:
             raise InputError(f"alignment for unknown pair id {json.dumps(line.id)}", alignments_path, line.line)
         record = records[line.id]
@@ -343,4 +349,8 @@ def read_rows(path: str) -> List[SentencePair]:
 
     if path.endswith((".csv", ".CSV")):
         return read_amsterdam_csv(path)
-    return [SentencePair.from_json(obj, path, number) for number, obj in read_jsonl(path)]
+    rows = []
+    for number, obj in read_jsonl(path):
+        check_unicode(obj, path, number)
+        rows.append(SentencePair.from_json(obj, path, number))
+    return rows
