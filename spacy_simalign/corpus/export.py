@@ -1,7 +1,8 @@
 """Publishing a sentence-pair corpus: JSONL, CSV, TSV, (with the optional `datasets` extra) a
 Hugging Face `datasets` folder, and the parallel-corpus formats of MT and translation-memory tools
 (Moses, TMX, bitext TSV: corpus.parallel), each with a data card (README.md: counts, licence, how the
-pairs were aligned and cleaned). Every file is written atomically."""
+pairs were aligned and cleaned). Every file is written atomically. The text comes from the pair
+file; an alignment made from another version of a pair is refused (corpus.aligned_sentences)."""
 
 import csv
 import io
@@ -18,6 +19,7 @@ from ..extras import require
 from ..formats.alignments import read_alignments
 from ..formats.jsonl import atomic_output, check_unicode, dump_line, read_jsonl
 from ..formats.pairs import PairRecord, read_pairs
+from .aligned_sentences import aligned_sentences
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 from .parallel import LanguagePair, moses_names, write_bitext, write_moses, write_tmx
 
@@ -325,19 +327,17 @@ def row_language_pairs(rows: Sequence[SentencePair], given: Sequence[str]) -> Di
 def rows_from_alignment_file(
     pairs_path: str, alignments_path: str, split_simple: bool = False, records: Optional[Dict[str, PairRecord]] = None
 ) -> List[SentencePair]:
-    """Sentence-pair rows of any aligned corpus: pair JSONL (the documents) plus the
-    alignment JSONL an aligner wrote for it (FORMATS.md). One row per bead unless
-    `split_simple`; deletions and additions give no row. `records`: the pair file already read
-    (pair_records)."""
+    """Sentence-pair rows of any aligned corpus: pair JSONL (the documents, the source of the
+    text) plus the alignment JSONL an aligner wrote for it (FORMATS.md), each line checked to be
+    made from its pair's text (aligned_sentences). One row per bead unless `split_simple`;
+    deletions and additions give no row. `records`: the pair file already read (pair_records)."""
     records = pair_records(pairs_path) if records is None else records
     rows: List[SentencePair] = []
     for line in read_alignments(alignments_path):
         check_unicode(line.raw, alignments_path, line.line)
         if line.id not in records:
             raise InputError(f"alignment for unknown pair id {json.dumps(line.id)}", alignments_path, line.line)
-        record = records[line.id]
-        complex_sents = line.complex_sentences or record.side("complex").sentences
-        simple_sents = line.simple_sentences or record.side("simple").sentences
+        complex_sents, simple_sents = aligned_sentences(records[line.id], line, pairs_path)
         line.check_sizes((len(complex_sents), len(simple_sents)))
         rows.extend(pairs_from_beads(line.id, complex_sents, simple_sents, line.beads, split_simple))
     return rows
