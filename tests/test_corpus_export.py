@@ -341,3 +341,12 @@ def test_align_xling_output_exports_from_its_pair_file(tmp_path, capsys):
     edited.write_text(xling.read_text(encoding="utf-8").replace("fest im Griff", "im Griff", 1), encoding="utf-8")
     assert main(export_args(tmp_path / "edited-out", edited, aligned)) == 2
     assert "the complex sentences of pair 'de-hitze|fr-canicule' are not the pair's" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_min_score_must_be_a_finite_number(tmp_path, deplain_pairs, capsys, value):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    assert main(export_args(tmp_path / "out", pairs, align, f"--min-score={value}")) == 2
+    shown = {"nan": "nan", "inf": "inf", "-inf": "-inf", "1e999": "inf"}[value]
+    assert one_line_error(capsys) == f"error: --min-score = {shown}: must be a finite number"
+    assert not (tmp_path / "out").exists()

@@ -21,10 +21,12 @@ from ..corpus.export import (
 from ..corpus.parallel import LanguagePair
 from ..errors import InputError
 from ..outputs import Paths, check_paths
+from ..ranges import Options, check_settings
 from ..terminal import say
 
 NAME = "export"
 HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets/Moses/TMX/bitext with a data card."
+OPTIONS = Options()  # --min-score: any finite number (the shared check refuses nan and inf)
 
 
 def add_arguments(parser):
@@ -66,6 +68,7 @@ def paths(args, language_pairs: Iterable[LanguagePair] = ()) -> Paths:
 
 
 def run(args) -> int:
+    check_settings(OPTIONS, {"min_score": args.min_score}, flags=True)
     given = [x.strip() for x in args.lang.split(",") if x.strip()] if args.lang else []
     if args.rows:
         rows = read_rows(args.rows)
