@@ -422,6 +422,71 @@ CASES_ROBUST = [
 ]
 
 
+# export and render: a text no UTF-8 file can hold, a pair edited since it was aligned, a score that
+# is no number, a folder holding an earlier export
+ONE_BEAD = b'{"id": "p", "alignments": [{"complex": [0], "simple": [0], "score": 0.9}]}\n'
+SURROGATE_PAIR = pair().replace(b'"Ein Satz. Noch einer."', b'"Ein Satz.\\ud800 Noch einer."')
+ALIGNED_BEFORE_EDIT = ONE_BEAD.replace(
+    b"]}\n",
+    b'], "complex_sentences": ["Ein Satz hier.", "Noch ein Satz."], "simple_sentences": ["Ein Satz.", "Noch einer."]}\n',
+)
+
+
+def earlier_export(folder: Path) -> None:
+    """rows.csv, exported into out/ (JSONL, CSV, TSV and the data card)."""
+    write(folder, "rows.csv", AMSTERDAM_ROWS.encode())
+    first = [sys.executable, "-m", "spacy_simalign", "export", "out", "--rows", "rows.csv", "--lang", "nl"]
+    subprocess.run(first, cwd=folder, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, check=True)
+
+
+CASES_EXPORT = [
+    (
+        "a lone surrogate (`\\ud800`, a JSON escape) in a pair's text, `export`",
+        ["export", "out", "--pairs", "bad.jsonl", "--alignments", "al.jsonl", "--formats", "moses"],
+        lambda f: (write(f, "bad.jsonl", SURROGATE_PAIR), write(f, "al.jsonl", ONE_BEAD)),
+    ),
+    (
+        "a lone surrogate in a pair's text, `render`",
+        ["render", "bad.jsonl", "al.jsonl", "view.html"],
+        lambda f: (write(f, "bad.jsonl", SURROGATE_PAIR), write(f, "al.jsonl", ONE_BEAD)),
+    ),
+    (
+        "`export` of a pair whose text was edited since it was aligned",
+        ["export", "out", "--pairs", "edited.jsonl", "--alignments", "al.jsonl"],
+        lambda f: (
+            write(f, "edited.jsonl", pair(complex={"text": "Ein Satz dort. Noch ein Satz."})),
+            write(f, "al.jsonl", ALIGNED_BEFORE_EDIT),
+        ),
+    ),
+    (
+        "`export --min-score nan`",
+        ["export", "out", "--pairs", "in.jsonl", "--alignments", "pred.jsonl", "--min-score", "nan"],
+        None,
+    ),
+    (
+        "`export --min-score 2`: no row left",
+        [
+            "export",
+            "out",
+            "--pairs",
+            "in.jsonl",
+            "--alignments",
+            "pred.jsonl",
+            "--formats",
+            "moses",
+            "--min-score",
+            "2",
+        ],
+        None,
+    ),
+    (
+        "`export` into a folder holding an earlier export",
+        ["export", "out", "--rows", "rows.csv", "--lang", "nl"],
+        earlier_export,
+    ),
+]
+
+
 def running(pid: int) -> bool:
     """A live process (not a zombie)."""
     try:
@@ -497,7 +562,7 @@ CASES_SPACY = [
     ("standard output's reader gone (`\\| head -c 0`)", ["init-config", "tfidf"], "stdout-gone"),
 ]
 
-CASES = CASES + CASES_FILES + CASES_FOLDERS + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST + CASES_SPACY
+CASES = CASES + CASES_FILES + CASES_FOLDERS + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST + CASES_EXPORT + CASES_SPACY
 
 
 def listing(folder: Path):
@@ -530,6 +595,9 @@ def left(before, after) -> str:
     if changed:
         parts.append("changed: " + ", ".join(changed))
     for name, data in new:
+        if isinstance(data, dict):  # a new folder: what it holds
+            parts.append(f"{name}/ ({', '.join(sorted(data))})" if data else f"{name}/")
+            continue
         lines = data.count(b"\n") if isinstance(data, bytes) and name.endswith((".jsonl", ".partial")) else None
         parts.append(name if lines is None else f"{name} ({lines} lines)")
     return "; ".join(parts) or "nothing (inputs untouched)"

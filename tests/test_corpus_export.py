@@ -3,6 +3,7 @@ Face datasets folder, the data card, alignment files from any aligner, bad input
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -215,3 +216,137 @@ def test_bad_fields_of_a_rows_file_are_one_line_and_nothing_written(
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert main(["export", str(out), "--rows", str(path), "--lang", "de"]) == 0
     assert len(read_rows(str(out / "pairs.jsonl"))) == len(rows)
+
+
+def export_args(out, pairs, align, *extra):
+    return ["export", str(out), "--pairs", str(pairs), "--alignments", str(align), *extra]
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    return err.strip()
+
+
+@pytest.mark.parametrize("formats", ["moses", "jsonl", "tmx,bitext,csv"])
+def test_a_lone_surrogate_is_one_line_and_nothing_is_written(tmp_path, deplain_pairs, capsys, formats):
+    """A JSON escape can put a lone surrogate in a pair's text, which no UTF-8 file can hold: export
+    refuses it as align does, before it writes any format."""
+    pair = json.loads(json.dumps(deplain_pairs[0]))
+    pair["simple"]["paragraphs"][0][0] += "\ud800"
+    pairs, align = write_gold_alignments(tmp_path, [deplain_pairs[0]])
+    pairs.write_text(json.dumps(pair) + "\n", encoding="ascii")  # the surrogate as the JSON escape \ud800
+    before = pairs.read_bytes(), align.read_bytes()
+    out = tmp_path / "out"
+    assert main(export_args(out, pairs, align, "--formats", formats)) == 2
+    assert one_line_error(capsys) == f"error: {pairs}:1: text is not valid Unicode (lone surrogate \\ud800)"
+    assert not out.exists() and (pairs.read_bytes(), align.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["align.jsonl", "pairs.jsonl"]
+
+
+def test_a_lone_surrogate_in_the_alignment_or_the_rows_is_refused(tmp_path, deplain_pairs, capsys):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    line = json.loads(align.read_text(encoding="utf-8"))
+    align.write_text(json.dumps(dict(line, note="a\ud800")) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "out", pairs, align, "--formats", "moses")) == 2
+    assert one_line_error(capsys) == f"error: {align}:1: text is not valid Unicode (lone surrogate \\ud800)"
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"doc_id": "d", "complex": "Ein Satz.", "simple": "a\udc80"}) + "\n", encoding="utf-8")
+    assert main(["export", str(tmp_path / "out"), "--rows", str(rows), "--lang", "de"]) == 2
+    assert one_line_error(capsys) == f"error: {rows}:1: text is not valid Unicode (lone surrogate \\udc80)"
+    assert not (tmp_path / "out").exists()
+
+
+def raw_text_pair(deplain_pair, **extra):
+    """A DEplain pair with both sides given as raw text (paragraphs at blank lines), no gold."""
+    pair = {"id": deplain_pair["id"], "lang": "de", **extra}
+    for name in ("complex", "simple"):
+        pair[name] = {"text": "\n\n".join(" ".join(p) for p in deplain_pair[name]["paragraphs"])}
+    return pair
+
+
+def exported_rows(out):
+    return [(r.complex, r.simple) for r in read_rows(str(out / "pairs.jsonl"))]
+
+
+def test_the_pairs_file_is_the_source_of_the_text(tmp_path, deplain_pairs, capsys):
+    """export writes the text of --pairs: an alignment made from another version of a pair (its
+    text edited since) is refused, naming the pair; an edit of another field is not a mismatch, and
+    lines without made_from (as align-xling writes them) are compared by their sentences."""
+    original = raw_text_pair(deplain_pairs[0], license="CC BY-SA 4.0")
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps(original, ensure_ascii=False) + "\n", encoding="utf-8")
+    aligned = tmp_path / "aligned.jsonl"
+    assert main(["align", str(pairs), str(aligned), "--method", "tfidf"]) == 0
+    capsys.readouterr()
+    assert main(export_args(tmp_path / "first", pairs, aligned, "--formats", "jsonl")) == 0
+    expected = exported_rows(tmp_path / "first")
+    assert expected
+
+    word = deplain_pairs[0]["complex"]["paragraphs"][0][0].split()[0]
+    edited = tmp_path / "edited.jsonl"
+    changed = dict(original, complex={"text": original["complex"]["text"].replace(word, "Umgeschrieben", 1)})
+    edited.write_text(json.dumps(changed, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "out", edited, aligned)) == 2
+    assert one_line_error(capsys) == (
+        f"error: {aligned}:1: the complex sentences of pair '{original['id']}' are not the pair's in {edited} "
+        "(was it edited since it was aligned?): align the pair again"
+    )
+    assert not (tmp_path / "out").exists()
+
+    relicensed = tmp_path / "relicensed.jsonl"
+    relicensed.write_text(json.dumps(dict(original, license="CC BY 4.0"), ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "relicensed", relicensed, aligned, "--formats", "jsonl")) == 0
+    assert exported_rows(tmp_path / "relicensed") == expected
+
+    bare = tmp_path / "bare.jsonl"
+    line = json.loads(aligned.read_text(encoding="utf-8"))
+    assert line.pop("made_from")
+    bare.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "bare", pairs, bare, "--formats", "jsonl")) == 0
+    assert exported_rows(tmp_path / "bare") == expected
+    assert main(export_args(tmp_path / "out", edited, bare)) == 2
+    assert f"the complex sentences of pair '{original['id']}'" in one_line_error(capsys)
+
+
+def test_sentences_an_alignment_carries_for_a_presegmented_side_must_be_the_pairs(tmp_path, deplain_pairs, capsys):
+    """Such sentences are compared with the pair's (whitespace aside), and the pair's are written."""
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    assert main(export_args(tmp_path / "bare", pairs, align, "--formats", "jsonl")) == 0
+    line = json.loads(align.read_text(encoding="utf-8"))
+    sentences = [s for p in deplain_pairs[0]["complex"]["paragraphs"] for s in p]
+    spaced = [" " + s.replace(" ", "  ") for s in sentences]  # the same text but for whitespace
+    align.write_text(json.dumps(dict(line, complex_sentences=spaced), ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "same", pairs, align, "--formats", "jsonl")) == 0
+    assert exported_rows(tmp_path / "same") == exported_rows(tmp_path / "bare")
+    other = sentences[:1] + ["Ein ganz anderer Satz."] + sentences[2:]
+    align.write_text(json.dumps(dict(line, complex_sentences=other), ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(export_args(tmp_path / "out", pairs, align)) == 2
+    assert f"the complex sentences of pair '{deplain_pairs[0]['id']}' are not the pair's" in one_line_error(capsys)
+    assert not (tmp_path / "out").exists()
+
+
+def test_align_xling_output_exports_from_its_pair_file(tmp_path, capsys):
+    """align-xling's lines carry both sides' sentences and no made_from: they match their pairs."""
+    xling = Path(__file__).parent / "data" / "xling" / "pairs.jsonl"
+    aligned = tmp_path / "aligned.jsonl"
+    assert main(["align-xling", str(xling), str(aligned)]) == 0
+    capsys.readouterr()
+    lines = [json.loads(raw) for raw in aligned.read_text(encoding="utf-8").splitlines()]
+    assert lines and not any("made_from" in line for line in lines)
+    assert main(export_args(tmp_path / "out", xling, aligned, "--formats", "moses")) == 0
+    beads = sum(1 for line in lines for b in line["alignments"] if b["complex"] and b["simple"])
+    assert len((tmp_path / "out" / "pairs.de-fr.de").read_text(encoding="utf-8").splitlines()) == beads
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(xling.read_text(encoding="utf-8").replace("fest im Griff", "im Griff", 1), encoding="utf-8")
+    assert main(export_args(tmp_path / "edited-out", edited, aligned)) == 2
+    assert "the complex sentences of pair 'de-hitze|fr-canicule' are not the pair's" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_min_score_must_be_a_finite_number(tmp_path, deplain_pairs, capsys, value):
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs, n=1)
+    assert main(export_args(tmp_path / "out", pairs, align, f"--min-score={value}")) == 2
+    shown = {"nan": "nan", "inf": "inf", "-inf": "-inf", "1e999": "inf"}[value]
+    assert one_line_error(capsys) == f"error: --min-score = {shown}: must be a finite number"
+    assert not (tmp_path / "out").exists()

@@ -236,6 +236,32 @@ def test_cli_bad_alignment_is_one_line_error_and_no_output(deplain_pairs, tmp_pa
     assert "no-such-pair" in capsys.readouterr().err and not out.exists()
 
 
+def test_cli_lone_surrogate_is_one_line_error_and_no_output(deplain_pairs, tmp_path, capsys):
+    """A JSON escape can put a lone surrogate in a text, which the UTF-8 page cannot hold: render
+    refuses it as align does, in the pair file and in the alignment file."""
+    obj = json.loads(json.dumps(deplain_pairs[0]))
+    obj["simple"]["paragraphs"][0][0] += "\ud800"
+    bad_pairs, good_pairs = tmp_path / "bad.jsonl", tmp_path / "pairs.jsonl"
+    bad_pairs.write_text(json.dumps(obj) + "\n", encoding="ascii")  # the JSON escape \ud800
+    write_jsonl(good_pairs, deplain_pairs[:1])
+    alignments = tmp_path / "alignments.jsonl"
+    write_jsonl(alignments, [alignment_from_gold(deplain_pairs[0])])
+    out = tmp_path / "view.html"
+    capsys.readouterr()
+    for paths, where in (
+        ([bad_pairs], bad_pairs),
+        ([bad_pairs, alignments], bad_pairs),
+    ):
+        assert main(["render", *map(str, paths), str(out)]) == 2
+        assert capsys.readouterr().err == f"error: {where}:1: text is not valid Unicode (lone surrogate \\ud800)\n"
+        assert not out.exists()
+    line = dict(alignment_from_gold(deplain_pairs[0]), note="\udfff")
+    alignments.write_text(json.dumps(line) + "\n", encoding="ascii")
+    assert main(["render", str(good_pairs), str(alignments), str(out)]) == 2
+    assert capsys.readouterr().err == f"error: {alignments}:1: text is not valid Unicode (lone surrogate \\udfff)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alignments.jsonl", "bad.jsonl", "pairs.jsonl"]
+
+
 def test_an_alignment_file_for_some_pairs_renders_them_all(deplain_pairs, tmp_path, capsys):
     """Pairs without an alignment show their gold, or nothing; a raw-text pair
     without an alignment is split by our segmenter."""

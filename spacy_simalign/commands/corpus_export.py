@@ -2,7 +2,7 @@
 aligned corpus as JSONL, CSV, TSV, (with the `datasets` extra) a Hugging Face folder, and the
 Moses, TMX and bitext files of MT and translation-memory tools, with a data card."""
 
-from typing import Iterable
+from typing import Dict, Iterable, Sequence, Set
 
 from ..corpus.export import (
     FORMATS,
@@ -18,13 +18,16 @@ from ..corpus.export import (
     row_languages,
     rows_from_alignment_file,
 )
+from ..corpus.pairs import SentencePair
 from ..corpus.parallel import LanguagePair
 from ..errors import InputError
 from ..outputs import Paths, check_paths
+from ..ranges import Options, check_settings
 from ..terminal import say
 
 NAME = "export"
 HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets/Moses/TMX/bitext with a data card."
+OPTIONS = Options()  # --min-score: any finite number (the shared check refuses nan and inf)
 
 
 def add_arguments(parser):
@@ -52,6 +55,11 @@ def add_arguments(parser):
         "languages of rows without a 'lang' column (LANG, or LANG,LANG_SIMPLE for a translation)",
     )
     parser.add_argument("--aligned-with", default=None, help="how the pairs were aligned (card text)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the export already in the output folder (the files its data card lists; others are kept)",
+    )
 
 
 def paths(args, language_pairs: Iterable[LanguagePair] = ()) -> Paths:
@@ -65,7 +73,20 @@ def paths(args, language_pairs: Iterable[LanguagePair] = ()) -> Paths:
     )
 
 
+def corpus_language_pairs(
+    languages: Dict[str, LanguagePair], rows: Sequence[SentencePair], given: Sequence[str]
+) -> Set[LanguagePair]:
+    """The language pairs that name the Moses files: those of the documents with rows before
+    --min-score leaves some out (so that the names do not depend on it); without any row, those of
+    every document of --pairs, else those of --lang."""
+    found = {languages[row.doc_id] for row in rows if row.doc_id in languages} or set(languages.values())
+    if not found and len(given) in (1, 2):
+        found.add(LanguagePair(given[0], given[-1]))
+    return found
+
+
 def run(args) -> int:
+    check_settings(OPTIONS, {"min_score": args.min_score}, flags=True)
     given = [x.strip() for x in args.lang.split(",") if x.strip()] if args.lang else []
     if args.rows:
         rows = read_rows(args.rows)
@@ -90,11 +111,12 @@ def run(args) -> int:
         args.aligned_with or "not stated by the exporter",
         source,
     )
+    language_pairs = sorted(corpus_language_pairs(languages, rows, given), key=lambda p: (p.complex, p.simple))
     if args.min_score is not None:
         rows = above_score(rows, args.min_score)
         info.notes.append(f"beads scored below {args.min_score} are left out (rows without a score are kept)")
-    language_pairs = {languages[row.doc_id] for row in rows if row.doc_id in languages}
-    check_paths(paths(args, sorted(language_pairs, key=lambda pair: (pair.complex, pair.simple))))
-    written = export_corpus(rows, args.output, formats, info, languages)
+    check_paths(paths(args, language_pairs))
+    inputs = [path for path in (args.pairs, args.alignments, args.rows) if path]
+    written = export_corpus(rows, args.output, formats, info, languages, language_pairs, args.overwrite, inputs)
     say(f"{len(rows)} pairs from {len({r.doc_id for r in rows})} documents; wrote " + ", ".join(written))
     return 0

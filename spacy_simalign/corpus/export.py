@@ -1,7 +1,9 @@
 """Publishing a sentence-pair corpus: JSONL, CSV, TSV, (with the optional `datasets` extra) a
 Hugging Face `datasets` folder, and the parallel-corpus formats of MT and translation-memory tools
 (Moses, TMX, bitext TSV: corpus.parallel), each with a data card (README.md: counts, licence, how the
-pairs were aligned and cleaned). Every file is written atomically."""
+pairs were aligned and cleaned, the files). An export writes all its files or none, into a folder
+that holds no other export unless it is to be replaced (corpus.export_folder). The text comes from
+the pair file; an alignment made from another version of a pair is refused (corpus.aligned_sentences)."""
 
 import csv
 import io
@@ -16,8 +18,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 from ..errors import InputError
 from ..extras import require
 from ..formats.alignments import read_alignments
-from ..formats.jsonl import atomic_output, dump_line, read_jsonl
+from ..formats.jsonl import atomic_output, check_unicode, dump_line, read_jsonl
 from ..formats.pairs import PairRecord, read_pairs
+from .aligned_sentences import aligned_sentences
+from .export_folder import staged_export
 from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 from .parallel import LanguagePair, moses_names, write_bitext, write_moses, write_tmx
 
@@ -222,9 +226,14 @@ def check_languages(rows: Sequence[SentencePair], languages: Mapping[str, Langua
 
 
 def write_format(
-    fmt: str, rows: Sequence[SentencePair], out_dir: str, languages: Optional[Mapping[str, LanguagePair]]
+    fmt: str,
+    rows: Sequence[SentencePair],
+    out_dir: str,
+    languages: Optional[Mapping[str, LanguagePair]],
+    language_pairs: Iterable[LanguagePair] = (),
 ) -> List[str]:
-    """Write the rows in one format under `out_dir`; the paths written."""
+    """Write the rows in one format under `out_dir`; the paths written. `language_pairs`: the
+    corpus's, each with its Moses files whether rows of it are left or not."""
     if fmt in ("jsonl", "csv", "tsv"):
         path = os.path.join(out_dir, FILE_NAMES[fmt])
         if fmt == "jsonl":
@@ -240,7 +249,7 @@ def write_format(
         known = languages or {}
         check_languages(rows, known)
         if fmt == "moses":
-            return write_moses(rows, known, out_dir)
+            return write_moses(rows, known, out_dir, language_pairs)
         path = os.path.join(out_dir, FILE_NAMES[fmt])
         write_tmx(rows, known, path)
         return [path]
@@ -255,9 +264,15 @@ def export_corpus(
     formats: Iterable[str] = ("jsonl", "csv"),
     info: Optional[CardInfo] = None,
     languages: Optional[Mapping[str, LanguagePair]] = None,
+    language_pairs: Optional[Iterable[LanguagePair]] = None,
+    overwrite: bool = True,
+    inputs: Sequence[str] = (),
 ) -> List[str]:
-    """Write the rows in each format under `out_dir` plus README.md; returns the paths written.
-    `languages`: each document's language pair, by id (needed by `moses` and `tmx`)."""
+    """Write the rows in each format under `out_dir` plus README.md, all of them or none; returns
+    the paths written. `languages`: each document's language pair, by id (needed by `moses` and
+    `tmx`); `language_pairs`: the corpus's (default: those of `languages`), which name the Moses
+    files. A folder holding another export is refused unless `overwrite`; the earlier export's
+    files are then replaced or removed, but for the `inputs` this export read (export_folder)."""
     formats = list(dict.fromkeys(formats))
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
@@ -267,20 +282,28 @@ def export_corpus(
     if any(fmt in NEEDS_LANGUAGES for fmt in formats):
         check_languages(rows, languages or {})
     info = info or CardInfo()
-    os.makedirs(out_dir, exist_ok=True)
-    written: List[str] = []
-    for fmt in formats:
-        written.extend(write_format(fmt, rows, out_dir, languages))
-    card = os.path.join(out_dir, "README.md")
-    with atomic_output(card) as handle:
-        handle.write(data_card(rows, info, [os.path.basename(p) for p in written]))
-    written.append(card)
-    return written
+    corpus_pairs = list(dict.fromkeys(language_pairs if language_pairs is not None else (languages or {}).values()))
+    names = [os.path.basename(p) for p in export_files(out_dir, formats, corpus_pairs)]
+    names += ["hf_dataset"] if "hf" in formats else []
+    with staged_export(out_dir, names, overwrite, inputs) as stage:
+        written: List[str] = []
+        for fmt in formats:
+            written.extend(write_format(fmt, rows, stage, languages, corpus_pairs))
+        card = os.path.join(stage, "README.md")
+        with atomic_output(card) as handle:
+            handle.write(data_card(rows, info, [os.path.basename(p) for p in written]))
+        written.append(card)
+    return [os.path.join(out_dir, os.path.basename(p)) for p in written]
 
 
 def pair_records(pairs_path: str) -> Dict[str, PairRecord]:
-    """A pair file's records by id, read once for both the rows and the languages."""
-    return {r.id: r for r in read_pairs(pairs_path)}
+    """A pair file's records by id, read once for both the rows and the languages; every string
+    must be writable as UTF-8 (a JSON escape can hold a lone surrogate)."""
+    records: Dict[str, PairRecord] = {}
+    for record in read_pairs(pairs_path):
+        check_unicode(record.raw, pairs_path, record.line)
+        records[record.id] = record
+    return records
 
 
 def pair_languages(records: Iterable[PairRecord]) -> List[str]:
@@ -320,18 +343,17 @@ def row_language_pairs(rows: Sequence[SentencePair], given: Sequence[str]) -> Di
 def rows_from_alignment_file(
     pairs_path: str, alignments_path: str, split_simple: bool = False, records: Optional[Dict[str, PairRecord]] = None
 ) -> List[SentencePair]:
-    """Sentence-pair rows of any aligned corpus: pair JSONL (the documents) plus the
-    alignment JSONL an aligner wrote for it (FORMATS.md). One row per bead unless
-    `split_simple`; deletions and additions give no row. `records`: the pair file already read
-    (pair_records)."""
+    """Sentence-pair rows of any aligned corpus: pair JSONL (the documents, the source of the
+    text) plus the alignment JSONL an aligner wrote for it (FORMATS.md), each line checked to be
+    made from its pair's text (aligned_sentences). One row per bead unless `split_simple`;
+    deletions and additions give no row. `records`: the pair file already read (pair_records)."""
     records = pair_records(pairs_path) if records is None else records
     rows: List[SentencePair] = []
     for line in read_alignments(alignments_path):
+        check_unicode(line.raw, alignments_path, line.line)
         if line.id not in records:
             raise InputError(f"alignment for unknown pair id {json.dumps(line.id)}", alignments_path, line.line)
-        record = records[line.id]
-        complex_sents = line.complex_sentences or record.side("complex").sentences
-        simple_sents = line.simple_sentences or record.side("simple").sentences
+        complex_sents, simple_sents = aligned_sentences(records[line.id], line, pairs_path)
         line.check_sizes((len(complex_sents), len(simple_sents)))
         rows.extend(pairs_from_beads(line.id, complex_sents, simple_sents, line.beads, split_simple))
     return rows
@@ -343,4 +365,8 @@ def read_rows(path: str) -> List[SentencePair]:
 
     if path.endswith((".csv", ".CSV")):
         return read_amsterdam_csv(path)
-    return [SentencePair.from_json(obj, path, number) for number, obj in read_jsonl(path)]
+    rows = []
+    for number, obj in read_jsonl(path):
+        check_unicode(obj, path, number)
+        rows.append(SentencePair.from_json(obj, path, number))
+    return rows

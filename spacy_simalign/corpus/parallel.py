@@ -58,11 +58,17 @@ def score_text(score: Optional[float]) -> str:
     return "" if score is None else repr(round(float(score), 4))
 
 
+# what stands for the languages of a corpus that names none (no document): its Moses files are
+# those of a simplification, `pairs.complex` and `pairs.simple`, and empty
+NO_LANGUAGES = LanguagePair("", "")
+
+
 def moses_names(language_pairs: Iterable[LanguagePair]) -> Dict[LanguagePair, Tuple[str, str]]:
     """The two file names per language pair, as OPUS names them: `pairs.de-fr.de` and
     `pairs.de-fr.fr` for a translation; `pairs.complex` and `pairs.simple` for a simplification,
-    with its language (`pairs.de.complex`) when the corpus holds more than one language pair."""
-    distinct = list(dict.fromkeys(language_pairs))
+    with its language (`pairs.de.complex`) when the corpus holds more than one language pair.
+    Without any language pair, NO_LANGUAGES's two files: a requested format is always written."""
+    distinct = list(dict.fromkeys(language_pairs)) or [NO_LANGUAGES]
     names: Dict[LanguagePair, Tuple[str, str]] = {}
     for pair in distinct:
         if pair.translation:
@@ -74,9 +80,16 @@ def moses_names(language_pairs: Iterable[LanguagePair]) -> Dict[LanguagePair, Tu
     return names
 
 
-def write_moses(rows: Sequence[SentencePair], languages: Mapping[str, LanguagePair], out_dir: str) -> List[str]:
-    """Two line-aligned files per language pair (moses_names), rows in their order; the paths written."""
-    names = moses_names(languages[row.doc_id] for row in rows)
+def write_moses(
+    rows: Sequence[SentencePair],
+    languages: Mapping[str, LanguagePair],
+    out_dir: str,
+    language_pairs: Iterable[LanguagePair] = (),
+) -> List[str]:
+    """Two line-aligned files per language pair (moses_names), rows in their order; the paths
+    written. `language_pairs`: the corpus's, whose files are written even when no row is left
+    of them (by --min-score); the rows' own are added."""
+    names = moses_names([*language_pairs, *(languages[row.doc_id] for row in rows)])
     written = []
     for pair, (complex_name, simple_name) in names.items():
         chosen = [row for row in rows if languages[row.doc_id] == pair]

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..errors import InputError
 from ..formats.alignments import AlignmentLine, load_alignments, parse_alignment
 from ..formats.beads import SIDES, out_of_range, shown
+from ..formats.jsonl import check_unicode
 from ..formats.pairs import PairRecord, parse_pair, read_pairs
 from ..segmentation.sides import side_from_sentences
 from ..structures import Bead, Side
@@ -93,11 +94,15 @@ def load_views(
     pairs_path: str, alignments_path: Optional[str] = None, alignments: Optional[Dict[str, AlignmentLine]] = None
 ) -> List[PairView]:
     """One PairView per line of a pair JSONL file, with the aligner's beads where given
-    (`alignments`: what load_alignments(alignments_path) returned, if the caller has it)."""
+    (`alignments`: what load_alignments(alignments_path) returned, if the caller has it). Every
+    string must be writable as UTF-8, as the page is (a JSON escape can hold a lone surrogate)."""
     if alignments is None:
         alignments = load_alignments(alignments_path) if alignments_path else {}
+    for line in alignments.values():
+        check_unicode(line.raw, line.path, line.line)
     views, seen = [], set()
     for record in read_pairs(pairs_path):
+        check_unicode(record.raw, pairs_path, record.line)
         views.append(view_from_record(record, alignments.get(record.id)))
         seen.add(record.id)
     for pair_id, line in alignments.items():
