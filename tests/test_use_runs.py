@@ -246,8 +246,7 @@ def test_one_blas_thread_sets_once_for_a_shared_pool_and_per_thread_otherwise(mo
     from spacy_simalign.similarity import blas_threads
 
     recording = RecordingController()
-    monkeypatch.setattr(blas_threads, "_controller", recording)
-    monkeypatch.setattr(blas_threads, "_per_thread", per_thread)
+    monkeypatch.setattr(blas_threads, "_blas", lambda: (recording, per_thread))
 
     def work():
         with one_blas_thread():

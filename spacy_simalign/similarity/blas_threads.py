@@ -11,28 +11,26 @@ limit is per thread (OpenBLAS on OpenMP), each thread sets its own."""
 
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Tuple
 
 _guard = threading.Lock()
-_controller: Any = None  # threadpoolctl's controller of the loaded BLAS libraries, found once
-_per_thread: Optional[bool] = None
 _holders = 0  # threads inside one_blas_thread() while the limit is shared
 _limiter: Any = None  # the shared limit, restored when the last holder leaves
+_per_thread = False  # whether the holders' BLAS limits are per thread (found at the outermost entry)
 
 
-def _blas():
-    """(threadpoolctl's controller, whether its BLAS limits are per thread), found once."""
-    global _controller, _per_thread
-    if _controller is None:
-        from threadpoolctl import ThreadpoolController
+def _blas() -> Tuple[Any, bool]:
+    """(threadpoolctl's controller of the BLAS libraries loaded now, whether their limits are per
+    thread). Found anew at each outermost entry (half a millisecond): a library loaded since
+    (scipy's, torch's) is limited too."""
+    from threadpoolctl import ThreadpoolController
 
-        controller = ThreadpoolController()
-        _per_thread = any(
-            info.get("internal_api") == "openblas" and info.get("threading_layer") == "openmp"
-            for info in controller.info()
-        )
-        _controller = controller
-    return _controller, _per_thread
+    controller = ThreadpoolController()
+    per_thread = any(
+        info.get("internal_api") == "openblas" and info.get("threading_layer") == "openmp"
+        for info in controller.info()
+    )
+    return controller, per_thread
 
 
 def _in_a_thread_of_its_own(work: Callable[[], Any]) -> Any:
@@ -57,21 +55,23 @@ def _outcome(work):
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """A context in which numpy's BLAS runs on one thread, entered by any thread, nested or not."""
-    global _holders, _limiter
-    controller, per_thread = _blas()
-    if per_thread:
-        with controller.limit(limits=1, user_api="blas"):
-            yield
-        return
+    global _holders, _limiter, _per_thread
     with _guard:
         if _holders == 0:
-            _limiter = _in_a_thread_of_its_own(lambda: controller.limit(limits=1, user_api="blas"))
+            controller, _per_thread = _blas()
+            if not _per_thread:
+                _limiter = _in_a_thread_of_its_own(lambda: controller.limit(limits=1, user_api="blas"))
         _holders += 1
+        per_thread = _per_thread
     try:
-        yield
+        if per_thread:
+            with _blas()[0].limit(limits=1, user_api="blas"):
+                yield
+        else:
+            yield
     finally:
         with _guard:
             _holders -= 1
-            if _holders == 0:
+            if _holders == 0 and _limiter is not None:
                 limiter, _limiter = _limiter, None
                 _in_a_thread_of_its_own(limiter.restore_original_limits)
