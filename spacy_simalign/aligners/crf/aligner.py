@@ -29,7 +29,7 @@ from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
 from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
-from .choice import WIDE_FOLDER, check_shared, wide_is_surer
+from .choice import WIDE_FOLDER, WIDE_RECORD, check_shared, wide_is_surer
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
@@ -41,12 +41,21 @@ from .retired import without_retired
 from .training_settings import TrainingSettings
 from .translations import AnchoredPairKindSettings, PairKindSettings, TranslationSettings
 from .unsure import document_score
-from .weights_files import check_shapes, read_config, read_state, state_bytes, state_from_bytes
+from .weights_files import (
+    check_learned,
+    check_saving,
+    check_shapes,
+    read_config,
+    read_state,
+    state_bytes,
+    state_from_bytes,
+)
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
 WEIGHTS_FILE = "model.npz"
 TORCH_WEIGHTS_FILE = "model.pt"  # what spacy-simalign 0.1.0 saved (torch.save); read with torch
+BYTES = Path("the CRF aligner's bytes")  # what names to_bytes' and from_bytes' data in errors
 
 # an aligner's config (what config.json saves): its settings, whose defaults are make_crf_aligner's
 # (filled in below it), the encoder's saved spec (encoders.py) and the learned weights
@@ -87,9 +96,11 @@ PREDATED_SETTINGS: Dict[str, Any] = {"split_fill": None}
 
 
 def as_saved(config: Dict[str, Any], path=None) -> Dict[str, Any]:
-    """A saved aligner's config, with the settings it predates at their old behaviour and without
-    the retired ones (retired.py: saved at their off value; another value is an error naming `path`)."""
-    return {**PREDATED_SETTINGS, **without_retired(config, RETIRED, path)}
+    """A saved aligner's config, with the settings it predates at their old behaviour, without
+    the retired ones (retired.py: saved at their off value; another value is an error naming `path`)
+    and without the record of a wide CRF (choice.WIDE_RECORD, which describes the folder)."""
+    settings = {k: v for k, v in config.items() if k != WIDE_RECORD}
+    return {**PREDATED_SETTINGS, **without_retired(settings, RETIRED, path)}
 
 
 def training_module(name: str):
@@ -107,16 +118,24 @@ def weights_file(folder: Path) -> Path:
 
 def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """(config, learned arrays) of a weights folder; read once per process while the files stay
-    the same (caches.shared), and each aligner keeps its own reference. A damaged file is an
-    InputError naming it as the caller named the folder."""
+    the same (caches.shared), and each aligner keeps its own reference. A damaged file, weights
+    that are not finite numbers, or a wide CRF that config.json records and the folder lacks, is an
+    InputError naming the file (or folder) as the caller named the weights folder."""
     given = Path(folder)
     folder = given.resolve()
-    files = (folder / "config.json", folder / WEIGHTS_FILE, folder / TORCH_WEIGHTS_FILE)
+    files = (folder / "config.json", folder / WEIGHTS_FILE, folder / TORCH_WEIGHTS_FILE, folder / WIDE_FOLDER)
 
     def load():
         if not (folder / "config.json").is_file() or not weights_file(folder).is_file():
             raise InputError(f"not a CRF aligner folder (config.json and {WEIGHTS_FILE} expected): {folder}")
-        cfg = as_saved(read_config(given / "config.json"), given / "config.json")
+        saved = read_config(given / "config.json")
+        check_learned(saved, given / "config.json")
+        cfg = as_saved(saved, given / "config.json")
+        if saved.get(WIDE_RECORD) and not (folder / WIDE_FOLDER).is_dir():
+            raise InputError(
+                "missing: config.json records the wide CRF saved here; copy the folder again from where it was saved",
+                str(given / WIDE_FOLDER),
+            )
         path = given / weights_file(folder).name
         state = read_state(path)
         check_shapes(state, cfg, path)
@@ -385,13 +404,29 @@ class CRFAligner(SentenceAlignerBase):
 
     # persistence ---------------------------------------------------------------------------
     def _saved_config(self) -> Dict[str, Any]:
+        """config.json: the settings and learned stage weights, and the record of a wide CRF
+        saved beside them (choice.WIDE_RECORD), when there is one."""
         cfg = {k: v for k, v in self.config.items() if k not in LATER_SETTINGS or v != DEFAULT_CONFIG[k]}
         if cfg.get("combination_weights") is not None:
             cfg["combination_weights"] = [round(float(w), 6) for w in cfg["combination_weights"]]
+        cfg.pop(WIDE_RECORD, None)
+        if self.wide is not None:
+            cfg[WIDE_RECORD] = True
         return cfg
 
+    def _check_saving(self, folder: Optional[Path]) -> None:
+        """This CRF's weights and its wide CRF's, about to be saved in `folder` (None: as bytes), are
+        finite numbers (weights_files.check_saving), checked before anything of either is written."""
+        state_path, config_path = (folder / WEIGHTS_FILE, folder / "config.json") if folder else (BYTES, BYTES)
+        check_saving(self.current_state(), self.config, state_path, config_path)
+        if self.wide is not None:
+            self.wide._check_saving(folder / WIDE_FOLDER if folder else None)
+
     def save(self, folder: Union[str, Path]) -> None:
+        """config.json, model.npz and wide/ (the wide CRF's folder) in `folder`; weights that are
+        not finite numbers are refused before anything is written."""
         folder = Path(folder)
+        self._check_saving(folder)
         folder.mkdir(parents=True, exist_ok=True)
         cfg = self._saved_config()
         tmp = folder / "config.json.tmp"
@@ -486,7 +521,8 @@ class CRFAligner(SentenceAlignerBase):
         trainer.fit([trainer.features(p) for p in pairs], self.settings.epochs, log)
 
     def to_bytes(self) -> bytes:
-        """config and weights (and the wide CRF's)."""
+        """config and weights (and the wide CRF's); weights that are not finite numbers are refused."""
+        self._check_saving(None)
         msg = {"config": self._saved_config(), "model": state_bytes(self.current_state())}
         if self.wide is not None:
             msg["wide"] = self.wide.to_bytes()
@@ -494,9 +530,12 @@ class CRFAligner(SentenceAlignerBase):
 
     def from_bytes(self, data: bytes) -> "CRFAligner":
         msg = srsly.msgpack_loads(data)
-        config, where = as_saved(msg["config"]), Path("the CRF aligner's bytes")
-        state = state_from_bytes(msg["model"], where)
-        check_shapes(state, config, where)
+        check_learned(msg["config"], BYTES)
+        if msg["config"].get(WIDE_RECORD) and "wide" not in msg:
+            raise InputError("missing: the config records a wide CRF that they do not hold", str(BYTES))
+        config = as_saved(msg["config"])
+        state = state_from_bytes(msg["model"], BYTES)
+        check_shapes(state, config, BYTES)
         self._replace(config, state)
         if "wide" in msg:
             self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(msg["wide"]))
