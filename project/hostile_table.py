@@ -562,7 +562,66 @@ CASES_SPACY = [
     ("standard output's reader gone (`\\| head -c 0`)", ["init-config", "tfidf"], "stdout-gone"),
 ]
 
-CASES = CASES + CASES_FILES + CASES_FOLDERS + CASES_CONFIGS + CASES_PLANS + CASES_ROBUST + CASES_EXPORT + CASES_SPACY
+
+def nan_weights(folder: Path) -> None:
+    """crf/: a copy of the shipped weights whose model.npz has every float NaN (a whole archive with
+    the right checksums: what a training run that diverged saves)."""
+    import numpy as np
+
+    from spacy_simalign.aligners.crf.weights_files import read_state, state_bytes
+
+    shutil.copytree(WEIGHTS, folder / WEIGHTS.name)
+    path = folder / WEIGHTS.name / "model.npz"
+    path.write_bytes(state_bytes({k: np.full_like(v, np.nan) for k, v in read_state(path).items()}))
+
+
+def without_recorded_wide(folder: Path) -> None:
+    """crf/: a copy of the shipped weights as saving writes them now (config.json records the wide
+    CRF saved in wide/), then wide/ deleted."""
+    shutil.copytree(WEIGHTS, folder / WEIGHTS.name)
+    config = folder / WEIGHTS.name / "config.json"
+    config.write_text(
+        json.dumps({**json.loads(config.read_text(encoding="utf-8")), "wide_crf": True}), encoding="utf-8"
+    )
+    shutil.rmtree(folder / WEIGHTS.name / "wide")
+
+
+# CRF weights that cannot be what they claim: NaN, a recorded wide CRF gone, a width or a null
+# that a saved pipeline's or a config's [aligner] gives and nothing would use
+CASES_WEIGHTS = [
+    (
+        "CRF weights folder, every float of its model.npz NaN",
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        nan_weights,
+    ),
+    (
+        "CRF weights folder saved with a wide CRF, its wide/ deleted",
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        without_recorded_wide,
+    ),
+    (
+        "a trained pipeline whose config.cfg was edited to `hidden = 64`",
+        ["align", "in.jsonl", "out.jsonl", "--model", "pipeline"],
+        lambda f: edited_pipeline(f, "hidden = 32", "hidden = 64"),
+    ),
+    (
+        "CRF `threshold = null` in a config",
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config('@simalign_aligners = "spacy-simalign.CRFAligner.v2"\nthreshold = null\n'),
+    ),
+]
+
+CASES = (
+    CASES
+    + CASES_FILES
+    + CASES_FOLDERS
+    + CASES_CONFIGS
+    + CASES_PLANS
+    + CASES_ROBUST
+    + CASES_EXPORT
+    + CASES_WEIGHTS
+    + CASES_SPACY
+)
 
 
 def listing(folder: Path):

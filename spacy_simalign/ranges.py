@@ -3,7 +3,9 @@ of its settings allows with `@ranges(top_k=AT_LEAST_1, analyzer=Choice(...), ...
 call of it (an `add_pipe`, `spacy.load`, `spacy train`, a `--config` file, a direct call) checks
 its arguments before its body runs: the declared range or choices, the type the signature
 annotates (a number given as a string is refused), a finite number for every float, and for a
-`similarity` argument a similarity backend (one that embeds where EMBEDS is declared).
+`similarity` argument a similarity backend (one that embeds where EMBEDS is declared). Null
+passes a range or choice (for the CRF's old form, null is the weights' value); a setting that
+null does not stand for declares Required(rule).
 
 The command line's own options are checked by the same function (check_settings with flags=True).
 An error is one line naming the registered function, the setting, its value and what is allowed;
@@ -61,6 +63,20 @@ class Embeds:
             "cannot embed sentences: this aligner needs an embedding similarity "
             "(spacy-simalign.USESimilarity.v1, spacy-simalign.SentenceTransformerSimilarity.v1)"
         )
+
+
+@dataclass(frozen=True)
+class Required:
+    """A setting that null does not stand for: null is refused (`why` says where null has a
+    meaning instead); any other value is `rule`'s to check (None: its type alone)."""
+
+    rule: Any = None
+    why: str = ""
+
+    def problem(self, value) -> Optional[str]:
+        if value is None:
+            return "needs a value" + (f" ({self.why})" if self.why else "")
+        return None if self.rule is None else self.rule.problem(value)
 
 
 AT_LEAST_0 = Range(0)

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from thinc.api import Config
 from spacy_simalign.aligners.crf.retired import ANY, Retired
 from spacy_simalign.aligners.methods import build_aligner, method_config
 from spacy_simalign.errors import InputError
-from spacy_simalign.ranges import EMBEDS, Choice, Range, declared_ranges
+from spacy_simalign.ranges import EMBEDS, Choice, Range, Required, declared_ranges
 from spacy_simalign.registry import aligner_registry, similarity_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,9 @@ PARAGRAPH = {
 
 
 def outside(rule, annotation):
-    """A value the rule refuses (None: the rule accepts every value)."""
+    """A value the rule refuses (None: the rule accepts every value but null)."""
+    if isinstance(rule, Required):
+        return outside(rule.rule, annotation)
     if isinstance(rule, Range):
         whole = int in (annotation, *getattr(annotation, "__args__", ()))
         value = rule.low - 1 if rule.low is not None else rule.high + 1
@@ -80,7 +83,20 @@ def cases():
     return out
 
 
-CASES = cases()
+def null_cases():
+    """Null for each setting declared Required whose type admits null (confection refuses null
+    for the others before the function runs)."""
+    out = []
+    for kind, table in (("aligner", aligner_registry), ("similarity", similarity_registry)):
+        for name, function in own(table):
+            parameters = inspect.signature(function).parameters
+            for key, rule in declared_ranges(function).items():
+                if isinstance(rule, Required) and type(None) in typing.get_args(parameters[key].annotation):
+                    out.append((kind, name, key, None))
+    return out
+
+
+CASES = cases() + null_cases()
 
 
 def sentence_aligner(kind, name, key, value):
@@ -210,9 +226,21 @@ def test_similarity_slot_naming_an_aligner_is_refused():
         build_aligner(config)
 
 
+def test_null_crf_settings_with_a_value_are_refused_in_v2_only():
+    """v2 refuses null where a setting has a value (threshold = null was the default, 0.5); the old
+    form, v1, takes it as the weights' value."""
+    assert ("aligner", CRF, "threshold", None) in CASES
+    config = method_config("crf")
+    config["aligner"]["threshold"] = None
+    with pytest.raises(InputError, match=f"{CRF}: threshold = null: needs a value"):
+        build_aligner(config)
+    block = {"@simalign_aligners": "spacy-simalign.CRFAligner.v1", "threshold": None, "top_k": None}
+    assert build_aligner(Config({"aligner": block})).config["threshold"] == 0.5
+
+
 def test_settings_in_range_and_null_crf_settings_pass():
     config = method_config("crf")
-    config["aligner"].update({"top_k": 1, "band": 0, "neighbours": 0, "threshold": None})
+    config["aligner"].update({"top_k": 1, "band": 0, "neighbours": 0, "split_fill": None, "hidden": None})
     assert hasattr(build_aligner(config), "align")
     config = method_config("bead-dp")
     config["aligner"]["window"] = 0

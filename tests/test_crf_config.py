@@ -13,10 +13,13 @@ from spacy.language import DEFAULT_CONFIG as SPACY_DEFAULTS
 from spacy.util import load_config, load_model_from_config, registry
 
 from spacy_simalign.aligners.crf import aligner as crf_aligner
-from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, make_crf_aligner, read_weights
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, VALUED, CRFAligner, make_crf_aligner, read_weights
+from spacy_simalign.aligners.crf.choice import WIDE_RECORD
 from spacy_simalign.aligners.crf.encoders import similarity_from_spec
+from spacy_simalign.aligners.crf.legacy import make_crf_aligner_v1
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.translations import TranslationSettings
+from spacy_simalign.errors import InputError
 from spacy_simalign.formats.pairs import parse_pair
 from spacy_simalign.similarity.backends import make_use_similarity
 
@@ -164,27 +167,92 @@ def test_crf_cfg_trains_a_fresh_crf_with_the_shipped_recipe(tmp_path, deplain_pa
 
 
 def test_model_shape_comes_from_loaded_weights():
-    aligner = make_crf_aligner(hidden=64, similarity=make_use_similarity())
-    assert aligner.config["hidden"] == 32
-    fresh = make_crf_aligner(weights=None, hidden=16, similarity=make_use_similarity())
+    """Loaded weights bring their width: the default (32) and null are theirs; another width that
+    is not theirs is refused, naming both; a fresh model takes the config's."""
+    encoder = make_use_similarity()
+    for hidden in (32, None):
+        assert make_crf_aligner(hidden=hidden, similarity=encoder).config["hidden"] == 32
+    with pytest.raises(InputError) as err:
+        make_crf_aligner(hidden=64, similarity=encoder)
+    assert str(err.value) == (
+        "spacy-simalign.CRFAligner.v2: hidden = 64: the loaded weights have hidden = 32 (the shipped weights); "
+        "a loaded model's width is its weights'"
+    )
+    fresh = make_crf_aligner(weights=None, hidden=16, similarity=encoder)
     assert fresh.config["hidden"] == 16
+    with pytest.raises(
+        InputError, match="hidden = 16: the loaded weights have hidden = 32 \\(the CRF aligner's bytes\\)"
+    ):
+        fresh.from_bytes(make_crf_aligner(similarity=encoder).to_bytes())
+
+
+def test_weights_of_another_width_load_with_their_width_or_the_default(tmp_path):
+    """Weights 64 wide: `align --model` (whose config has the default 32) and hidden = 64 load them;
+    hidden = 16 is refused, naming both widths and the folder."""
+    from spacy_simalign.aligners.crf.aligner import training_module
+    from spacy_simalign.pipeline.build import alignment_pipeline
+
+    pytest.importorskip("torch")
+    wide64 = CRFAligner.load(DEFAULT_WEIGHTS, overrides={"hidden": 64})
+    wide64.model = training_module("model").CRF(64)  # untrained: only its width matters here
+    wide64.attach_wide(None)
+    wide64.save(tmp_path / "w64")
+    model = alignment_pipeline("de", model=str(tmp_path / "w64"))
+    assert model.get_pipe("simalign_sentence_aligner").aligner.config["hidden"] == 64
+    assert make_crf_aligner(weights=str(tmp_path / "w64"), hidden=64).config["hidden"] == 64
+    with pytest.raises(InputError) as err:
+        make_crf_aligner(weights=str(tmp_path / "w64"), hidden=16)
+    assert str(err.value) == (
+        f"spacy-simalign.CRFAligner.v2: hidden = 16: the loaded weights have hidden = 64 ({tmp_path / 'w64'}); "
+        "a loaded model's width is its weights'"
+    )
 
 
 def test_old_form_nulls_decode_as_the_weights_values(deplain_pairs):
-    """A config saved before the defaults has null for these settings: they are the weights'."""
+    """A config saved before the defaults has null for these settings: in the old form they are
+    the weights'."""
     encoder = make_use_similarity()
-    old = make_crf_aligner(similarity=encoder, **dict.fromkeys(OLD_FORM))
+    old = make_crf_aligner_v1(similarity=encoder, **dict.fromkeys(OLD_FORM))
     new = make_crf_aligner(similarity=encoder)
     assert old.config == new.config
     pair = parse_pair(deplain_pairs[0]).training_pair()
     assert old.align(pair.complex, pair.simple) == new.align(pair.complex, pair.simple)
 
 
+@pytest.mark.parametrize("key", VALUED)
+def test_v2_refuses_null_for_a_setting_with_a_value(key):
+    """In v2 null is not the weights' value: `threshold = None` is refused, not taken as 0.5 (a
+    config refuses it on every way in: test_config_ranges.py)."""
+    with pytest.raises(InputError) as err:
+        make_crf_aligner(similarity=make_use_similarity(), **{key: None})
+    assert str(err.value) == (
+        f"spacy-simalign.CRFAligner.v2: {key} = null: needs a value "
+        "(null is the weights' value only in the old form, spacy-simalign.CRFAligner.v1)"
+    )
+
+
+def test_v2_nulls_that_mean_something_keep_their_meaning():
+    """weights = null: a fresh CRF; similarity = null: the weights' encoder; cross_encoder_path =
+    null: off; split_fill = null: the weights' own (none for weights saved before it); hidden =
+    null: the weights' width."""
+    fresh = make_crf_aligner(weights=None, similarity=None, cross_encoder_path=None, hidden=None)
+    assert not fresh.ready and fresh.config["hidden"] == 32 and fresh.config["encoder"] == "use"
+    loaded = make_crf_aligner(split_fill=None, cross_encoder_path=None)
+    assert loaded.ready and loaded.config["split_fill"] == 0.4  # the shipped weights' own
+
+
 def test_saved_config_keeps_the_keys_of_the_shipped_weights(tmp_path):
-    """Settings added later are saved only where they differ from the default."""
+    """Settings added later are saved only where they differ from the default; the one key the
+    shipped folder lacks is the record of the wide CRF saved beside it."""
     shipped = CRFAligner.default(encoder=make_use_similarity())
     shipped.save(tmp_path / "crf")
-    assert (tmp_path / "crf" / "config.json").read_bytes() == (DEFAULT_WEIGHTS / "config.json").read_bytes()
+    recorded = {**json.loads((DEFAULT_WEIGHTS / "config.json").read_bytes()), WIDE_RECORD: True}
+    assert (DEFAULT_WEIGHTS / "config.json").read_text(encoding="utf-8") == json.dumps(
+        {k: v for k, v in recorded.items() if k != WIDE_RECORD}, indent=2, sort_keys=True
+    ) + "\n"
+    assert (tmp_path / "crf" / "config.json").read_text(encoding="utf-8") == json.dumps(
+        recorded, indent=2, sort_keys=True
+    ) + "\n"
     changed = CRFAligner.load(tmp_path / "crf", encoder=shipped.encoder, overrides={"bead_max_split": 6})
     changed.save(tmp_path / "changed")
     assert CRFAligner.load(tmp_path / "changed", encoder=shipped.encoder).config["bead_max_split"] == 6

@@ -1,8 +1,11 @@
 """A damaged trained pipeline or CRF weights folder (model.npz, or an older pipeline's model.pt,
 cut short, a byte changed, emptied; arrays of another shape; config.json not JSON; the pipeline's
-own config.cfg or meta.json garbled) is one line naming the damaged file: an InputError from
-spacy.load, `error: ...` and exit 2 from `align --model`, with nothing written."""
+own config.cfg or meta.json garbled; weights that are not finite numbers, as a diverged training
+run saves them; a wide CRF that config.json records and the folder lacks) is one line naming the
+damaged file: an InputError from spacy.load, `error: ...` and exit 2 from `align --model`, with
+nothing written."""
 
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -12,7 +15,9 @@ import pytest
 import spacy
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.aligners.crf.weights_files import read_state
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.choice import WIDE_FOLDER, WIDE_RECORD
+from spacy_simalign.aligners.crf.weights_files import read_state, state_bytes
 from spacy_simalign.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,3 +155,136 @@ def test_intact_copy_still_loads(tmp_path):
     shutil.copytree(PIPELINE, pipeline)
     nlp = spacy.load(pipeline)
     assert nlp.pipe_names == ["simalign_segmenter", "simalign_sentence_aligner"]
+
+
+# -- weights that are not finite numbers, a missing wide CRF ---------------------------------------
+SAVED_ALIGNER = Path("simalign_sentence_aligner") / "aligner"
+NOT_FINITE = "CRF weights that are not finite numbers: "
+DIVERGED = "what a training run that diverged saves; train again (a lower learn_rate)"
+
+
+@pytest.fixture(scope="module")
+def saved_pipeline(tmp_path_factory):
+    """A default pipeline saved with nlp.to_disk: the shipped CRF pair as model.npz, wide/ beside it."""
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter")
+    nlp.add_pipe("simalign_sentence_aligner")
+    folder = tmp_path_factory.mktemp("saved") / "pipeline"
+    nlp.to_disk(folder)
+    return folder
+
+
+def copy_of(source: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / source.name
+    shutil.copytree(source, folder)
+    return folder
+
+
+def all_nan(path: Path) -> None:
+    """model.npz rewritten with every float NaN: a whole archive with the right checksums."""
+    state = read_state(path)
+    path.write_bytes(state_bytes({name: np.full_like(value, np.nan) for name, value in state.items()}))
+
+
+@pytest.mark.parametrize("name", ["model.npz", "wide/model.npz"])
+def test_nan_weights_are_refused_on_loading_naming_the_file(saved_pipeline, tmp_path, capsys, name):
+    pipeline = copy_of(saved_pipeline, tmp_path)
+    nan = pipeline / SAVED_ALIGNER / name
+    all_nan(nan)
+    message = f"{nan}: {NOT_FINITE}emission.null.0.bias holds NaN, {DIVERGED}"
+    with pytest.raises(InputError) as err:
+        spacy.load(pipeline)
+    assert str(err.value) == message
+    assert align_with_model(tmp_path, pipeline, capsys) == f"error: {message}"
+
+
+def test_nan_weights_folder_is_refused_by_align_model(tmp_path, capsys):
+    weights = copy_of(WEIGHTS, tmp_path)
+    all_nan(weights / "model.npz")
+    assert align_with_model(tmp_path, weights, capsys) == (
+        f"error: {weights / 'model.npz'}: {NOT_FINITE}emission.null.0.bias holds NaN, {DIVERGED}"
+    )
+
+
+@pytest.mark.parametrize(
+    "key,index,value,said",
+    [
+        ("bead_weights", 3, float("nan"), "bead_weights[3] is NaN"),
+        ("combination_weights", 0, 1e999, "combination_weights[0] is infinity"),
+    ],
+)
+def test_config_json_weights_that_are_not_finite_are_refused(tmp_path, capsys, key, index, value, said):
+    """config.json's learned stages (json writes NaN and Infinity, and reads them back)."""
+    weights = copy_of(WEIGHTS, tmp_path)
+    config = json.loads((weights / "config.json").read_text(encoding="utf-8"))
+    config[key][index] = value
+    (weights / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    message = f"{weights / 'config.json'}: {NOT_FINITE}{said}, {DIVERGED}"
+    with pytest.raises(InputError) as err:
+        CRFAligner.load(weights)
+    assert str(err.value) == message
+    assert align_with_model(tmp_path, weights, capsys) == f"error: {message}"
+
+
+@pytest.mark.parametrize("crf", ["own", "wide"])
+def test_a_diverged_crf_is_not_saved(tmp_path, crf):
+    """Saving (a folder, or bytes) refuses NaN weights, naming the file, before anything is written."""
+    torch = pytest.importorskip("torch")
+    aligner = CRFAligner.load(WEIGHTS)
+    diverged = aligner if crf == "own" else aligner.wide
+    with torch.no_grad():
+        next(diverged.model.parameters()).fill_(float("nan"))  # what a run that diverged leaves
+    out = tmp_path / "crf"
+    where = out / "model.npz" if crf == "own" else out / WIDE_FOLDER / "model.npz"
+    with pytest.raises(InputError) as err:
+        aligner.save(out)
+    assert str(err.value) == f"{where}: not saved: {NOT_FINITE}emission.pair.0.weight holds NaN, {DIVERGED}"
+    assert not out.exists()
+    with pytest.raises(InputError, match="^the CRF aligner's bytes: not saved: CRF weights that are not finite"):
+        aligner.to_bytes()
+
+
+def test_diverged_stage_weights_are_not_saved(tmp_path):
+    aligner = CRFAligner.load(WEIGHTS)
+    aligner.config["bead_weights"] = [float("nan")] + aligner.config["bead_weights"][1:]
+    with pytest.raises(InputError) as err:
+        aligner.save(tmp_path / "crf")
+    assert (
+        str(err.value)
+        == f"{tmp_path / 'crf' / 'config.json'}: not saved: {NOT_FINITE}bead_weights[0] is NaN, {DIVERGED}"
+    )
+    assert not (tmp_path / "crf").exists()
+
+
+def test_a_saved_wide_crf_is_recorded_and_its_missing_folder_refused(saved_pipeline, tmp_path, capsys):
+    """config.json records the wide CRF saved beside it; without wide/ the pipeline would load and
+    align with one CRF, other scores: it is refused, naming the folder (wide/model.npz alone gone is
+    refused as before, by its folder)."""
+    saved = saved_pipeline / SAVED_ALIGNER
+    assert json.loads((saved / "config.json").read_text(encoding="utf-8"))[WIDE_RECORD] is True
+    assert WIDE_RECORD not in json.loads((saved / WIDE_FOLDER / "config.json").read_text(encoding="utf-8"))
+    pipeline = copy_of(saved_pipeline, tmp_path)
+    wide = pipeline / SAVED_ALIGNER / WIDE_FOLDER
+    (wide / "model.npz").unlink()
+    with pytest.raises(InputError, match="not a CRF aligner folder"):
+        spacy.load(pipeline)
+    shutil.rmtree(wide)
+    message = (
+        f"{wide}: missing: config.json records the wide CRF saved here; copy the folder again from where it was saved"
+    )
+    with pytest.raises(InputError) as err:
+        spacy.load(pipeline)
+    assert str(err.value) == message
+    assert align_with_model(tmp_path, pipeline, capsys) == f"error: {message}"
+
+
+def test_folders_without_the_record_load_with_one_crf(tmp_path):
+    """A pipeline saved before the record (0.1.0's) without its wide/ loads as one CRF; a CRF saved
+    without a wide one records none."""
+    pipeline = copy_of(PIPELINE, tmp_path)
+    shutil.rmtree(pipeline / ALIGNER / WIDE_FOLDER)
+    assert spacy.load(pipeline).get_pipe("simalign_sentence_aligner").aligner.wide is None
+    one = CRFAligner.load(pipeline / ALIGNER)
+    one.save(tmp_path / "one")
+    assert WIDE_RECORD not in json.loads((tmp_path / "one" / "config.json").read_text(encoding="utf-8"))
+    assert CRFAligner.load(tmp_path / "one").wide is None

@@ -1,6 +1,7 @@
 """Pipelines saved by 0.1.0 keep loading and aligning the same: tests/data/pipeline-0.1.0 (a default
 pipeline saved with `nlp.to_disk`) holds settings that spacy-simalign does not offer, at their off
-value (crf/retired.py); another value of such a setting is refused in one line."""
+value (crf/retired.py); another value of such a setting is refused in one line, and so is a model
+width (`hidden`) in a saved pipeline's config.cfg that its weights do not have."""
 
 import json
 import shutil
@@ -111,3 +112,58 @@ def test_a_config_to_start_from_shows_only_the_settings_offered():
     assert not {"emission", "cross_encoder_path", "clauses", "bead_text_weights", "bead_text_floor"} & set(config)
     assert "epochs" in config["training"]
     assert not {"encoder_learn_rate", "linked_only_weight", "bead_text_floor"} & set(config["training"])
+
+
+@pytest.fixture(scope="module")
+def saved_default(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("saved") / "pipeline"
+    fresh_default().to_disk(folder)
+    return folder
+
+
+def edited(saved: Path, tmp_path: Path, **changes) -> Path:
+    """A copy of the saved pipeline whose aligner block in config.cfg has `changes`."""
+    folder = tmp_path / "pipeline"
+    shutil.copytree(saved, folder)
+    config = spacy.util.load_config(folder / "config.cfg", interpolate=False)
+    config["components"]["simalign_sentence_aligner"]["aligner"].update(changes)
+    config.to_disk(folder / "config.cfg")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "weights,where",
+    [("shipped", "the shipped weights"), (None, "{folder}/simalign_sentence_aligner/aligner")],
+    ids=["weights shipped", "weights null (a trained pipeline)"],
+)
+def test_a_width_that_is_not_the_weights_is_refused(saved_default, tmp_path, capsys, weights, where):
+    """hidden = 64 in config.cfg was ignored (the weights fix the width, the beads were the same):
+    it is refused, naming both widths, by spacy.load and by align --model."""
+    from spacy_simalign.__main__ import main
+
+    folder = edited(saved_default, tmp_path, weights=weights, hidden=64)
+    message = (
+        f"{CRF}: hidden = 64: the loaded weights have hidden = 32 ({where.format(folder=folder)}); "
+        "a loaded model's width is its weights'"
+    )
+    with pytest.raises(InputError) as err:
+        spacy.load(folder)
+    assert str(err.value) == message
+    if weights is not None:  # spacy train builds the pipeline from its config (a fresh CRF takes any width)
+        from spacy.training.initialize import init_nlp
+
+        with pytest.raises(InputError) as err:
+            init_nlp(spacy.util.load_config(folder / "config.cfg"))
+        assert str(err.value) == message
+    pairs = tmp_path / "in.jsonl"
+    pairs.write_text(json.dumps(load_deplain(1)[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["align", str(pairs), str(tmp_path / "out.jsonl"), "--model", str(folder)]) == 2
+    assert capsys.readouterr().err == f"error: {folder}/config.cfg: {message}\n"
+
+
+@pytest.mark.parametrize("hidden", [32, None])
+def test_the_default_width_and_null_load_any_weights(saved_default, tmp_path, hidden):
+    """32 (the default: a config cannot tell it from a width it did not set) and null never are."""
+    folder = edited(saved_default, tmp_path, weights=None, hidden=hidden)
+    aligner = spacy.load(folder).get_pipe("simalign_sentence_aligner").aligner
+    assert aligner.ready and aligner.config["hidden"] == 32 and aligner.wide is not None

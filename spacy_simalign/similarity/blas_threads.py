@@ -27,8 +27,7 @@ def _blas() -> Tuple[Any, bool]:
 
     controller = ThreadpoolController()
     per_thread = any(
-        info.get("internal_api") == "openblas" and info.get("threading_layer") == "openmp"
-        for info in controller.info()
+        info.get("internal_api") == "openblas" and info.get("threading_layer") == "openmp" for info in controller.info()
     )
     return controller, per_thread
 

@@ -24,12 +24,23 @@ from ... import caches
 from ...errors import InputError
 from ...extras import check_installed
 from ...pair_kinds import ROUTING
-from ...ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, UNIT, Choice, Range, check_settings, ranges
+from ...ranges import (
+    AT_LEAST_0,
+    AT_LEAST_1,
+    EMBEDS,
+    UNIT,
+    Choice,
+    Range,
+    Required,
+    check_settings,
+    ranges,
+    setting_error,
+)
 from ...registry import aligner_registry
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
 from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
-from .choice import WIDE_FOLDER, check_shared, wide_is_surer
+from .choice import WIDE_FOLDER, WIDE_RECORD, check_shared, wide_is_surer
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
@@ -41,12 +52,22 @@ from .retired import without_retired
 from .training_settings import TrainingSettings
 from .translations import AnchoredPairKindSettings, PairKindSettings, TranslationSettings
 from .unsure import document_score
-from .weights_files import check_shapes, read_config, read_state, state_bytes, state_from_bytes
+from .weights_files import (
+    check_learned,
+    check_saving,
+    check_shapes,
+    read_config,
+    read_state,
+    state_bytes,
+    state_from_bytes,
+)
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
 SHIPPED = "shipped"
+V2 = "spacy-simalign.CRFAligner.v2"
 WEIGHTS_FILE = "model.npz"
 TORCH_WEIGHTS_FILE = "model.pt"  # what spacy-simalign 0.1.0 saved (torch.save); read with torch
+BYTES = Path("the CRF aligner's bytes")  # what names to_bytes' and from_bytes' data in errors
 
 # an aligner's config (what config.json saves): its settings, whose defaults are make_crf_aligner's
 # (filled in below it), the encoder's saved spec (encoders.py) and the learned weights
@@ -57,6 +78,7 @@ DEFAULT_CONFIG: Dict[str, Any] = {
 }
 # model shape: loaded weights bring their own, a fresh model takes the config's
 SHAPE_SETTINGS = ("hidden",)
+DEFAULT_HIDDEN = 32  # never refused: a config cannot tell it from a width it did not set
 # settings that came after the shipped weights, at the values that decoded before them: saved only
 # where they differ, so a config.json keeps the keys it had (a missing key is the default)
 LATER_SETTINGS = (
@@ -87,9 +109,11 @@ PREDATED_SETTINGS: Dict[str, Any] = {"split_fill": None}
 
 
 def as_saved(config: Dict[str, Any], path=None) -> Dict[str, Any]:
-    """A saved aligner's config, with the settings it predates at their old behaviour and without
-    the retired ones (retired.py: saved at their off value; another value is an error naming `path`)."""
-    return {**PREDATED_SETTINGS, **without_retired(config, RETIRED, path)}
+    """A saved aligner's config, with the settings it predates at their old behaviour, without
+    the retired ones (retired.py: saved at their off value; another value is an error naming `path`)
+    and without the record of a wide CRF (choice.WIDE_RECORD, which describes the folder)."""
+    settings = {k: v for k, v in config.items() if k != WIDE_RECORD}
+    return {**PREDATED_SETTINGS, **without_retired(settings, RETIRED, path)}
 
 
 def training_module(name: str):
@@ -107,16 +131,24 @@ def weights_file(folder: Path) -> Path:
 
 def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """(config, learned arrays) of a weights folder; read once per process while the files stay
-    the same (caches.shared), and each aligner keeps its own reference. A damaged file is an
-    InputError naming it as the caller named the folder."""
+    the same (caches.shared), and each aligner keeps its own reference. A damaged file, weights
+    that are not finite numbers, or a wide CRF that config.json records and the folder lacks, is an
+    InputError naming the file (or folder) as the caller named the weights folder."""
     given = Path(folder)
     folder = given.resolve()
-    files = (folder / "config.json", folder / WEIGHTS_FILE, folder / TORCH_WEIGHTS_FILE)
+    files = (folder / "config.json", folder / WEIGHTS_FILE, folder / TORCH_WEIGHTS_FILE, folder / WIDE_FOLDER)
 
     def load():
         if not (folder / "config.json").is_file() or not weights_file(folder).is_file():
             raise InputError(f"not a CRF aligner folder (config.json and {WEIGHTS_FILE} expected): {folder}")
-        cfg = as_saved(read_config(given / "config.json"), given / "config.json")
+        saved = read_config(given / "config.json")
+        check_learned(saved, given / "config.json")
+        cfg = as_saved(saved, given / "config.json")
+        if saved.get(WIDE_RECORD) and not (folder / WIDE_FOLDER).is_dir():
+            raise InputError(
+                "missing: config.json records the wide CRF saved here; copy the folder again from where it was saved",
+                str(given / WIDE_FOLDER),
+            )
         path = given / weights_file(folder).name
         state = read_state(path)
         check_shapes(state, cfg, path)
@@ -169,8 +201,9 @@ class CRFAligner(SentenceAlignerBase):
     ):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(without_retired(config or {}, RETIRED))
-        # a weights folder's config.json, or a direct call: the settings' own check (ranges.py)
-        check_settings(make_crf_aligner, {k: v for k, v in cfg.items() if k in CRF_RANGES})
+        # a weights folder's config.json, or a direct call: the settings' own check (ranges.py);
+        # null is the caller's to refuse (the old form's null is the weights' value)
+        check_settings(make_crf_aligner, {k: v for k, v in cfg.items() if k in CRF_RANGES and v is not None})
         self.config = cfg
         self._encoder = encoder
         self._model = model  # the torch model (model.py), made on first use: only training needs it
@@ -187,6 +220,10 @@ class CRFAligner(SentenceAlignerBase):
         self._wide: Optional[CRFAligner] = None
         self._wide_loader: Optional[Callable[[Any], CRFAligner]] = None
         self.wide_allowed = True  # false (the config's wide = false): no wide CRF aligns, is saved or trained
+        # the width the config asked for (hidden, other than the default) and the registered form that
+        # asked: weights loaded later (from_disk, from_bytes) must have it (check_width)
+        self.asked_hidden: Optional[int] = None
+        self.form = V2
 
     def attach_wide(self, loader: Optional[Callable[[Any], "CRFAligner"]]) -> None:
         """Give the aligner a wide CRF (choice.py), made by `loader(encoder)` on first use with this
@@ -385,13 +422,29 @@ class CRFAligner(SentenceAlignerBase):
 
     # persistence ---------------------------------------------------------------------------
     def _saved_config(self) -> Dict[str, Any]:
+        """config.json: the settings and learned stage weights, and the record of a wide CRF
+        saved beside them (choice.WIDE_RECORD), when there is one."""
         cfg = {k: v for k, v in self.config.items() if k not in LATER_SETTINGS or v != DEFAULT_CONFIG[k]}
         if cfg.get("combination_weights") is not None:
             cfg["combination_weights"] = [round(float(w), 6) for w in cfg["combination_weights"]]
+        cfg.pop(WIDE_RECORD, None)
+        if self.wide is not None:
+            cfg[WIDE_RECORD] = True
         return cfg
 
+    def _check_saving(self, folder: Optional[Path]) -> None:
+        """This CRF's weights and its wide CRF's, about to be saved in `folder` (None: as bytes), are
+        finite numbers (weights_files.check_saving), checked before anything of either is written."""
+        state_path, config_path = (folder / WEIGHTS_FILE, folder / "config.json") if folder else (BYTES, BYTES)
+        check_saving(self.current_state(), self.config, state_path, config_path)
+        if self.wide is not None:
+            self.wide._check_saving(folder / WIDE_FOLDER if folder else None)
+
     def save(self, folder: Union[str, Path]) -> None:
+        """config.json, model.npz and wide/ (the wide CRF's folder) in `folder`; weights that are
+        not finite numbers are refused before anything is written."""
         folder = Path(folder)
+        self._check_saving(folder)
         folder.mkdir(parents=True, exist_ok=True)
         cfg = self._saved_config()
         tmp = folder / "config.json.tmp"
@@ -486,7 +539,8 @@ class CRFAligner(SentenceAlignerBase):
         trainer.fit([trainer.features(p) for p in pairs], self.settings.epochs, log)
 
     def to_bytes(self) -> bytes:
-        """config and weights (and the wide CRF's)."""
+        """config and weights (and the wide CRF's); weights that are not finite numbers are refused."""
+        self._check_saving(None)
         msg = {"config": self._saved_config(), "model": state_bytes(self.current_state())}
         if self.wide is not None:
             msg["wide"] = self.wide.to_bytes()
@@ -494,10 +548,13 @@ class CRFAligner(SentenceAlignerBase):
 
     def from_bytes(self, data: bytes) -> "CRFAligner":
         msg = srsly.msgpack_loads(data)
-        config, where = as_saved(msg["config"]), Path("the CRF aligner's bytes")
-        state = state_from_bytes(msg["model"], where)
-        check_shapes(state, config, where)
-        self._replace(config, state)
+        check_learned(msg["config"], BYTES)
+        if msg["config"].get(WIDE_RECORD) and "wide" not in msg:
+            raise InputError("missing: the config records a wide CRF that they do not hold", str(BYTES))
+        config = as_saved(msg["config"])
+        state = state_from_bytes(msg["model"], BYTES)
+        check_shapes(state, config, BYTES)
+        self._replace(config, state, BYTES)
         if "wide" in msg:
             self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(msg["wide"]))
         return self
@@ -508,12 +565,23 @@ class CRFAligner(SentenceAlignerBase):
     def from_disk(self, path) -> "CRFAligner":
         if not (Path(path) / "config.json").is_file():
             return self
-        self._replace(*read_weights(path))
+        self._replace(*read_weights(path), path)
         self.attach_wide(wide_loader(path))
         return self
 
-    def _replace(self, config: Dict[str, Any], state) -> "CRFAligner":
-        """Take over a saved aligner's config and weights (the encoder stays)."""
+    def check_width(self, width: int, where) -> None:
+        """Weights `width` wide (their hidden), loaded from `where`, have the width the config asked
+        for (asked_hidden, when it asked for one other than the default): else a one-line error
+        naming both, as the registered form that asked."""
+        if self.asked_hidden is not None and width != self.asked_hidden:
+            raise setting_error(
+                f"{self.form}: hidden = {self.asked_hidden}: the loaded weights have hidden = {width} ({where}); "
+                "a loaded model's width is its weights'"
+            )
+
+    def _replace(self, config: Dict[str, Any], state, where) -> "CRFAligner":
+        """Take over a saved aligner's config and weights, loaded from `where` (the encoder stays)."""
+        self.check_width(config.get("hidden", DEFAULT_HIDDEN), where)
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(config)
         self.config = cfg
@@ -579,10 +647,37 @@ CRF_RANGES = {
     "similarity": EMBEDS,
     **RETIRED,
 }
+# v2's settings that null does not stand for: its filled config shows their value. Null keeps its
+# meaning for weights (a fresh CRF), similarity (the weights' own encoder), cross_encoder_path
+# (off), split_fill (the weights' own: none for weights saved before it, as align --model passes
+# it on), hidden (the weights' width) and the retired emission and clauses (off)
+VALUED = (
+    "combination",
+    "threshold",
+    "top_k",
+    "top_k_lexical",
+    "band",
+    "neighbours",
+    "identical",
+    "identical_min_words",
+    "link_floor",
+    "bead_threshold",
+    "bead_candidate_floor",
+    "bead_max_split",
+    "bead_max_merge",
+    "bead_max_block",
+    "torch_threads",
+    "wide",
+    "wide_margin",
+    "translations",
+    "training",
+)
+NULL_IS_OLD_FORM = "null is the weights' value only in the old form, spacy-simalign.CRFAligner.v1"
+V2_RANGES = {**CRF_RANGES, **{key: Required(CRF_RANGES.get(key), NULL_IS_OLD_FORM) for key in VALUED}}
 
 
-@aligner_registry("spacy-simalign.CRFAligner.v2")
-@ranges(**CRF_RANGES)
+@aligner_registry(V2)
+@ranges(**V2_RANGES)
 def make_crf_aligner(
     weights: Optional[str] = SHIPPED,
     similarity=None,
@@ -592,7 +687,7 @@ def make_crf_aligner(
     top_k_lexical: Optional[int] = 4,
     band: Optional[int] = 3,
     neighbours: Optional[int] = 2,
-    hidden: Optional[int] = 32,
+    hidden: Optional[int] = DEFAULT_HIDDEN,
     identical: Optional[str] = "unique",
     identical_min_words: int = MIN_WORDS_UNLINKED,
     split_fill: Optional[float] = 0.4,
@@ -622,11 +717,13 @@ def make_crf_aligner(
         and the link probability the learned combination keeps; link_floor: the probability
         below which a direction drops a link (crf/combine.py).
     top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidates.py).
-    hidden: a fresh model's shape; loaded weights bring their own.
+    hidden: a fresh model's width; loaded weights bring their own, and a width other than the
+        default (32) that is not theirs is refused, naming both (null: the weights' width).
     identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
         "linked" or "off"; crf/identical.py).
-    split_fill: the split fill (crf/combine.py); bead_threshold, bead_candidate_floor,
-        bead_max_split, bead_max_merge, bead_max_block: the bead decoder (crf/beads.py).
+    split_fill: the split fill (crf/combine.py; null: the weights' own, none for weights saved
+        before it); bead_threshold, bead_candidate_floor, bead_max_split, bead_max_merge,
+        bead_max_block: the bead decoder (crf/beads.py).
     torch_threads: torch threads for training (inference is numpy).
     wide, wide_margin: weights with a wide CRF (the shipped ones: trained on more domains, in their
         folder's wide/) align a document by it when its mean entropy is lower by at least
@@ -637,8 +734,11 @@ def make_crf_aligner(
     emission, cross_encoder_path, clauses: accepted only at their off value, for pipelines saved by
         0.1.0 (crf/retired.py).
 
-    Null for a setting means the weights' value (a fresh model: the default), as in the old form
-    `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name."""
+    Null is a value for weights (a fresh model), similarity (the weights' own encoder), hidden and
+    split_fill (the weights' own) and the retired settings (off); every other setting needs a
+    value, and null is refused in one line (VALUED), not taken as the default. Only the old form,
+    `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name, takes
+    null for a setting as the weights' value (a fresh model: the default)."""
     translations = sub_config(translations, AnchoredPairKindSettings)
     if isinstance(translations, str):
         translations = AnchoredPairKindSettings(mode=translations)
@@ -663,19 +763,37 @@ def make_crf_aligner(
         "torch_threads": torch_threads,
         "wide_margin": wide_margin,
     }
+    return configured_aligner(V2, weights, similarity, given, settings, translations, wide)
+
+
+def configured_aligner(
+    form: str,
+    weights: Optional[str],
+    similarity,
+    given: Dict[str, Any],
+    settings: TrainingSettings,
+    translations: Union[PairKindSettings, TranslationSettings],
+    wide: bool,
+) -> CRFAligner:
+    """The aligner of a registered form (`form`, its name in errors) with the `given` settings, of
+    which null ones are the weights' values (a fresh model: the defaults)."""
     overrides = {k: v for k, v in given.items() if v is not None}
     if similarity is not None and getattr(similarity, "spec", None):
         overrides["encoder"] = similarity.spec
+    hidden = overrides.get("hidden")
     if weights is None:
         aligner = CRFAligner(overrides, encoder=similarity, settings=settings, ready=False, translations=translations)
-        aligner.wide_allowed = wide
-        return aligner
-    folder = DEFAULT_WEIGHTS if weights == SHIPPED else Path(weights)
-    if not folder.exists():
-        raise InputError(f"CRF weights folder not found: {weights}")
-    overrides = {k: v for k, v in overrides.items() if k not in SHAPE_SETTINGS}
-    aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
-    aligner.settings, aligner.translations = settings, translations
+    else:
+        folder = DEFAULT_WEIGHTS if weights == SHIPPED else Path(weights)
+        if not folder.exists():
+            raise InputError(f"CRF weights folder not found: {weights}")
+        overrides = {k: v for k, v in overrides.items() if k not in SHAPE_SETTINGS}
+        aligner = CRFAligner.load(folder, encoder=similarity, overrides=overrides)
+        aligner.settings, aligner.translations = settings, translations
+    aligner.form = form
+    aligner.asked_hidden = hidden if hidden != DEFAULT_HIDDEN else None
+    if weights is not None:
+        aligner.check_width(aligner.config["hidden"], "the shipped weights" if weights == SHIPPED else weights)
     aligner.wide_allowed = wide
     return aligner
 

@@ -12,6 +12,9 @@ from typing import Any, Dict
 from ...errors import InputError
 
 WIDE_FOLDER = "wide"  # the wide CRF's weights folder inside the weights folder
+# config.json's record that a wide CRF was saved in WIDE_FOLDER: a folder that records one and lacks
+# it is refused (folders saved without the record, with one CRF or before it, load either way)
+WIDE_RECORD = "wide_crf"
 # the featurizer's settings (aligner.featurizer): the two CRFs read one PairInput
 SHARED_SETTINGS = ("encoder", "top_k", "top_k_lexical", "band", "neighbours")
 

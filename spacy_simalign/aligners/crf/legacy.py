@@ -7,12 +7,16 @@ from typing import Optional
 
 from ...ranges import ranges
 from ...registry import aligner_registry
-from .aligner import CRF_RANGES, SHIPPED, CRFAligner, make_crf_aligner
+from .aligner import CRF_RANGES, DEFAULT_CONFIG, LATER_SETTINGS, SHIPPED, CRFAligner, configured_aligner
 from .training_settings import TrainingSettings
 from .translations import TranslationSettings
 
+V1 = "spacy-simalign.CRFAligner.v1"
+# the settings that came after this form, at v2's defaults (whatever the weights were saved with)
+AFTER_V1 = (*LATER_SETTINGS, "torch_threads")
 
-@aligner_registry("spacy-simalign.CRFAligner.v1")
+
+@aligner_registry(V1)
 @ranges(**CRF_RANGES)
 def make_crf_aligner_v1(
     weights: Optional[str] = SHIPPED,
@@ -39,8 +43,8 @@ def make_crf_aligner_v1(
     bead_threshold: Optional[float] = None,
     bead_folds: int = 5,
 ) -> CRFAligner:
-    """The old form: null is the weights' value (a fresh model: v2's default); the training and
-    translation settings are flat keys (v2: [aligner.training], [aligner.translations]).
+    """The old form: null is the weights' value (a fresh model: v2's default), where v2 refuses it;
+    the training and translation settings are flat keys (v2: [aligner.training], [aligner.translations]).
     emission, cross_encoder_path and encoder_learn_rate are accepted only at their off value (or
     null; any value for the last), as the configs saved with this form hold them (retired.py)."""
     training = TrainingSettings(
@@ -51,21 +55,18 @@ def make_crf_aligner_v1(
         bead_folds=bead_folds,
         seed=seed,
     )
-    return make_crf_aligner(
-        weights,
-        similarity,
-        combination=combination,
-        threshold=threshold,
-        top_k=top_k,
-        top_k_lexical=top_k_lexical,
-        band=band,
-        neighbours=neighbours,
-        hidden=hidden,
-        emission=emission,
-        cross_encoder_path=cross_encoder_path,
-        identical=identical,
-        split_fill=split_fill,
-        bead_threshold=bead_threshold,
-        translations=TranslationSettings(mode=translations, length_ratio=translation_length_ratio),
-        training=training,
-    )
+    given = {
+        "combination": combination,
+        "threshold": threshold,
+        "top_k": top_k,
+        "top_k_lexical": top_k_lexical,
+        "band": band,
+        "neighbours": neighbours,
+        "hidden": hidden,
+        "identical": identical,
+        "split_fill": split_fill,
+        "bead_threshold": bead_threshold,
+        **{key: DEFAULT_CONFIG[key] for key in AFTER_V1},
+    }
+    translation = TranslationSettings(mode=translations, length_ratio=translation_length_ratio)
+    return configured_aligner(V1, weights, similarity, given, training, translation, wide=True)

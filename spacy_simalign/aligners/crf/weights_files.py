@@ -5,13 +5,17 @@ names its pipeline folder too, instead of numpy's, torch's or json's traceback.
 model.npz (numpy's archive of the learned arrays; spacy-simalign 0.1.0 wrote model.pt with
 torch.save) is a zip archive whose entries carry CRC-32 checksums; torch does not check them, so
 a changed byte in a tensor would load as a silently different model. They are checked here first
-(13 KB for the shipped weights: well under a millisecond)."""
+(13 KB for the shipped weights: well under a millisecond).
+
+Weights that are not finite numbers (NaN or infinity in an array, or in config.json's learned
+combination and bead weights) are what a training run that diverged saves: a valid archive that
+decodes to no beads at all. They are refused when read and when saved, naming the file."""
 
 import io
 import json
 import zipfile
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -20,6 +24,8 @@ from ...extras import install_hint
 from .inference import state_shapes
 
 REPAIR = "save them again, or copy the folder again from where they were saved"
+DIVERGED = "what a training run that diverged saves; train again (a lower learn_rate)"
+LEARNED = ("combination_weights", "bead_weights")  # config.json's learned weights (combine.py, beads.py)
 TORCH_ENTRY = b"data.pkl"  # the pickle entry of a torch.save archive, near its start
 
 
@@ -62,6 +68,15 @@ def read_state(path: Path) -> Dict[str, np.ndarray]:
 def state_from_bytes(data: bytes, path: Path) -> Dict[str, np.ndarray]:
     """The learned arrays in `data` (a model.npz, or a model.pt of torch.save); `path` names them
     in errors."""
+    state = archived_state(data, path)
+    wrong = state_not_finite(state)
+    if wrong:
+        raise InputError(f"CRF weights that are not finite numbers: {wrong}, {DIVERGED}", str(path))
+    return state
+
+
+def archived_state(data: bytes, path: Path) -> Dict[str, np.ndarray]:
+    """The arrays of an archive whose checksums hold."""
     legacy = path.suffix == ".pt" or TORCH_ENTRY in data[:4096]
     kind = "torch" if legacy else "npz"
     if not data:
@@ -128,3 +143,46 @@ def check_shapes(state: Dict[str, np.ndarray], config: Dict[str, Any], path: Pat
     for name, shape in shapes.items():
         if tuple(state[name].shape) != shape:
             raise damaged(path, f"{name} has shape {tuple(state[name].shape)}, the config's model {shape}")
+
+
+def state_not_finite(state: Dict[str, np.ndarray]) -> Optional[str]:
+    """The first array (by name) that holds NaN or infinity, said as "NAME holds NaN"; None when
+    every value is a finite number."""
+    for name in sorted(state):
+        values = np.asarray(state[name])
+        if not np.isfinite(values).all():
+            return f"{name} holds {'NaN' if np.isnan(values).any() else 'infinity'}"
+    return None
+
+
+def config_not_finite(config: Dict[str, Any]) -> Optional[str]:
+    """The first learned weight of a config (LEARNED; null: none learned) that is NaN or infinite,
+    said as "bead_weights[3] is NaN"; None when all are finite."""
+    for key in LEARNED:
+        for k, value in enumerate(config.get(key) or ()):
+            if isinstance(value, float) and not np.isfinite(value):
+                return f"{key}[{k}] is {'NaN' if np.isnan(value) else 'infinity'}"
+    return None
+
+
+def check_learned(config: Dict[str, Any], path: Path) -> None:
+    """config.json's learned weights (LEARNED) are null or lists of finite numbers."""
+    for key in LEARNED:
+        values = config.get(key)
+        if values is not None and (
+            not isinstance(values, list)
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        ):
+            raise damaged(path, f"{key} is not a list of numbers")
+    wrong = config_not_finite(config)
+    if wrong:
+        raise InputError(f"CRF weights that are not finite numbers: {wrong}, {DIVERGED}", str(path))
+
+
+def check_saving(state: Dict[str, np.ndarray], config: Dict[str, Any], state_path: Path, config_path: Path) -> None:
+    """Weights about to be saved (the arrays to `state_path`, the config to `config_path`) are finite
+    numbers: a diverged model is refused, naming the file it would have written, before anything
+    is written."""
+    for path, wrong in ((state_path, state_not_finite(state)), (config_path, config_not_finite(config))):
+        if wrong:
+            raise InputError(f"not saved: CRF weights that are not finite numbers: {wrong}, {DIVERGED}", str(path))
