@@ -15,7 +15,7 @@ import pytest
 import spacy
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.choice import WIDE_FOLDER, WIDE_RECORD
 from spacy_simalign.aligners.crf.weights_files import read_state, state_bytes
 from spacy_simalign.errors import InputError
@@ -288,3 +288,16 @@ def test_folders_without_the_record_load_with_one_crf(tmp_path):
     one.save(tmp_path / "one")
     assert WIDE_RECORD not in json.loads((tmp_path / "one" / "config.json").read_text(encoding="utf-8"))
     assert CRFAligner.load(tmp_path / "one").wide is None
+
+
+def test_the_shipped_weights_are_what_saving_writes_and_record_their_wide_crf(tmp_path):
+    """The package's own weights folder carries the record too (a copy without its wide/ is refused),
+    and saving the default aligner writes its files byte for byte, as a reproduction compares them."""
+    shipped = DEFAULT_WEIGHTS
+    assert json.loads((shipped / "config.json").read_text(encoding="utf-8"))[WIDE_RECORD] is True
+    CRFAligner.default().save(tmp_path / "saved")
+    for name in ("config.json", "model.npz", f"{WIDE_FOLDER}/config.json", f"{WIDE_FOLDER}/model.npz"):
+        assert (tmp_path / "saved" / name).read_bytes() == (shipped / name).read_bytes(), name
+    shutil.rmtree(tmp_path / "saved" / WIDE_FOLDER)
+    with pytest.raises(InputError, match="config.json records the wide CRF saved here"):
+        CRFAligner.load(tmp_path / "saved")
