@@ -576,13 +576,9 @@ def nan_weights(folder: Path) -> None:
 
 
 def without_recorded_wide(folder: Path) -> None:
-    """crf/: a copy of the shipped weights as saving writes them now (config.json records the wide
-    CRF saved in wide/), then wide/ deleted."""
+    """crf/: a copy of the shipped weights (config.json records the wide CRF saved in wide/), then
+    wide/ deleted."""
     shutil.copytree(WEIGHTS, folder / WEIGHTS.name)
-    config = folder / WEIGHTS.name / "config.json"
-    config.write_text(
-        json.dumps({**json.loads(config.read_text(encoding="utf-8")), "wide_crf": True}), encoding="utf-8"
-    )
     shutil.rmtree(folder / WEIGHTS.name / "wide")
 
 

@@ -10,7 +10,7 @@ import torch
 from conftest import DEPLAIN_PAIRS, SMALL
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, make_crf_aligner
-from spacy_simalign.aligners.crf.choice import WIDE_FOLDER
+from spacy_simalign.aligners.crf.choice import WIDE_FOLDER, WIDE_RECORD
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.unsure import document_score
 from spacy_simalign.errors import InputError
@@ -66,9 +66,14 @@ def test_the_choice_survives_save_bytes_and_a_pipeline(shipped, inputs, tmp_path
 
 
 def test_weights_without_a_wide_crf_are_one_crf_and_saving_one_over_a_pair_drops_the_wide(shipped, inputs, tmp_path):
+    """A folder of one CRF (the shipped one without its wide/ and without the record of it, as
+    saving one CRF writes it) aligns as the shipped CRF alone."""
     folder = tmp_path / "crf"
     shutil.copytree(DEFAULT_WEIGHTS, folder)
     shutil.rmtree(folder / WIDE_FOLDER)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    del config[WIDE_RECORD]
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
     alone = CRFAligner.load(folder, encoder=shipped.encoder)
     assert alone.wide is None
     assert [alone.align_input(x) for x in inputs] == [shipped.beads(x, shipped.decode(x)) for x in inputs]
