@@ -5,6 +5,7 @@ another layout, probes that disagree, a run that tokenizes otherwise, one beyond
 leaves the joined text's own vector."""
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -266,3 +267,36 @@ def test_one_blas_thread_sets_once_for_a_shared_pool_and_per_thread_otherwise(mo
         )
     else:
         assert recording.calls == [("set", "blas-threads"), ("restore", "blas-threads")]
+
+
+def test_a_worker_processes_limit_leaves_one_blas_thread_working():
+    """`align --n-process` caps each worker's threads for its whole life; threadpoolctl then must
+    not be held by a living thread, or one_blas_thread's later limits would silently do nothing.
+    In a subprocess: this process's own BLAS settings stay as they are."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading\n"
+        "import numpy\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from spacy_simalign.similarity.blas_threads import limit_the_process, one_blas_thread\n"
+        "def blas():\n"
+        "    return sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'})\n"
+        "limit_the_process(2)\n"
+        "seen = [blas()]\n"
+        "with one_blas_thread():\n"
+        "    seen.append(blas())\n"
+        "def other():\n"
+        "    with one_blas_thread():\n"
+        "        seen.append(blas())\n"
+        "worker = threading.Thread(target=other)\n"
+        "worker.start()\n"
+        "worker.join()\n"
+        "seen.append(blas())\n"
+        "print(seen)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENBLAS_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[[2], [1], [1], [2]]"

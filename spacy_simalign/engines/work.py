@@ -34,10 +34,9 @@ def prepare_process(job: AlignJob) -> None:
         caches.shared("process-threads", job.threads, lambda: _limit_threads(job.threads))
 
 
-def _limit_threads(threads: int):
-    from threadpoolctl import threadpool_limits
-
+def _limit_threads(threads: int) -> bool:
     from ..similarity.backends import make_use_similarity
+    from ..similarity.blas_threads import limit_the_process
 
     make_use_similarity().threads = threads
     # torch where it is installed: spaCy's thinc imports it, and transformer encoders use it
@@ -45,7 +44,8 @@ def _limit_threads(threads: int):
         import torch
 
         torch.set_num_threads(threads)
-    return threadpool_limits(threads)  # kept (in caches) for the life of the process
+    limit_the_process(threads)  # for the life of the process
+    return True
 
 
 def output_record(record: PairRecord, doc) -> Dict[str, Any]:

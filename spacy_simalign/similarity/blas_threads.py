@@ -74,3 +74,16 @@ def one_blas_thread() -> Iterator[None]:
             if _holders == 0 and _limiter is not None:
                 limiter, _limiter = _limiter, None
                 _in_a_thread_of_its_own(limiter.restore_original_limits)
+
+
+def limit_the_process(threads: int) -> None:
+    """Cap numpy's BLAS and the OpenMP libraries at `threads` for the rest of the process (a worker
+    of `align --n-process`). The shared pool is set by a thread of its own, like one_blas_thread's
+    limit, so that no living thread keeps threadpoolctl's control of it; the per-thread limits
+    (OpenMP) are the calling thread's, which runs the work."""
+    controller, per_thread = _blas()
+    if per_thread:
+        controller.limit(limits=threads, user_api="blas")
+    else:
+        _in_a_thread_of_its_own(lambda: controller.limit(limits=threads, user_api="blas"))
+    controller.limit(limits=threads, user_api="openmp")

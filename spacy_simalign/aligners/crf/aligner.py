@@ -18,7 +18,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import srsly
-from threadpoolctl import threadpool_limits
 
 from ... import caches
 from ...errors import InputError
@@ -37,6 +36,7 @@ from ...ranges import (
     setting_error,
 )
 from ...registry import aligner_registry
+from ...similarity.blas_threads import one_blas_thread
 from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
 from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
@@ -337,7 +337,7 @@ class CRFAligner(SentenceAlignerBase):
         if self.is_translation(complex_side, simple_side):
             return self.bead_dp.align(complex_side, simple_side)
         embeddings = (self.featurizer.embed(complex_side), self.featurizer.embed(simple_side))
-        with threadpool_limits(limits=1, user_api="blas"):  # the same bits on any number of BLAS threads
+        with one_blas_thread():  # the same bits on any number of BLAS threads
             pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
             return self.align_input(pair)
 
