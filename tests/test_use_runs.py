@@ -33,8 +33,6 @@ def records():
     return out
 
 
-
-
 def sides():
     return [r.side(name) for r in records() for name in ("complex", "simple")]
 
