@@ -2,10 +2,14 @@
 language's tokenizer and segmenter (spacy.blank(lang) + simalign_segmenter +
 simalign_sentence_aligner), each saved with its meta as OUTPUT/<lang>/.
 
-    python project/assemble.py MODEL OUTPUT --name simalign_web --version 0.1.0 [--langs de,nl,fr,en]
+    python project/assemble.py MODEL OUTPUT --name simalign_web --version 0.1.0 [--langs de,nl,fr,en] \
+        [--trained-on TEXT --license TEXT --source TEXT]
 
 `spacy package OUTPUT/<lang> packages --name NAME --version VERSION` then builds <lang>_NAME;
-its requirements name spacy-simalign (found through the factories' entry points)."""
+its requirements name spacy-simalign (found through the factories' entry points). The meta says what
+the weights were trained on and under which licence; the defaults are the shipped weights' (DEplain-web
+dev): weights adapted on other data name that data and its licence (`--trained-on`, `--license`,
+`--source`), since its terms bind the weights (the `wikimanual` workflow: CC BY-NC-SA 4.0)."""
 
 import argparse
 import json
@@ -14,14 +18,26 @@ from pathlib import Path
 
 import spacy
 
+TRAINED_ON = "German DEplain-web gold (the same weights in every language; features are language-independent)"
+LICENSE = "MIT (code); weights trained on CC BY 4.0 / CC BY-SA 3.0 data"
 SOURCES = (
     "DEplain-web dev (Stodden et al., 2023): Alumniportal Deutschland documents under CC BY 4.0 "
     "and bible_verified under CC BY-SA 3.0; see assets/deplain-web-dev/README.md"
 )
 
 
-def assemble(model: str, lang: str, name: str, version: str, metrics: dict = None) -> spacy.Language:
-    """A blank `lang` pipeline with the trained aligner of `model` (weights copied)."""
+def assemble(
+    model: str,
+    lang: str,
+    name: str,
+    version: str,
+    metrics: dict = None,
+    trained_on: str = TRAINED_ON,
+    license: str = LICENSE,
+    sources=(SOURCES,),
+) -> spacy.Language:
+    """A blank `lang` pipeline with the trained aligner of `model` (weights copied); its meta names
+    the training data (`trained_on`, `sources`) and the licence."""
     trained = spacy.load(model)
     source = trained.get_pipe("sentence_aligner")
     nlp = spacy.blank(lang)
@@ -37,12 +53,11 @@ def assemble(model: str, lang: str, name: str, version: str, metrics: dict = Non
             "version": version,
             "description": (
                 f"Sentence alignment of complex/simple document pairs ({lang}): rule-based {lang} "
-                "segmentation and the spacy-simalign neural CRF aligner trained on German DEplain-web "
-                "gold (the same weights in every language; features are language-independent)."
+                f"segmentation and the spacy-simalign neural CRF aligner trained on {trained_on}."
             ),
             "author": "spacy-simalign",
-            "license": "MIT (code); weights trained on CC BY 4.0 / CC BY-SA 3.0 data",
-            "sources": [SOURCES],
+            "license": license,
+            "sources": list(sources),
             "url": "",
         }
     )
@@ -59,12 +74,23 @@ def main(argv=None) -> int:
     ap.add_argument("--version", default="0.1.0")
     ap.add_argument("--langs", default="de,nl,fr,en")
     ap.add_argument("--metrics", default=None, help="metrics JSON (project/evaluate.py) to record in the meta")
+    ap.add_argument("--trained-on", default=TRAINED_ON, help="what the weights were trained on (the description)")
+    ap.add_argument("--license", default=LICENSE, help="the meta's licence: the terms of the code and of the weights")
+    ap.add_argument(
+        "--source",
+        action="append",
+        default=None,
+        help="a data source of the weights, as the meta lists it (repeatable)",
+    )
     args = ap.parse_args(argv)
     metrics = None
     if args.metrics and Path(args.metrics).exists():
         metrics = json.loads(Path(args.metrics).read_text(encoding="utf-8"))["scores"]
     for lang in args.langs.split(","):
-        nlp = assemble(args.model, lang.strip(), args.name, args.version, metrics)
+        sources = args.source or [SOURCES]
+        nlp = assemble(
+            args.model, lang.strip(), args.name, args.version, metrics, args.trained_on, args.license, sources
+        )
         target = Path(args.output) / lang.strip()
         target.parent.mkdir(parents=True, exist_ok=True)
         nlp.to_disk(target)

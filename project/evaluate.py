@@ -1,11 +1,13 @@
 """Score a trained alignment pipeline (or a lexical method) on a gold corpus: link,
 bead-text and paragraph P/R/F1 through the library's scorer, written as JSON.
 
-    python project/evaluate.py MODEL GOLD OUTPUT.json [--method NAME] [--lang de]
+    python project/evaluate.py MODEL GOLD OUTPUT.json [--method NAME] [--lang de] [--exclude-identical]
 
 MODEL is a spaCy pipeline folder or an installed package name; with --method, MODEL is
 ignored ("-") and a blank pipeline with that sentence method is scored instead (baselines).
-GOLD is a DocBin of Doc pairs (project/convert.py) or pair JSONL with gold."""
+GOLD is a DocBin of Doc pairs (project/convert.py) or pair JSONL with gold. --exclude-identical scores
+links by Wiki-Manual's Task 1 protocol, as `evaluate --exclude-identical` does (identical sentence
+pairs left out of gold and prediction)."""
 
 import argparse
 import json
@@ -26,8 +28,9 @@ from spacy_simalign.pipeline.scorer import score_examples
 METRICS = ("link", "bead_text", "paragraph")
 
 
-def evaluate(nlp, gold: str) -> dict:
-    """Run the pipeline on the corpus's predicted Docs and score them against the references."""
+def evaluate(nlp, gold: str, exclude_identical: bool = False) -> dict:
+    """Run the pipeline on the corpus's predicted Docs and score them against the references
+    (`exclude_identical`: links by the Task 1 protocol, scoring.AlignmentScorer)."""
     examples = list(PairCorpus(gold)(nlp))
     if not examples:  # scores over nothing would read as F1 0.000
         raise InputError("no documents to evaluate on (an empty test split?)", gold)
@@ -35,12 +38,14 @@ def evaluate(nlp, gold: str) -> dict:
     predicted = list(nlp.pipe(eg.predicted for eg in examples))
     seconds = time.perf_counter() - start
     scored = [Example(doc, eg.reference) for doc, eg in zip(predicted, examples)]
-    flat = score_examples(scored)
+    flat = score_examples(scored, exclude_identical=exclude_identical)
     out = {
         metric: {k: flat[f"align_{metric}_{k}"] for k in ("p", "r", "f") if f"align_{metric}_{k}" in flat}
         for metric in METRICS
     }
     out.update(docs=len(examples), seconds=round(seconds, 2), scores=flat)
+    if exclude_identical:
+        out["protocol"] = "link: identical sentence pairs left out (Wiki-Manual Task 1)"
     return out
 
 
@@ -51,6 +56,11 @@ def main(argv=None) -> int:
     ap.add_argument("output", help="metrics JSON to write")
     ap.add_argument("--method", default=None, help="score this sentence method on a blank pipeline instead")
     ap.add_argument("--lang", default="de", help="language of the blank pipeline (with --method)")
+    ap.add_argument(
+        "--exclude-identical",
+        action="store_true",
+        help="link P/R/F1 by Wiki-Manual's Task 1 protocol: links between identical sentences left out of both sides",
+    )
     args = ap.parse_args(argv)
     try:
         if args.method:
@@ -59,7 +69,7 @@ def main(argv=None) -> int:
             if not Path(args.model).exists() and not spacy.util.is_package(args.model):
                 raise InputError("no such pipeline folder or package", args.model)
             nlp = spacy.load(args.model)
-        scores = evaluate(nlp, args.gold)
+        scores = evaluate(nlp, args.gold, args.exclude_identical)
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -607,3 +607,118 @@ def test_the_readme_figures_are_those_the_commands_give_today(tmp_path):
     run = run_script(ROOT / "project" / "readme_figures.py", "--check")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "up to date" in run.stderr
+
+
+# -- Wiki-Manual from its upstream CSV (workflow wikimanual) -------------------------------------
+
+WIKIMANUAL_HEADER = "alignment;reg_sent;sim_sent\n"
+# Two articles in the upstream layout (';'-separated, one group a row, ids ARTICLE-LEVEL-PARAGRAPH-SENTENCE,
+# rows in any order). Article 7_1: a 2:1 group whose joined text holds "Dr." (no sentence end), a 1:2
+# group, a deletion and an addition; article 9_2 has a group that cuts into 1 piece for 2 ids: left out.
+WIKIMANUAL_CSV = WIKIMANUAL_HEADER + (
+    "\"(['7_1-1-1-0'], [])\";Nobody remembers it.;\n"
+    "\"(['7_1-1-0-0', '7_1-1-0-1'], ['7_1-0-0-0'])\";Dr. Ann Lee founded the town in 1850. It grew fast.;"
+    "Ann Lee founded the fast-growing town.\n"
+    "\"([], ['7_1-0-1-2'])\";;It is old.\n"
+    "\"(['7_1-1-1-1'], ['7_1-0-1-0', '7_1-0-1-1'])\";The river, which is long, floods often.;"
+    "The river is long. It floods often.\n"
+    "\"(['9_2-1-0-0'], ['9_2-0-0-0', '9_2-0-0-1'])\";A sentence.;one piece only\n"
+)
+
+
+def test_wikimanual_convert_rebuilds_articles_paragraphs_and_beads_from_the_upstream_csv(tmp_path, capsys):
+    convert = project_module("wikimanual_pairs").main
+    (tmp_path / "dev.csv").write_text(WIKIMANUAL_CSV, encoding="utf-8")
+    out = tmp_path / "pairs.jsonl"
+    assert convert([str(out), "--csv", str(tmp_path / "dev.csv")]) == 0
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'dev.csv'}:6: unsplittable: 2 sentences, 1 pieces" in err
+    assert "1 pairs, 2 gold beads; 1 articles left out" in err
+    (pair,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert pair == {
+        "id": "wikimanual-7_1",
+        "lang": "en",
+        "lang_simple": "en",
+        "complex": {
+            "paragraphs": [
+                ["Dr. Ann Lee founded the town in 1850.", "It grew fast."],
+                ["Nobody remembers it.", "The river, which is long, floods often."],
+            ]
+        },
+        "simple": {
+            "paragraphs": [
+                ["Ann Lee founded the fast-growing town."],
+                ["The river is long.", "It floods often.", "It is old."],
+            ]
+        },
+        "gold": [[[0, 1], [0]], [[3], [1, 2]]],
+    }
+
+
+def test_wikimanual_convert_refuses_a_bad_row_or_checksum_with_one_located_line(tmp_path, capsys):
+    convert = project_module("wikimanual_pairs").main
+    out = tmp_path / "pairs.jsonl"
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        WIKIMANUAL_HEADER + "\"(['7_1-1-0-0'], [])\";One.;\n\"(['7_1-x-0-1'], [])\";Two.;\n", encoding="utf-8"
+    )
+    assert convert([str(out), "--csv", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}:3: 'alignment' must be two lists of ids") and err.count("\n") == 1
+    (tmp_path / "dev.csv").write_text(WIKIMANUAL_CSV, encoding="utf-8")
+    assert convert([str(out), "--csv", str(tmp_path / "dev.csv"), "--md5", "0" * 32]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {tmp_path / 'dev.csv'}: the pairs have MD5 " in err and "nothing written" in err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "dev.csv"]
+
+
+def upstream_csv(pairs_path: Path) -> str:
+    """Wiki-Manual pair JSONL written back in the upstream CSV layout: a row per gold bead (its sentences
+    joined by a space) and per sentence in no bead, ids numbered by paragraph and sentence."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\n")
+    writer.writerow(["alignment", "reg_sent", "sim_sent"])
+    for line in pairs_path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        article = record["id"].removeprefix("wikimanual-")
+        sides = [
+            [
+                (f"{article}-{level}-{p}-{s}", text)
+                for p, para in enumerate(record[name]["paragraphs"])
+                for s, text in enumerate(para)
+            ]
+            for name, level in (("complex", 1), ("simple", 0))
+        ]
+        in_beads = [set(), set()]
+        for bead in record["gold"]:
+            row = [[sides[side][i] for i in bead[side]] for side in (0, 1)]
+            in_beads[0] |= set(bead[0])
+            in_beads[1] |= set(bead[1])
+            writer.writerow(
+                [repr(tuple([sid for sid, _ in r] for r in row)), *(" ".join(t for _, t in r) for r in row)]
+            )
+        for side in (0, 1):
+            for i, (sid, text) in enumerate(sides[side]):
+                if i not in in_beads[side]:
+                    ids, texts = [[], []], ["", ""]
+                    ids[side], texts[side] = [sid], text
+                    writer.writerow([repr(tuple(ids)), *texts])
+    return out.getvalue()
+
+
+def test_wikimanual_convert_gives_the_shared_pairs_byte_for_byte_from_their_csv_layout(tmp_path, shared_data, capsys):
+    """The real 49 articles, written back in the upstream layout, convert to ../shared/data's file to the
+    byte (the MD5 the workflow checks): the same rules as the recipe that made it. Offline, --pairs copies
+    that file, checked by the same checksum."""
+    convert = project_module("wikimanual_pairs").main
+    pairs = shared_data("wikimanual-dev/pairs.jsonl")
+    (tmp_path / "dev.csv").write_text(upstream_csv(pairs), encoding="utf-8")
+    md5 = "107ee11d919684d4fc59f800642bfe67"
+    assert convert([str(tmp_path / "out.jsonl"), "--csv", str(tmp_path / "dev.csv"), "--md5", md5]) == 0
+    assert (tmp_path / "out.jsonl").read_bytes() == pairs.read_bytes()
+    assert "49 pairs, 280 gold beads; 0 articles left out" in capsys.readouterr().err
+    assert convert([str(tmp_path / "copy.jsonl"), "--pairs", str(pairs), "--md5", md5]) == 0
+    assert (tmp_path / "copy.jsonl").read_bytes() == pairs.read_bytes()

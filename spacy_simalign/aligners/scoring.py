@@ -1,7 +1,10 @@
 """Alignment metrics: link P/R/F1 (beads expanded to sentence links), bead-text P/R/F1
 (the DEplain protocol: a bead counts if its joined texts equal a gold bead's) and
 paragraph-pair P/R/F1 (a paragraph pair is gold if any of its sentences are linked).
-Counts are pooled over documents (micro average)."""
+Counts are pooled over documents (micro average). With `exclude_identical`, link P/R/F1 is the
+Task 1 protocol of Wiki-Manual (Jiang et al., 2020): links between two sentences that are the same
+string once stripped of surrounding whitespace are left out of both gold and prediction, since
+copying an unchanged sentence is trivial and would otherwise dominate simplification benchmarks."""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -45,6 +48,14 @@ def links_of(beads: Iterable[Bead]) -> Set[Tuple[int, int]]:
     return {link for bead in beads for link in bead.links()}
 
 
+def identical_links(
+    links: Iterable[Tuple[int, int]], complex_sents: Sequence[str], simple_sents: Sequence[str]
+) -> Set[Tuple[int, int]]:
+    """The links whose complex and simple sentences are the same string after str.strip(): what
+    the Task 1 protocol leaves out (Wiki-Manual's "identical pairs")."""
+    return {(c, s) for c, s in links if complex_sents[c].strip() == simple_sents[s].strip()}
+
+
 def bead_texts(beads: Iterable[Bead], complex_sents: Sequence[str], simple_sents: Sequence[str]) -> Counter:
     """Multiset of (joined complex text, joined simple text) of the beads, whitespace-normalised."""
 
@@ -61,13 +72,17 @@ def paragraph_pairs(
 
 
 class AlignmentScorer:
-    """Accumulates the three metrics over documents."""
+    """Accumulates the three metrics over documents. `exclude_identical`: link P/R/F1 by the Task 1
+    protocol (identical links left out of gold and prediction, counted in `left_out`); bead-text and
+    paragraph figures do not change, since a bead or a paragraph pair is not one sentence pair."""
 
-    def __init__(self):
+    def __init__(self, exclude_identical: bool = False):
         self.link = PRF()
         self.bead_text = PRF()
         self.paragraph = PRF()
         self.docs = 0
+        self.exclude_identical = exclude_identical
+        self.left_out = {"gold": 0, "predicted": 0}
 
     def add(
         self,
@@ -81,7 +96,13 @@ class AlignmentScorer:
     ) -> None:
         self.docs += 1
         g, p = links_of(gold), links_of(pred)
-        self.link.add(len(g & p), len(p), len(g))
+        if self.exclude_identical:
+            same = identical_links(g | p, complex_sents, simple_sents)
+            self.left_out["gold"] += len(g & same)
+            self.left_out["predicted"] += len(p & same)
+            self.link.add(len((g & p) - same), len(p - same), len(g - same))
+        else:
+            self.link.add(len(g & p), len(p), len(g))
         gt, pt = bead_texts(gold, complex_sents, simple_sents), bead_texts(pred, complex_sents, simple_sents)
         self.bead_text.add(sum((gt & pt).values()), sum(pt.values()), sum(gt.values()))
         if complex_para_of is not None and simple_para_of is not None:
@@ -94,8 +115,11 @@ class AlignmentScorer:
             self.paragraph.add(len(gp & pp), len(pp), len(gp))
 
     def scores(self) -> Dict[str, Any]:
-        """{"docs": documents added, "link", "bead_text" (and "paragraph" when any): P/R/F1 dicts}."""
+        """{"docs": documents added, "link", "bead_text" (and "paragraph" when any): P/R/F1 dicts;
+        with exclude_identical also "identical_links_left_out": {"gold": n, "predicted": n}}."""
         out: Dict[str, Any] = {"docs": self.docs, "link": self.link.to_dict(), "bead_text": self.bead_text.to_dict()}
+        if self.exclude_identical:
+            out["identical_links_left_out"] = dict(self.left_out)
         if self.paragraph.n_gold or self.paragraph.n_pred:
             out["paragraph"] = self.paragraph.to_dict()
         return out

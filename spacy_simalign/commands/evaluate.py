@@ -1,6 +1,8 @@
-"""`evaluate GOLD.jsonl PREDICTED.jsonl [--output scores.json] [--detail]`: link, bead-text and
-paragraph-pair P/R/F1 of an alignment JSONL file against the gold beads of a pair JSONL
-file (evaluation.evaluate_files); `--detail` adds recall per bead shape and each pair's figures."""
+"""`evaluate GOLD.jsonl PREDICTED.jsonl [--output scores.json] [--detail] [--exclude-identical]`: link,
+bead-text and paragraph-pair P/R/F1 of an alignment JSONL file against the gold beads of a pair JSONL
+file (evaluation.evaluate_files); `--detail` adds recall per bead shape and each pair's figures;
+`--exclude-identical` scores links by Wiki-Manual's Task 1 protocol, so that figures compare with
+the published ones of Jiang et al. (2020), which leave pairs of identical sentences out."""
 
 import json
 
@@ -22,6 +24,13 @@ def add_arguments(parser):
         help="also recall per gold bead shape (1:1, 1:2, 1:3+, n:m) and each pair's own link and "
         "bead-text F1, worst first: which documents and shapes to review",
     )
+    parser.add_argument(
+        "--exclude-identical",
+        action="store_true",
+        help="Wiki-Manual's Task 1 protocol (Jiang et al. 2020): leave every link between two sentences that are "
+        "the same string (surrounding whitespace stripped) out of both gold and prediction in the link figures; "
+        "bead-text and paragraph figures are unchanged",
+    )
 
 
 def paths(args) -> Paths:
@@ -31,7 +40,7 @@ def paths(args) -> Paths:
 def run(args) -> int:
     from ..evaluation.files import evaluate_files, format_table
 
-    scores = evaluate_files(args.gold, args.predicted, detail=args.detail)
+    scores = evaluate_files(args.gold, args.predicted, detail=args.detail, exclude_identical=args.exclude_identical)
     say(format_table(scores))
     if args.output:
         with atomic_output(args.output) as handle:

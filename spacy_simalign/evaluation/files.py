@@ -31,13 +31,16 @@ def _side(record: PairRecord, name: str, predicted: Optional[AlignmentLine], gol
     return Side(sents, [list(range(len(sents)))], record.side_lang(name))
 
 
-def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict[str, Any]:
+def evaluate_files(
+    gold_path: str, pred_path: str, detail: bool = False, exclude_identical: bool = False
+) -> Dict[str, Any]:
     """Link, bead-text and paragraph-pair P/R/F1 of the predictions, pooled over the gold pairs;
     a gold pair without a prediction counts as predicting nothing. `detail`: also recall per gold
-    bead shape ("shapes") and each pair's own figures ("documents", worst bead-text F1 first)."""
+    bead shape ("shapes") and each pair's own figures ("documents", worst bead-text F1 first).
+    `exclude_identical`: every link figure by Wiki-Manual's Task 1 protocol (AlignmentScorer)."""
     predicted = load_alignments(pred_path)
-    scorer = AlignmentScorer()
-    tally, documents = Tally(), []
+    scorer = AlignmentScorer(exclude_identical)
+    tally, documents = Tally(exclude_identical), []
     missing = 0
     for record in read_pairs(gold_path):
         gold = record.gold
@@ -53,7 +56,7 @@ def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict
         scorer.add(gold, beads, c.sentences, s.sentences, c.paragraph_of(), s.paragraph_of())
         if detail:
             tally.add(TrainingPair(c, s, list(gold), id=record.id), beads)
-            documents.append(document_figures(record.id, gold, beads, c, s, line is not None))
+            documents.append(document_figures(record.id, gold, beads, c, s, line is not None, exclude_identical))
     scores = scorer.scores()
     scores["missing_predictions"] = missing
     if detail:
@@ -63,10 +66,10 @@ def evaluate_files(gold_path: str, pred_path: str, detail: bool = False) -> Dict
 
 
 def document_figures(
-    pair_id: str, gold: List[Bead], beads: List[Bead], c: Side, s: Side, predicted: bool
+    pair_id: str, gold: List[Bead], beads: List[Bead], c: Side, s: Side, predicted: bool, exclude_identical=False
 ) -> Dict[str, Any]:
     """One pair's own link and bead-text P/R/F1, with its numbers of gold and predicted beads."""
-    own = AlignmentScorer()
+    own = AlignmentScorer(exclude_identical)
     own.add(gold, beads, c.sentences, s.sentences)
     figures = own.scores()
     return {
@@ -80,12 +83,19 @@ def document_figures(
 
 
 def format_table(scores: Dict[str, Any]) -> str:
+    left_out = scores.get("identical_links_left_out")
     lines = ["| metric | P | R | F1 |", "|---|---|---|---|"]
     for metric in ("link", "bead_text", "paragraph"):
         if metric in scores:
             m = scores[metric]
-            lines.append(f"| {metric} | {m['p']:.3f} | {m['r']:.3f} | {m['f']:.3f} |")
+            name = "link, identical left out" if metric == "link" and left_out else metric
+            lines.append(f"| {name} | {m['p']:.3f} | {m['r']:.3f} | {m['f']:.3f} |")
     lines.append(f"\n{scores['docs']} documents, {scores['missing_predictions']} without a prediction")
+    if left_out:
+        lines.append(
+            f"Task 1 protocol: {left_out['gold']} gold and {left_out['predicted']} predicted links between identical "
+            "sentences left out of every link figure"
+        )
     if "shapes" in scores:
         lines += ["", "| gold bead shape | beads | link recall | exact bead recall |", "|---|---|---|---|"]
         for shape, figures in scores["shapes"].items():

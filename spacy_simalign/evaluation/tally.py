@@ -4,7 +4,7 @@ gold bead shape, and which wrong links touch an added or a deleted sentence."""
 
 from typing import Dict, Sequence
 
-from ..aligners.scoring import PRF, AlignmentScorer, links_of
+from ..aligners.scoring import PRF, AlignmentScorer, identical_links, links_of
 from ..structures import Bead, TrainingPair
 
 SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
@@ -18,10 +18,13 @@ def shape_of(bead: Bead) -> str:
 
 
 class Tally:
-    """Link and bead-text P/R/F1 plus the error analysis, pooled over documents."""
+    """Link and bead-text P/R/F1 plus the error analysis, pooled over documents. `exclude_identical`:
+    every link figure (link P/R/F1, link recall per shape, the wrong links) by the Task 1 protocol,
+    identical links left out on both sides (scoring.identical_links)."""
 
-    def __init__(self):
-        self.scorer = AlignmentScorer()
+    def __init__(self, exclude_identical: bool = False):
+        self.exclude_identical = exclude_identical
+        self.scorer = AlignmentScorer(exclude_identical)
         self.strict = PRF()
         self.shape_links = {s: [0, 0] for s in SHAPES}  # [found, total] links of gold beads of a shape
         self.shape_beads = {s: [0, 0] for s in SHAPES}  # [exactly predicted, total] beads
@@ -34,9 +37,14 @@ class Tally:
         self.strict.add(len(gold_beads & pred_beads), len(pred_beads), len(gold_beads))
         pred_links = links_of(pred)
         gold_links = pair.links
+        same = set()
+        if self.exclude_identical:
+            texts = (pair.complex.sentences, pair.simple.sentences)
+            same = identical_links(pred_links | gold_links, *texts)
+            pred_links, gold_links = pred_links - same, gold_links - same
         for b in pair.gold:
             shape = shape_of(b)
-            links = b.links()
+            links = [link for link in b.links() if link not in same]
             self.shape_links[shape][0] += sum(link in pred_links for link in links)
             self.shape_links[shape][1] += len(links)
             self.shape_beads[shape][0] += int((b.complex, b.simple) in pred_beads)

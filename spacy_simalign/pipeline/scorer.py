@@ -11,10 +11,11 @@ from ..aligners.scoring import AlignmentScorer
 from . import pair
 
 
-def score_examples(examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+def score_examples(examples: Iterable[Example], exclude_identical: bool = False, **kwargs) -> Dict[str, float]:
     """Link, bead-text and paragraph P/R/F1 of predicted vs reference Doc pairs, as flat
-    `align_<metric>_<p|r|f>` keys."""
-    scorer = AlignmentScorer()
+    `align_<metric>_<p|r|f>` keys; `exclude_identical`: link figures by Wiki-Manual's Task 1
+    protocol (AlignmentScorer), for project/evaluate.py --exclude-identical."""
+    scorer = AlignmentScorer(exclude_identical)
     for eg in examples:
         c, s = pair.side_of(eg.predicted, "complex"), pair.side_of(eg.predicted, "simple")
         scorer.add(
