@@ -19,7 +19,7 @@ from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
-SHARED = Path("/work/shared/data")
+SHARED = ROOT.parent / "shared" / "data"  # beside the repository, as in the lab's project.yml
 
 
 def with_synthetic(pairs, args, seed):

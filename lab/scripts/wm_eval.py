@@ -16,7 +16,7 @@ from task1 import prf, task1_links  # noqa: E402
 from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
 from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
 
-WM = "/work/shared/data/wikimanual-dev/pairs.jsonl"
+WM = str(Path(__file__).resolve().parents[3] / "shared" / "data" / "wikimanual-dev" / "pairs.jsonl")
 
 
 def evaluate(aligner, path=WM, lang="en"):
