@@ -68,7 +68,9 @@ def main(argv=None):
             print(f"fold {f + 1} {overrides}: link {figs[r][-1][0]:.3f} bead-text {figs[r][-1][1]:.3f}", flush=True)
     for r, overrides in enumerate(rows):
         lf, bf = np.mean(figs[r], axis=0)
-        print(f"drop {a.drop} drop_simple {a.drop_simple} mode {a.mode} {overrides}: CV mean link {lf:.3f} bead-text {bf:.3f} ({time.time() - t0:.0f} s)")
+        print(
+            f"drop {a.drop} drop_simple {a.drop_simple} mode {a.mode} {overrides}: CV mean link {lf:.3f} bead-text {bf:.3f} ({time.time() - t0:.0f} s)"
+        )
     return 0
 
 

@@ -25,8 +25,7 @@ SHARED = ROOT.parent / "shared" / "data"  # beside the repository, as in the lab
 def with_synthetic(pairs, args, seed):
     rng = random.Random(seed)
     syn = [
-        augmented(p, rng, args.drop, args.insert_simple, args.insert_complex, pairs, args.drop_simple)
-        for p in pairs
+        augmented(p, rng, args.drop, args.insert_simple, args.insert_complex, pairs, args.drop_simple) for p in pairs
     ]
     if args.mode == "replace":
         return syn
@@ -49,7 +48,9 @@ def train(args):
     aligner.initialize(lambda: train_pairs, wide_pairs=wide_pairs or None)
     aligner.fit(train_pairs)
     aligner.save(args.out)
-    print(f"trained on {len(train_pairs)} (+{len(wide_pairs)} wide) documents in {time.time() - t0:.0f} s -> {args.out}")
+    print(
+        f"trained on {len(train_pairs)} (+{len(wide_pairs)} wide) documents in {time.time() - t0:.0f} s -> {args.out}"
+    )
 
 
 def main(argv=None):

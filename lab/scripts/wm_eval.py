@@ -60,13 +60,20 @@ def main(argv=None):
         k, v = kv.split("=", 1)
         overrides[k] = json.loads(v)
     for folder in a.folders:
-        aligner = CRFAligner.default(overrides=overrides) if folder == "shipped" else CRFAligner.load(folder, overrides=overrides)
+        aligner = (
+            CRFAligner.default(overrides=overrides)
+            if folder == "shipped"
+            else CRFAligner.load(folder, overrides=overrides)
+        )
         if a.no_wide:
             aligner.wide_allowed = False
         per, (ul, u, al_, al), secs = evaluate(aligner)
         p, r, f = prf(*(sum(v[k] for v in per.values()) for k in range(3)))
-        print(f"{folder}{' no-wide' if a.no_wide else ''} {overrides or ''}: WM Task 1 P {p:.3f} R {r:.3f} F1 {f:.3f}; "
-              f"simple linked: gold-unaligned {ul}/{u}, gold-aligned {al_}/{al}; {secs:.1f} s", flush=True)
+        print(
+            f"{folder}{' no-wide' if a.no_wide else ''} {overrides or ''}: WM Task 1 P {p:.3f} R {r:.3f} F1 {f:.3f}; "
+            f"simple linked: gold-unaligned {ul}/{u}, gold-aligned {al_}/{al}; {secs:.1f} s",
+            flush=True,
+        )
     return 0
 
 
