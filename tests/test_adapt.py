@@ -12,6 +12,7 @@ from conftest import SMALL, write_jsonl
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check, schedule
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
+from spacy_simalign.aligners.crf.choice import WIDE_RECORD
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import sentence_entropy, unsureness
 
@@ -229,8 +230,11 @@ def test_the_loop_rank_align_review_adapt_and_the_adapted_folder_and_pipeline(tm
     assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]  # the base's wide CRF kept
     again = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "0"]
     assert main(again) == 0 and sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]
-    single = tmp_path / "single"  # a base of one CRF: the folder's earlier wide CRF must go
+    single = tmp_path / "single"  # a base of one CRF (no wide/, no record of one): the folder's earlier wide CRF must go
     shutil.copytree(DEFAULT_WEIGHTS, single, ignore=shutil.ignore_patterns("wide"))
+    config = json.loads((single / "config.json").read_text(encoding="utf-8"))
+    del config[WIDE_RECORD]
+    (single / "config.json").write_text(json.dumps(config), encoding="utf-8")
     assert main(again + ["--base", str(single)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz"]
     assert main(args) == 0  # and the pipeline and folder of the first run again
