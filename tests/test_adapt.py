@@ -230,7 +230,8 @@ def test_the_loop_rank_align_review_adapt_and_the_adapted_folder_and_pipeline(tm
     assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]  # the base's wide CRF kept
     again = ["adapt", str(pairs), str(out), "--background", str(background), "--epochs", "0"]
     assert main(again) == 0 and sorted(p.name for p in out.iterdir()) == ["config.json", "model.npz", "wide"]
-    single = tmp_path / "single"  # a base of one CRF (no wide/, no record of one): the folder's earlier wide CRF must go
+    # a base of one CRF (no wide/, no record of one): the folder's earlier wide CRF must go
+    single = tmp_path / "single"
     shutil.copytree(DEFAULT_WEIGHTS, single, ignore=shutil.ignore_patterns("wide"))
     config = json.loads((single / "config.json").read_text(encoding="utf-8"))
     del config[WIDE_RECORD]
