@@ -7,10 +7,11 @@ USE), so that differences come from the algorithms. One table from one run, for 
 sets (--sets picks some): Text+Berg dev (de-fr, 1 article), the TransRead dev novels (en-fr, 3),
 the NTREX news translations (six pair files among de/en/fr/nl, 123 documents each, one run over
 the 738), the Simple German Corpus dev documents (30, read from ../shared/data: never copied
-here) and DEplain-web dev (82). Per set and system: link P/R/F1, strict bead F1 (a predicted
-bead counts only if it equals a gold bead: our bead-text F1), the whole time (wall clock from
-the pair JSONL to the beads: process starts, model loading, encoding) and the algorithm-only
-time (all encoder calls excluded); a mean-over-sets row and the difference ours - bertalign.
+here), DEplain-web dev (82) and Wiki-Manual dev (49 English Wikipedia / Simple English Wikipedia
+article pairs). Per set and system: link P/R/F1, strict bead F1 (a predicted bead counts only if
+it equals a gold bead: our bead-text F1), the whole time (wall clock from the pair JSONL to the
+beads: process starts, model loading, encoding) and the algorithm-only time (all encoder calls
+excluded); a mean-over-sets row and the difference ours - bertalign.
 
 - bertalign 2.0.1 (max_align 5, top_k 3, win 5, skip -0.1: the paper's settings) runs in
   .venv-peers through project/peers_bertalign.py. The strings it embeds (each side's
@@ -35,6 +36,12 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
   on DEplain-web dev and the Simple German Corpus dev documents. A DEplain fold model is such a
   pair trained without the fold's documents; on the Simple German Corpus ours holds one website
   out at a time (the shipped DEplain-web CRF, and a wide CRF trained without that website).
+- Wiki-Manual dev is a set apart: its link P/R/F1 is the paper's Task 1 (AlignmentScorer's
+  exclude_identical: identical sentence pairs left out of gold and prediction), so it stays out of
+  the mean and its rows come after it, with the published figures in a line of their own. Ours
+  also runs there as `align --method tfidf / massalign / cats-c3g`, our lexical aligners (MASSAlign
+  and CATS are among the paper's peers), in other rows. A run of sets apart only (`--sets wikimanual`) may rewrite the docs: it replaces
+  their lines in the tables and keeps every other line (peers_table.update_docs).
 - Per set and system one pair JSONL: a set's files are joined (NTREX: each language's texts
   occur in three of the six pairs, and every system embeds a text once per run, through the
   in-process cache of its own encoder). Each system runs --repeat times (default 3) in a row,
@@ -43,7 +50,7 @@ time (all encoder calls excluded); a mean-over-sets row and the difference ours 
 
 --limit N keeps the first N documents of each file (a smoke run), --peers picks the peers
 (default both), --no-bertalign runs ours and the scoring only (no peer, no .venv-peers needed); --docs FILE... rewrites the marked tables of the docs
-(project/peers_table.py) and is refused for a partial run. SPACY_SIMALIGN_CACHE (embedding
+(project/peers_table.py) and is refused for a partial run other than one of sets apart. SPACY_SIMALIGN_CACHE (embedding
 cache) changes no score, but with it the whole times hold almost no encoding: `make bench-peers`
 runs without it.
 """
@@ -86,6 +93,13 @@ VECALIGN_SETTINGS = {
 NTREX_PAIRS = ("en-de", "en-fr", "en-nl", "de-fr", "de-nl", "fr-nl")
 
 Beads = List[Tuple[Tuple[int, ...], Tuple[int, ...]]]
+TASK1 = "Task 1 (Jiang et al. 2020: identical sentence pairs left out of gold and prediction)"
+WIKIMANUAL_PUBLISHED = (
+    "Published on this dev split (Jiang et al. 2020, Table 12): neural CRF 0.890, fine-tuned BERT 0.866, "
+    "MASSAlign 0.761, CATS 0.732; on the test split (not included): CRF 0.853, CATS 0.713, MASSAlign 0.705. "
+    "CognitiveSimplification revised Wiki-Manual's grouping into beads, so these figures are close to, not "
+    "identical with, the paper's protocol."
+)
 
 
 class PeerSet(NamedTuple):
@@ -95,7 +109,10 @@ class PeerSet(NamedTuple):
     files: Tuple[Path, ...]
     cv: str  # "": ours = the shipped weights; "documents": fold models of a k-fold CV by document (the
     # shipped weights were trained on the set); "websites": one website held out at a time (the wide CRF was)
-    others: bool  # also the other rows of ours (intersection; shipped weights when cv)
+    others: Tuple[str, ...]  # the other rows of ours: "intersection" (align-xling), "shipped" (the shipped
+    # weights in-sample, where cv is "documents") or an `align --method` name
+    link: str = ""  # "": plain link F1; else the link measure of a set apart (not in the mean)
+    published: str = ""  # a set apart's published figures, a line under the tables
 
 
 def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
@@ -109,7 +126,7 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "translation",
                 (data / "textberg-dev-de-fr/pairs.jsonl",),
                 "",
-                True,
+                ("intersection",),
             ),
             PeerSet(
                 "transread",
@@ -117,7 +134,7 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "translation",
                 (data / "transread-dev-en-fr/pairs.jsonl",),
                 "",
-                False,
+                (),
             ),
             PeerSet(
                 "ntrex",
@@ -125,7 +142,7 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "translation, 1:1",
                 tuple(data / "ntrex-news" / f"{p}.jsonl" for p in NTREX_PAIRS),
                 "",
-                False,
+                (),
             ),
             PeerSet(
                 "sgc",
@@ -133,9 +150,21 @@ def peer_sets(data: Path, deplain: Path) -> Dict[str, PeerSet]:
                 "simplification, splits only",
                 (data / "sgc-dev/pairs.jsonl",),
                 "websites",
-                False,
+                (),
             ),
-            PeerSet("deplain", "DEplain-web dev", "simplification", (deplain,), "documents", True),
+            PeerSet(
+                "deplain", "DEplain-web dev", "simplification", (deplain,), "documents", ("intersection", "shipped")
+            ),
+            PeerSet(
+                "wikimanual",
+                "Wiki-Manual dev en",
+                "simplification",
+                (data / "wikimanual-dev/pairs.jsonl",),
+                "",
+                ("tfidf", "massalign", "cats-c3g"),
+                link=TASK1,
+                published=WIKIMANUAL_PUBLISHED,
+            ),
         )
     }
 
@@ -215,12 +244,13 @@ def ours_warm_startup_cache() -> str:
     return before
 
 
-def ours_score(docs: Sequence[Doc], preds: Sequence[Beads]) -> Dict[str, float]:
-    """Pooled link P/R/F1 and strict bead P/R/F1 (= bead-text here) with AlignmentScorer."""
+def ours_score(docs: Sequence[Doc], preds: Sequence[Beads], task1: bool = False) -> Dict[str, float]:
+    """Pooled link P/R/F1 and strict bead P/R/F1 (= bead-text here) with AlignmentScorer; `task1`:
+    link P/R/F1 by Wiki-Manual's Task 1 (exclude_identical; bead-text is the same either way)."""
     from spacy_simalign.aligners.scoring import AlignmentScorer
     from spacy_simalign.structures import Bead
 
-    scorer = AlignmentScorer()
+    scorer = AlignmentScorer(exclude_identical=task1)
     for doc, beads in zip(docs, preds):
         scorer.add([Bead(c, s) for c, s in doc.gold], [Bead(c, s) for c, s in beads], doc.src, doc.tgt)
     s = scorer.scores()
@@ -275,16 +305,17 @@ class EncoderClock:
 
 def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[str, Beads], float]:
     """The CLI's code path in this process, after a warm-up on the first pair (pipeline, weights,
-    encoder loaded): ({id: beads}, seconds outside the encoder). method: crf | intersection."""
+    encoder loaded): ({id: beads}, seconds outside the encoder). method: intersection (`align-xling`)
+    or a method of `align --method` (crf: the default `align`)."""
     from spacy_simalign.aligners.methods import build_aligner, method_config
     from spacy_simalign.formats.pairs import read_pairs
 
     records = list(read_pairs(str(path)))
-    if method == "crf":
+    if method != "intersection":
         from spacy_simalign.commands.align import DEFAULT_BATCH_SIZE
         from spacy_simalign.engines.work import AlignJob, align_records
 
-        job = AlignJob(method_config("crf").to_str(), model, DEFAULT_BATCH_SIZE, 0)
+        job = AlignJob(method_config(method).to_str(), model, DEFAULT_BATCH_SIZE, 0)
         align_records(records[:1], job)
 
         def run():
@@ -492,14 +523,17 @@ def join_files(files: Sequence[Path], limit: int, out: Path) -> Dict[str, List[s
     return parts if len(files) > 1 else {}
 
 
-def scored(docs: Sequence[Doc], preds: Dict[str, Beads], parts: Dict[str, List[str]], **fields) -> Dict:
-    """The scores of {id: beads} against the documents' gold, pooled, and per part."""
-    result = dict(ours_score(docs, [drop_empty(preds[d.id]) for d in docs]), docs=len(docs), **fields)
+def scored(
+    docs: Sequence[Doc], preds: Dict[str, Beads], parts: Dict[str, List[str]], task1: bool = False, **fields
+) -> Dict:
+    """The scores of {id: beads} against the documents' gold, pooled, and per part (`task1`: link
+    P/R/F1 by Wiki-Manual's Task 1)."""
+    result = dict(ours_score(docs, [drop_empty(preds[d.id]) for d in docs], task1), docs=len(docs), **fields)
     if parts:
         result["parts"] = {}
         for name, ids in parts.items():
             sub = [d for d in docs if d.id in set(ids)]
-            result["parts"][name] = dict(ours_score(sub, [drop_empty(preds[d.id]) for d in sub]), docs=len(sub))
+            result["parts"][name] = dict(ours_score(sub, [drop_empty(preds[d.id]) for d in sub], task1), docs=len(sub))
     return result
 
 
@@ -558,7 +592,8 @@ def run_ours_cv(peer: PeerSet, path: Path, docs: Sequence[Doc], args, tmp: Path,
 
 
 def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
-    """Every system on one set: {title, kind, size, systems: {name: scores and times}}."""
+    """Every system on one set: {title, kind, size, systems: {name: scores and times}}; a set apart
+    (peer.link) also {link, published, notes}: its notes go with it, not to `notes`."""
     tmp.mkdir(parents=True)
     path = tmp / "pairs.jsonl"
     parts = join_files(peer.files, args.limit, path)
@@ -567,6 +602,21 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
     sizes = sum(len(d.src) for d in docs), sum(len(d.tgt) for d in docs)
     size = f"{len(docs)} document{'s' * (len(docs) != 1)}, {sizes[0]} / {sizes[1]} sentences"
     result = {"title": peer.title, "kind": peer.kind, "size": size, "docs": len(docs), "systems": {}}
+    if peer.link:
+        lexical = [o for o in peer.others if o not in ("intersection", "shipped")]
+        result.update(link=peer.link, published=peer.published, notes=[])
+        notes = result["notes"]
+        notes.append(
+            f"link P/R/F1 = {peer.link}; strict = bead-text F1, as on the other sets; not in the mean. Ours' "
+            "eval is all: no weights of ours were trained on it"
+            + (
+                f". The other rows (`align --method` {', '.join(lexical)}) use no USE encoder: their algorithm "
+                "time is all their work."
+                if lexical
+                else "."
+            )
+        )
+    task1 = peer.link == TASK1
     systems = result["systems"]
     timed = not args.no_algorithm_time
     if peer.cv:
@@ -577,37 +627,46 @@ def run_set(peer: PeerSet, args, tmp: Path, notes: List[str]) -> Dict:
             ["align", str(path), str(out)], out, "crf", path, None, timed, args.repeat
         )
         label = "all"
-    systems["ours"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label)
+    systems["ours"] = scored(docs, preds, parts, task1, whole=whole, algo=algo, label=label)
     for system in () if args.no_bertalign else [p for p in PEERS if p.key in args.peer_keys]:
         beads, algo, whole, info = run_peer(system, docs, tmp / system.key, args.repeat)
         preds = {d.id: b for d, b in zip(docs, beads)}
-        systems[system.key] = scored(docs, preds, parts, whole=whole, algo=algo, label="all")
+        systems[system.key] = scored(docs, preds, parts, task1, whole=whole, algo=algo, label="all")
         result.setdefault("peers", {})[system.key] = info
         shapes = ", ".join(f"{k} {v}" for k, v in info["shapes"].items())
         warm_up = info.get("warm_up_seconds")
         notes.append(
-            f"{system.key} on {peer.title}: {info['overlaps']} overlap strings embedded in "
+            f"{system.key}{'' if peer.link else ' on ' + peer.title}: {info['overlaps']} overlap strings embedded in "
             f"{info['encoding_seconds']:.1f} s; bead shapes {shapes}; {info['dropped']} beads with an empty "
             "side dropped"
             + ("." if warm_up is None else f"; numba warm-up {warm_up:.1f} s (in whole, not in algorithm).")
         )
-    if peer.others:
-        out = tmp / "xling.jsonl"
-        xling = ["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"]
-        preds, whole, algo = cli_and_algorithm(xling, out, "intersection", path, None, timed, args.repeat)
-        name = "`align-xling --method intersection --no-filter` (20min-XD)"
-        label = "in-sample" if peer.cv == "documents" else "all"
-        systems["intersection"] = scored(docs, preds, parts, whole=whole, algo=algo, label=label, name=name)
-    if peer.others and peer.cv == "documents":
-        out = tmp / "shipped.jsonl"
-        preds, whole = ours_cli(["align", str(path), str(out)], out, args.repeat)
-        name = "`align` with the shipped weights (reference)"
-        systems["shipped"] = scored(docs, preds, parts, whole=whole, algo=None, label="IN-SAMPLE", name=name)
+    for other in peer.others:
+        out = tmp / f"{other}.jsonl"
+        if other == "intersection":
+            xling = ["align-xling", str(path), str(out), "--method", "intersection", "--no-filter"]
+            preds, whole, algo = cli_and_algorithm(xling, out, "intersection", path, None, timed, args.repeat)
+            name = "`align-xling --method intersection --no-filter` (20min-XD)"
+            label = "in-sample" if peer.cv == "documents" else "all"
+        elif other == "shipped":
+            preds, whole = ours_cli(["align", str(path), str(out)], out, args.repeat)
+            algo, name, label = None, "`align` with the shipped weights (reference)", "IN-SAMPLE"
+        else:
+            method = ["align", str(path), str(out), "--method", other]
+            preds, whole, algo = cli_and_algorithm(method, out, other, path, None, timed, args.repeat)
+            name, label = f"`align --method {other}`", "all"
+        systems[other] = scored(docs, preds, parts, task1, whole=whole, algo=algo, label=label, name=name)
     return result
 
 
+def count_word(n: int) -> str:
+    return ("no", "one", "two", "three", "four", "five", "six", "seven")[n] if n < 8 else str(n)
+
+
 def general_notes(results: Dict, args) -> List[str]:
+    """The notes of the whole run (the sets apart carry their own)."""
     cache = os.environ.get("SPACY_SIMALIGN_CACHE")
+    regular = sum(1 for s in results["sets"].values() if not s.get("link"))
     info, vec = (
         next((s["peers"][key] for s in results["sets"].values() if key in s.get("peers", {})), None)
         for key in ("bertalign", "vecalign")
@@ -615,9 +674,13 @@ def general_notes(results: Dict, args) -> List[str]:
     notes = [
         "eval: all = every document, nothing trained on it; 5-fold CV = each document aligned by CRFs that "
         "never saw it; leave-one-website-out = by CRFs that never saw its website; in-sample = the intersection threshold (40) was chosen on these 82 documents; "
-        "IN-SAMPLE = weights trained on them. All five sets are development data that the defaults were "
-        "chosen on or checked against: every figure is in-sample in that sense (the hidden test sets are "
-        "outside the repository).",
+        "IN-SAMPLE = weights trained on them."
+        + (
+            f" All {count_word(regular)} sets are development data that the defaults were chosen on or checked "
+            "against: every figure is in-sample in that sense (the hidden test sets are outside the repository)."
+            if regular
+            else ""
+        ),
         'ours = the default `align` as a user runs it: a pair in two languages (pair_kind "auto") '
         "is a translation and goes to the bead decoder (bead_dp.py), the rest to the CRF (weights learned "
         "on German simplification). Strict = a predicted bead counts only if it equals a gold bead "
@@ -668,8 +731,16 @@ def run_all(args, chosen: Sequence[PeerSet]) -> Dict:
     results["ours_install"] = ours_install(OURS["python"])
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         for peer in chosen:
-            results["sets"][peer.key] = run_set(peer, args, Path(tmp) / peer.key, notes)
+            t_set, load = time.perf_counter(), results["load"][-1]
+            s = results["sets"][peer.key] = run_set(peer, args, Path(tmp) / peer.key, notes)
             results["load"].append(os.getloadavg()[0])
+            if peer.link:  # a set apart may be run alone into the docs: its notes say when and how
+                s["date"] = results["date"]
+                s["notes"].append(
+                    f"measured {results['date']}, each system the median of {args.repeat} runs in a row, load "
+                    f"average {load:.1f} before the set and {results['load'][-1]:.1f} after, on "
+                    f"{results['cpus']} CPUs; {time.perf_counter() - t_set:.0f} s in all."
+                )
     results["seconds"] = time.perf_counter() - t_start
     results["notes"] = general_notes(results, args) + notes + [f"Total {results['seconds']:.0f} s."]
     return results
@@ -733,15 +804,21 @@ def main(argv=None) -> int:
                 file=sys.stderr,
             )
             return 2
-        if args.docs and (args.limit or args.no_bertalign or not all_peers or set(wanted) != set(sets)):
-            ap.error("--docs rewrites the docs' tables: only from a whole run (all sets and peers, no --limit)")
+        full = not args.limit and not args.no_bertalign and all_peers
+        apart = all(sets[k].link for k in wanted)
+        if args.docs and not (full and (apart or set(wanted) == set(sets))):
+            ap.error(
+                "--docs rewrites the docs' tables: only from a whole run (all sets and peers, no --limit) or a "
+                "run of sets apart from the mean (" + ",".join(k for k in sets if sets[k].link) + ") with all peers"
+            )
         results = run_all(args, [sets[k] for k in sets if k in wanted])
-        results["complete"] = not args.limit and not args.no_bertalign and all_peers and set(wanted) == set(sets)
+        results["complete"] = full and set(wanted) == set(sets)
+        results["apart"] = full and apart and not results["complete"]  # docs: only these sets' lines rewritten
         results["command"] = "python project/bench_peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
     if not args.from_json:  # first: a failed rendering keeps the run
         write_json(args.json, results)
-    if args.docs and not results.get("complete"):
-        ap.error(f"--docs: {args.from_json} is not a whole run")
+    if args.docs and not (results.get("complete") or results.get("apart")):
+        ap.error(f"--docs: {args.from_json} is not a whole run (nor one of sets apart from the mean)")
     print(
         "Peer benchmark, one run (`make bench-peers`): bertalign-USE = bertalign 2.0.1, vecalign-USE = vecalign "
         "(sentalign 0.3.0), both on our USE vectors."

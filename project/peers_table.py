@@ -9,7 +9,13 @@ strict / link F1 and whole times per set). A document holds a rendering between 
     <!-- end bench-peers:full -->
 
 and `update_docs` replaces what lies between them, so the one command that measures also
-rewrites every figure of the peer table that the docs show. No spacy_simalign import: the
+rewrites every figure of the peer table that the docs show.
+
+A set apart (its results hold "link": a link measure of its own, Wiki-Manual's Task 1) stays out
+of the mean: its row comes after the mean row, its other rows and notes (each note "- TITLE: ...")
+after the others, and the README gives it a line under the table (its other rows' figures and the
+published ones). A run of sets apart only ("apart" in its results) rewrites just their lines in the
+docs' blocks and keeps every other line: its rendering is where a whole run would put it. No spacy_simalign import: the
 tables come from the JSON alone (`bench_peers.py --from-json` re-renders a saved run)."""
 
 import re
@@ -62,10 +68,15 @@ def columns(results: Dict) -> List[str]:
     return [p for p in PEERS if any(p in s["systems"] for s in results["sets"].values())]
 
 
+def is_apart(s: Dict) -> bool:
+    """A set with a link measure of its own: not in the mean, its rows after it."""
+    return bool(s.get("link"))
+
+
 def mean_row(results: Dict) -> Dict[str, Dict[str, float]]:
-    """Unweighted mean over the sets that hold every system of the table: {system: {bead, f, whole}}."""
+    """Unweighted mean over the sets (not apart) that hold every system of the table: {system: {bead, f, whole}}."""
     systems = [OURS, *(columns(results) or [PEER])]  # no peer: no set holds them all, no mean
-    both = [s for s in results["sets"].values() if all(k in s["systems"] for k in systems)]
+    both = [s for s in results["sets"].values() if not is_apart(s) and all(k in s["systems"] for k in systems)]
     out = {}
     for system in systems:
         rows = [s["systems"][system] for s in both]
@@ -78,7 +89,18 @@ def mean_row(results: Dict) -> Dict[str, Dict[str, float]]:
 
 
 def set_label(s: Dict) -> str:
-    return f"{s['title']} ({s['size']}; {s['kind']})"
+    link = f"; link: {short_link(s)}" if is_apart(s) else ""
+    return f"{s['title']} ({s['size']}; {s['kind']}{link})"
+
+
+def short_link(s: Dict) -> str:
+    """A set apart's link measure without its explanation: 'Task 1'."""
+    return s["link"].split(" (")[0]
+
+
+def set_column(s: Dict) -> str:
+    """The set of an other row of ours."""
+    return f"{s['title']} (link: {short_link(s)})" if is_apart(s) else s["title"]
 
 
 def seconds(x, fmt: str) -> str:
@@ -101,12 +123,12 @@ def header(*titles: str) -> List[str]:
     return ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
 
 
-def rows_of(results: Dict):
-    """(set, ours, [each peer of the table] or None) for each set that holds ours; None where a
-    peer of the table is missing on the set."""
+def rows_of(results: Dict, apart: bool = False):
+    """(set, ours, [each peer of the table] or None) for each set (apart or not) that holds ours;
+    None where a peer of the table is missing on the set."""
     keys = columns(results)
     for s in results["sets"].values():
-        if OURS in s["systems"]:
+        if OURS in s["systems"] and is_apart(s) == apart:
             peers = [s["systems"].get(k) for k in keys]
             yield s, s["systems"][OURS], peers if keys and None not in peers else None
 
@@ -127,7 +149,29 @@ def full(results: Dict) -> str:
         f"whole s: ours / {' / '.join(keys)} ({' / '.join(k + ' / ours' for k in keys)})",
         f"algorithm s: ours / {' / '.join(keys)}",
     )
-    for s, ours, peers in rows_of(results):
+    lines += full_rows(results)
+    mean = mean_row(results)
+    if mean["n"]:
+        o, bs = mean[OURS], [mean[k] for k in keys]
+        lines.append(
+            f"| **mean over the {mean['n']} sets** | | {versus(o, bs, bold=True)} "
+            f"| {times(o, bs, 'whole', '.1f')} (sum) | |"
+        )
+    lines += full_rows(results, apart=True)
+    others = other_rows(results) + other_rows(results, apart=True)
+    if others:
+        lines += [""] + OTHERS_HEADER + others
+    lines += [""] + [f"- {note}" for note in results.get("notes", [])] + apart_notes(results)
+    return "\n".join(lines) + "\n"
+
+
+OTHERS_HEADER = header("other rows of ours", "set", "eval", "strict / link F1 (link P / R)", "whole s", "algorithm s")
+
+
+def full_rows(results: Dict, apart: bool = False) -> List[str]:
+    """The rows of the full table (NTREX's language pairs under it) of the sets apart or not."""
+    keys, lines = columns(results) or [PEER], []
+    for s, ours, peers in rows_of(results, apart):
         cells = versus(ours, peers) if peers else " | ".join([cell(ours)] + ["—"] * (2 * len(keys)))
         lines.append(
             f"| {set_label(s)} | {ours['label']} | {cells} "
@@ -137,27 +181,23 @@ def full(results: Dict) -> str:
         for part in ours.get("parts", {}) if peers else ():
             o = ours["parts"][part]
             lines.append(f"| &nbsp;&nbsp;{part} ({o['docs']}) | | {versus(o, [p['parts'][part] for p in peers])} | | |")
-    mean = mean_row(results)
-    if mean["n"]:
-        o, bs = mean[OURS], [mean[k] for k in keys]
-        lines.append(
-            f"| **mean over the {mean['n']} sets** | | {versus(o, bs, bold=True)} "
-            f"| {times(o, bs, 'whole', '.1f')} (sum) | |"
-        )
-    others = [
-        (s, key, r) for s in results["sets"].values() for key, r in s["systems"].items() if key not in (OURS, *PEERS)
+    return lines
+
+
+def other_rows(results: Dict, apart: bool = False) -> List[str]:
+    """The rows of the other systems of ours, on the sets apart or not."""
+    return [
+        f"| {r['name']} | {set_column(s)} | {r['label']} | {cell(r)} | {r['whole']:.1f} | {seconds(r['algo'], '.2f')} |"
+        for s in results["sets"].values()
+        if is_apart(s) == apart
+        for key, r in s["systems"].items()
+        if key not in (OURS, *PEERS)
     ]
-    if others:
-        lines += [""] + header(
-            "other rows of ours", "set", "eval", "strict / link F1 (link P / R)", "whole s", "algorithm s"
-        )
-        for s, key, r in others:
-            lines.append(
-                f"| {r['name']} | {s['title']} | {r['label']} | {cell(r)} | {r['whole']:.1f} "
-                f"| {seconds(r['algo'], '.2f')} |"
-            )
-    lines += [""] + [f"- {note}" for note in results["notes"]]
-    return "\n".join(lines) + "\n"
+
+
+def apart_notes(results: Dict) -> List[str]:
+    """The notes of the sets apart, each '- TITLE: note'."""
+    return [f"- {s['title']}: {note}" for s in results["sets"].values() if is_apart(s) for note in s.get("notes", [])]
 
 
 def brief(results: Dict) -> str:
@@ -170,33 +210,67 @@ def brief(results: Dict) -> str:
         f"whole s: ours / {' / '.join(keys)}",
     )
 
-    def whole(rows):
-        return " / ".join(f"{r['whole']:.1f}" for r in rows)
-
-    for s, ours, peers in rows_of(results):
-        if peers:
-            eval_ = "" if ours["label"] == "all" else f", ours in {ours['label']}"
-            lines.append(
-                f"| {set_label(s)[:-1]}{eval_}) | {versus(ours, peers, detail=False)} | {whole([ours, *peers])} |"
-            )
+    lines += brief_rows(results)
     mean = mean_row(results)
     if mean["n"]:
         o, bs = mean[OURS], [mean[k] for k in keys]
         lines.append(
             f"| **mean over the {mean['n']} sets** | {versus(o, bs, detail=False, bold=True)} "
-            f"| {whole([o, *bs])} (sum) |"
+            f"| {whole_seconds([o, *bs])} (sum) |"
         )
+    lines += brief_rows(results, apart=True)
+    for line in apart_lines(results):
+        lines += ["", line]
     # the machine's load goes to the full table's notes (docs/results.md), not to the README
     lines += ["", f"`make bench-peers`, {results['date']}, on {results['cpus']} CPUs: compare the times within a row."]
     return "\n".join(lines) + "\n"
+
+
+def whole_seconds(rows: Sequence[Dict]) -> str:
+    return " / ".join(f"{r['whole']:.1f}" for r in rows)
+
+
+def brief_rows(results: Dict, apart: bool = False) -> List[str]:
+    """The README's rows of the sets apart or not (those that hold every peer of the table)."""
+    lines = []
+    for s, ours, peers in rows_of(results, apart):
+        if peers:
+            eval_ = "" if ours["label"] == "all" else f", ours in {ours['label']}"
+            lines.append(
+                f"| {set_label(s)[:-1]}{eval_}) | {versus(ours, peers, detail=False)} | {whole_seconds([ours, *peers])} |"
+            )
+    return lines
+
+
+def apart_lines(results: Dict) -> List[str]:
+    """The README's line under the table for each set apart: what its link is, its other rows of
+    ours and the published figures."""
+    lines = []
+    for s in results["sets"].values():
+        if is_apart(s) and OURS in s["systems"]:
+            others = [r for key, r in s["systems"].items() if key not in (OURS, *PEERS)]
+            text = f"{s['title']}: link = {s['link']}, not in the mean"
+            if s.get("date"):
+                text += f"; measured {s['date']}"
+            if others:
+                text += ". Other rows of ours, strict / link F1: " + ", ".join(
+                    f"{r['name']} {cell(r, detail=False)}" for r in others
+                )
+            lines.append(text + "." + (f" {s['published']}" if s.get("published") else ""))
+    return lines
 
 
 RENDERINGS = {"full": full, "brief": brief}
 
 
 def update_docs(paths: Sequence[Path], results: Dict) -> List[str]:
-    """Replace every marked block of these files by its rendering; returns 'path: names' per
-    file changed. A file without a marked block, or naming an unknown rendering, is an error."""
+    """Replace every marked block of these files by its rendering (a run of sets apart: merge its
+    lines into the block, `merge_apart`); returns 'path: names' per file changed. A file without a
+    marked block, or naming an unknown rendering, is an error."""
+    if results.get("apart") and not results.get("complete"):
+        render = {name: (lambda body, name=name: merge_apart(body, name, results)) for name in RENDERINGS}
+    else:
+        render = {name: (lambda body, name=name: f"\n{RENDERINGS[name](results)}\n") for name in RENDERINGS}
     changed = []
     for path in map(Path, paths):
         text = path.read_text(encoding="utf-8")
@@ -205,8 +279,47 @@ def update_docs(paths: Sequence[Path], results: Dict) -> List[str]:
         if not names or unknown:
             raise SystemExit(f"error: {path}: no bench-peers block" if not names else f"error: {path}: {unknown}")
         # blank lines around the rendering: markdown then reads the table apart from the markers
-        new = BLOCK.sub(lambda m: f"{m.group(1)}\n{RENDERINGS[m.group(2)](results)}\n{m.group(4)}", text)
+        new = BLOCK.sub(lambda m: m.group(1) + render[m.group(2)](m.group(3)) + m.group(4), text)
         if new != text:
             path.write_text(new, encoding="utf-8")
             changed.append(f"{path}: {', '.join(names)}")
     return changed
+
+
+def merge_apart(body: str, name: str, results: Dict) -> str:
+    """A block's text (`name`: full or brief) with the lines of the sets apart of `results`
+    replaced by their rendering, where a whole run puts them: rows after the table's last row,
+    other rows after the last other row, notes after the last note, the README's line after the
+    table. Every other line is kept as it is."""
+    titles = [s["title"] for s in results["sets"].values() if is_apart(s)]
+
+    def owned(line: str) -> bool:
+        return any(f"| {t} (" in line or line.startswith((f"- {t}: ", f"{t}: ")) for t in titles)
+
+    lines: List[str] = []
+    dropped = False  # the set's old lines out, and a blank line that they leave doubled
+    for line in body.split("\n"):
+        if owned(line) or (dropped and line == "" and lines and lines[-1] == ""):
+            dropped = owned(line)
+            continue
+        lines.append(line)
+        dropped = False
+    tables = [i for i, line in enumerate(lines) if line.startswith("|")]
+    ends = [i for i in tables if i + 1 >= len(lines) or not lines[i + 1].startswith("|")]  # each table's last row
+    if not ends:
+        raise SystemExit(f"error: the bench-peers:{name} block holds no table")
+    inserts = {ends[0]: (full_rows if name == "full" else brief_rows)(results, apart=True)}
+    if name == "full":
+        others = other_rows(results, apart=True)
+        if len(ends) > 1:
+            inserts[ends[1]] = others
+        elif others:
+            inserts[ends[0]] += [""] + OTHERS_HEADER + others
+        notes = [i for i, line in enumerate(lines) if line.startswith("- ")]
+        inserts.setdefault(notes[-1] if notes else len(lines) - 1, []).extend(apart_notes(results))
+    else:
+        inserts[ends[0]] = inserts[ends[0]] + [x for line in apart_lines(results) for x in ("", line)]
+    out = []
+    for i, line in enumerate(lines):
+        out += [line, *inserts.get(i, [])]
+    return "\n".join(out)

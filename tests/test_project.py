@@ -542,6 +542,64 @@ def test_the_peer_table_gives_vecalign_its_columns_only_when_the_run_holds_it():
     assert "vecalign" not in table.brief(results) + table.full(results)
 
 
+def a_set_apart():
+    """Wiki-Manual's results as bench_peers.py writes a set apart: its own link measure, an other
+    row of ours, the published figures and its notes."""
+    systems = {"ours": peer_system(0.6, 0.62, 7.0), "bertalign": peer_system(0.5, 0.5, 9.0)}
+    systems["tfidf"] = dict(peer_system(0.7, 0.72, 3.0), name="`align --method tfidf`")
+    return {
+        "title": "W",
+        "kind": "simplification",
+        "size": "3 documents",
+        "link": "Task 1 (identical sentence pairs left out)",
+        "published": "Published: CRF 0.890.",
+        "date": "2026-12-05",
+        "notes": ["measured alone"],
+        "systems": systems,
+    }
+
+
+def test_a_set_apart_stays_out_of_the_mean_and_a_run_of_it_alone_rewrites_only_its_lines(tmp_path):
+    """A set with a link measure of its own (Wiki-Manual's Task 1) is left out of the mean; its row
+    comes after the mean row, its other rows and notes after the others, and the README gives it a
+    line under the table. Merged into the blocks of a run without it, a run of that set alone gives
+    the blocks of a whole run with it, the same when merged twice; merged into the docs, it adds its
+    lines and keeps every other one."""
+    table = project_module("peers_table")
+    base = two_peer_sets(notes=["a note"], complete=True, load=[1.0])
+    base["sets"]["a"]["systems"] = {"ours": peer_system(0.9, 0.95, 10.0), "bertalign": peer_system(0.8, 0.9, 20.0)}
+    base["sets"]["b"]["systems"] = {"ours": peer_system(0.5, 0.7, 5.0), "bertalign": peer_system(0.7, 0.8, 5.0)}
+    whole = json.loads(json.dumps(base))
+    whole["sets"]["w"] = a_set_apart()
+    brief = table.brief(whole).splitlines()
+    mean = "| **mean over the 2 sets** | 0.700 / 0.825 | **0.750** / **0.850** | **-0.050** | 15.0 / 25.0 (sum) |"
+    row = (
+        "| W (3 documents; simplification; link: Task 1) | **0.600** / **0.620** | 0.500 / 0.500 | +0.100 | 7.0 / 9.0 |"
+    )
+    line = (
+        "W: link = Task 1 (identical sentence pairs left out), not in the mean; measured 2026-12-05. Other rows "
+        "of ours, strict / link F1: `align --method tfidf` 0.700 / 0.720. Published: CRF 0.890."
+    )
+    assert mean in table.brief(base) and brief[brief.index(mean) + 1 :][:3] == [row, "", line]
+    full = table.full(whole)
+    assert "| `align --method tfidf` | W (link: Task 1) | all | 0.700 / 0.720 (0.720 / 0.720) | 3.0 | 0.10 |" in full
+    assert "| **mean over the 2 sets** |" in full and full.endswith("- a note\n- W: measured alone\n")
+    alone = {"sets": {"w": a_set_apart()}, "cpus": 2, "date": "2026-12-05", "notes": ["not shown"], "apart": True}
+    for name, render in table.RENDERINGS.items():
+        merged = table.merge_apart(f"\n{render(base)}\n", name, alone)
+        assert merged == f"\n{render(whole)}\n" and table.merge_apart(merged, name, alone) == merged, name
+    copies = {doc: tmp_path / doc.replace("/", "-") for doc in ("README.md", "docs/results.md")}
+    for doc, path in copies.items():
+        path.write_text((ROOT / doc).read_text(encoding="utf-8"), encoding="utf-8")
+    assert len(table.update_docs(list(copies.values()), alone)) == 2
+    ours = set(table.brief_rows(alone, apart=True) + table.full_rows(alone, apart=True) + table.apart_lines(alone))
+    ours |= set(table.other_rows(alone, apart=True) + table.apart_notes(alone))
+    for doc, path in copies.items():
+        old, new = (ROOT / doc).read_text(encoding="utf-8").splitlines(), path.read_text(encoding="utf-8").splitlines()
+        assert [x for x in new if x and x not in ours] == [x for x in old if x], doc
+        assert sum(x in ours for x in new) == (2 if doc == "README.md" else 3), doc
+
+
 @pytest.mark.slow
 def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path, shared_data):
     """`bench_peers.py --sets sgc --limit 2 --no-bertalign --epochs 2`: the default `align` on 2 Simple
@@ -567,6 +625,33 @@ def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path, s
     assert refused.returncode == 2 and "only from a whole run" in refused.stderr
     refused = run_script(script, "--from-json", out, "--docs", ROOT / "README.md", cwd=tmp_path)
     assert refused.returncode == 2 and "is not a whole run" in refused.stderr
+
+
+@pytest.mark.slow
+def test_a_smoke_run_of_wiki_manual_scores_task_1_with_the_lexical_methods_beside_ours(tmp_path, shared_data):
+    """`bench_peers.py --sets wikimanual --limit 3 --no-bertalign`: the default `align` and `align
+    --method tfidf / massalign / cats-c3g` on 3 Wiki-Manual documents, link P/R/F1 by Task 1 (what
+    `evaluate --exclude-identical` gives for the same output), the set's notes with it."""
+    data = shared_data("wikimanual-dev").parent
+    script = ROOT / "project" / "bench_peers.py"
+    out = tmp_path / "peers.json"
+    args = ["--sets", "wikimanual", "--limit", "3", "--no-bertalign", "--no-algorithm-time", "--repeat", "1"]
+    run = run_script(script, *args, "--data", data, "--json", out, "--output", tmp_path / "peers.md", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    s = json.loads(out.read_text(encoding="utf-8"))["sets"]["wikimanual"]
+    assert set(s["systems"]) == {"ours", "tfidf", "massalign", "cats-c3g"} and s["link"].startswith("Task 1 (")
+    assert s["systems"]["tfidf"]["name"] == "`align --method tfidf`" and "Jiang et al. 2020, Table 12" in s["published"]
+    pairs = tmp_path / "three.jsonl"
+    pairs.write_text("".join((data / "wikimanual-dev" / "pairs.jsonl").open(encoding="utf-8").readlines()[:3]))
+    aligned, metrics = tmp_path / "aligned.jsonl", tmp_path / "metrics.json"
+    for command in (
+        ["align", pairs, aligned, "--method", "tfidf"],
+        ["evaluate", pairs, aligned, "--exclude-identical", "--output", metrics],
+    ):
+        done = run_script("-m", "spacy_simalign", *command, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    link = json.loads(metrics.read_text(encoding="utf-8"))["link"]
+    assert [s["systems"]["tfidf"][k] for k in ("p", "r", "f")] == [link[k] for k in ("p", "r", "f")]
 
 
 @pytest.mark.slow
