@@ -216,7 +216,7 @@ def test_the_lab_is_a_valid_project_whose_commands_run_its_own_scripts():
             assert (lab / script).is_file(), f"lab command {command['name']} runs {script}, which does not exist"
             assert script in command["deps"], f"lab command {command['name']}: {script} not in its deps"
             assert {f"scripts/{m}" for m in local_imports(lab / script)} <= set(command["deps"]), command["name"]
-        used |= scripts
+        used |= scripts | {dep for dep in command["deps"] if dep.startswith("scripts/")}  # run or imported
         for path in command["deps"]:  # data: the user's project's assets or ../shared/data
             assert not path.startswith("project/"), f"lab command {command['name']} depends on {path}"
     for path in (lab / "scripts").glob("*.py"):

@@ -12,14 +12,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+from lab_common import add_output_option, run_main
+from null_augment import augmented
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from null_augment import augmented  # noqa: E402
-
-from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner  # noqa: E402
-from spacy_simalign.aligners.crf.training_settings import TrainingSettings  # noqa: E402
-from spacy_simalign.aligners.scoring import AlignmentScorer  # noqa: E402
-from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
+from spacy_simalign.aligners.crf.training_settings import TrainingSettings
+from spacy_simalign.aligners.scoring import AlignmentScorer
+from spacy_simalign.formats.pairs import read_training_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -38,6 +37,7 @@ def main(argv=None):
     ap.add_argument("--mode", default="add", choices=("add", "replace"))
     ap.add_argument("--set", action="append", default=[], help="key=value,key=value: one more setting row")
     ap.add_argument("--relative-null", action="store_true")
+    add_output_option(ap)
     a = ap.parse_args(argv)
     if a.relative_null:
         from null_augment import use_relative_null
@@ -75,4 +75,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

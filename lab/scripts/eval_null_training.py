@@ -10,12 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from null_augment import augmented  # noqa: E402
+from null_augment import augmented
 
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.aligners.crf.training_settings import TrainingSettings  # noqa: E402
-from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.aligners.crf.training_settings import TrainingSettings
+from spacy_simalign.formats.pairs import read_training_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

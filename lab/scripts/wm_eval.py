@@ -10,11 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from task1 import prf, task1_links  # noqa: E402
+from lab_common import add_output_option, run_main
+from task1 import prf, task1_links
 
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
-from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.formats.pairs import read_pairs
 
 WM = str(Path(__file__).resolve().parents[3] / "shared" / "data" / "wikimanual-dev" / "pairs.jsonl")
 
@@ -50,6 +50,7 @@ def main(argv=None):
     ap.add_argument("--no-wide", action="store_true")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--relative-null", action="store_true")
+    add_output_option(ap)
     a = ap.parse_args(argv)
     if a.relative_null:
         from null_augment import use_relative_null
@@ -78,4 +79,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

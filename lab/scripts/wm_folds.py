@@ -8,13 +8,12 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from task1 import prf  # noqa: E402
-from wm_eval import evaluate  # noqa: E402
+from lab_common import add_output_option, run_main
+from task1 import prf
+from wm_eval import evaluate
 
-from spacy_simalign.aligners.crf.aligner import CRFAligner  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner
 
 
 def main(argv=None):
@@ -23,6 +22,7 @@ def main(argv=None):
     ap.add_argument("--key", required=True)
     ap.add_argument("--values", required=True)
     ap.add_argument("--no-wide", action="store_true")
+    add_output_option(ap)
     a = ap.parse_args(argv)
     values = [json.loads(v) for v in a.values.split(",")]
     per = {}
@@ -53,4 +53,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))
