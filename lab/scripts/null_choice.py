@@ -1,0 +1,215 @@
+"""The CRF trained with synthetic no-counterpart documents (null_augment.py) as one more candidate
+of the per-document choice (crf/choice.py): a document is aligned by the candidate with the lowest
+mean per-simple-sentence entropy (unsure.document_score) among those lower than the own CRF's by at
+least `margin` nats; the own CRF otherwise. The candidates read the same features.
+
+    python lab/scripts/null_choice.py wm --syn FOLDER [--wide-of FOLDER] [--margins 0.1,0.2] [--paragraphs] [--syn-set k=v] [--folds]
+    python lab/scripts/null_choice.py cv --drop 0.4 --models DIR [--margins 0.1,0.2]
+
+wm: Wiki-Manual dev Task 1 of the shipped own CRF with, as candidates, the shipped wide CRF, the
+CRF in FOLDER, both, or the wide CRF of another weights folder (--paragraphs: with the paragraph
+links of JiangWikiParagraphs.v1 given to the featurizer, as the paragraph aligner does). cv: DEplain-web dev 5-fold CV
+(cv_null_training.py's folds) of the CRF trained on the training folds, the one trained on them
+and their synthetic copies (add), and the choice between the two; the fold models are saved in DIR
+and reused when there."""
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from null_augment import augmented  # noqa: E402
+from task1 import prf, task1_links  # noqa: E402
+
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner  # noqa: E402
+from spacy_simalign.aligners.crf.choice import WIDE_FOLDER  # noqa: E402
+from spacy_simalign.aligners.crf.training_settings import TrainingSettings  # noqa: E402
+from spacy_simalign.aligners.crf.unsure import document_score  # noqa: E402
+from spacy_simalign.aligners.paragraphs import make_jiang_wiki_paragraphs  # noqa: E402
+from spacy_simalign.aligners.scoring import AlignmentScorer  # noqa: E402
+from spacy_simalign.formats.pairs import read_pairs, read_training_pairs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
+WM = str(ROOT.parent / "shared" / "data" / "wikimanual-dev" / "pairs.jsonl")
+
+
+class Scored:
+    """One document's s2c decodes and scores under each candidate, decoded once."""
+
+    def __init__(self, pair, candidates: Dict[str, CRFAligner]):
+        self.pair = pair
+        self.cands = candidates
+        self.s2c = {n: a.crf.decode_many([pair.s2c]) for n, a in candidates.items()}
+        self.score = {n: document_score(d[0][1]) for n, d in self.s2c.items()}
+        self._beads = {}
+
+    def choose(self, names: Sequence[str], margin: float) -> str:
+        """names[0] is the own CRF; the others win only by `margin` nats."""
+        own = self.score[names[0]]
+        surer = [n for n in names[1:] if self.score[n] < own - margin]
+        return min(surer, key=lambda n: self.score[n]) if surer else names[0]
+
+    def beads(self, name: str):
+        if name not in self._beads:
+            a = self.cands[name]
+            decoded = self.s2c[name] + a.crf.decode_many([self.pair.c2s])
+            self._beads[name] = a.beads(self.pair, a.outputs(self.pair, decoded))
+        return self._beads[name]
+
+
+def rows_of(names: List[str], extra: List[List[str]], margins: List[float]) -> List[Tuple[str, List[str], float]]:
+    rows = [(n, [n], 0.0) for n in names]
+    for cands in extra:
+        for m in margins:
+            rows.append((" + ".join(cands) + f" (margin {m})", cands, m))
+    return rows
+
+
+def lone(aligner: CRFAligner) -> CRFAligner:
+    aligner.wide_allowed = False
+    return aligner
+
+
+def wm(a) -> None:
+    own = CRFAligner.default()
+    cands = {"own": lone(own), "wide": lone(CRFAligner.load(str(Path(own.weights) / WIDE_FOLDER)))}
+    extra = [["own", "wide"]]
+    if a.syn:
+        overrides = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in a.syn_set)}
+        cands["syn"] = lone(CRFAligner.load(a.syn, encoder=own.encoder, overrides=overrides))
+        extra += [["own", "syn"], ["own", "wide", "syn"]]
+    if a.wide_of:
+        cands["wide2"] = lone(CRFAligner.load(str(Path(a.wide_of) / WIDE_FOLDER), encoder=own.encoder))
+        extra += [["own", "wide2"]]
+    margins = [float(m) for m in a.margins.split(",")]
+    rows = rows_of(list(cands), extra, margins)
+    counts = {r[0]: [0, 0, 0] for r in rows}
+    picks = {r[0]: {} for r in rows}
+    per_doc = {r[0]: {} for r in rows}
+    paragraphs = make_jiang_wiki_paragraphs() if a.paragraphs else None
+    t0 = time.time()
+    for rec in read_pairs(WM, default_lang="en"):
+        tp = rec.training_pair(WM)
+        links = paragraphs.align_paragraphs(tp.complex, tp.simple) if paragraphs else None
+        pair = own.featurize(tp.complex, tp.simple, links)
+        doc = Scored(pair, cands)
+        g = task1_links(rec.raw, [[list(b.complex), list(b.simple)] for b in tp.gold])
+        for label, names, m in rows:
+            chosen = doc.choose(names, m)
+            picks[label][chosen] = picks[label].get(chosen, 0) + 1
+            p = task1_links(rec.raw, [[list(b.complex), list(b.simple)] for b in doc.beads(chosen)])
+            c = (len(g & p), len(p), len(g))
+            per_doc[label][rec.id] = c
+            for k in range(3):
+                counts[label][k] += c[k]
+    for label, *_ in rows:
+        p, r, f = prf(*counts[label])
+        print(f"WM Task 1 {label}: P {p:.3f} R {r:.3f} F1 {f:.3f}; picks {picks[label]}", flush=True)
+    print(f"({time.time() - t0:.0f} s)")
+    if a.folds:
+        margin_folds(rows, per_doc)
+
+
+def margin_folds(rows, per_doc) -> None:
+    """The margin chosen on Wiki-Manual, reported by document folds (wm_folds.py's): for each
+    candidate set, the margin with the best pooled F1 on four folds scored on the fifth."""
+    ids = sorted(next(iter(per_doc.values())))
+    order = list(range(len(ids)))
+    random.Random(0).shuffle(order)
+    folds = [[ids[i] for i in order[f::5]] for f in range(5)]
+    sets = {}
+    for label, names, m in rows:
+        if len(names) > 1:
+            sets.setdefault(tuple(names), []).append((m, label))
+    for names, options in sets.items():
+        held, chosen = [0, 0, 0], []
+        for test in folds:
+            train = [i for i in ids if i not in set(test)]
+            m, label = max(options, key=lambda o: prf(*(sum(per_doc[o[1]][d][k] for d in train) for k in range(3)))[2])
+            chosen.append(m)
+            for k in range(3):
+                held[k] += sum(per_doc[label][d][k] for d in test)
+        p, r, f = prf(*held)
+        print(f"{' + '.join(names)}: margins chosen by fold {chosen}; held-out pooled P {p:.3f} R {r:.3f} F1 {f:.3f}")
+
+
+def folds_of(n, k, seed):
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    return [sorted(order[f::k]) for f in range(k)]
+
+
+def fold_model(path: Path, train, encoder) -> CRFAligner:
+    if (path / "config.json").exists():
+        return lone(CRFAligner.load(str(path), encoder=encoder))
+    aligner = train_aligner(train, {"wide": False}, settings=TrainingSettings(), encoder=encoder)
+    aligner.save(str(path))
+    return lone(aligner)
+
+
+def cv(a) -> None:
+    pairs = list(read_training_pairs(str(DEPLAIN)))
+    probe = CRFAligner({})
+    tests = [probe.featurize(p.complex, p.simple) for p in pairs]
+    margins = [float(m) for m in a.margins.split(",")]
+    rows = rows_of(["own", "syn"], [["own", "syn"]], margins)
+    figs = {r[0]: [] for r in rows}
+    t0 = time.time()
+    for f, test in enumerate(folds_of(len(pairs), 5, 0)):
+        train = [pairs[i] for i in range(len(pairs)) if i not in set(test)]
+        rng = random.Random(f)
+        syn = [augmented(p, rng, a.drop, 0.0, 0.0, (), 0.0) for p in train]
+        both = [x for pair in zip(train, syn) for x in pair]
+        base = Path(a.models) / f"fold{f + 1}"
+        cands = {
+            "own": fold_model(base / "own", train, probe.encoder),
+            "syn": fold_model(base / f"add{a.drop}", both, probe.encoder),
+        }
+        docs = [Scored(tests[i], cands) for i in test]
+        for label, names, m in rows:
+            scorer = AlignmentScorer()
+            chosen = []
+            for i, doc in zip(test, docs):
+                name = doc.choose(names, m)
+                chosen.append(name)
+                scorer.add(pairs[i].gold, doc.beads(name), pairs[i].complex.sentences, pairs[i].simple.sentences)
+            s = scorer.scores()
+            figs[label].append((s["link"]["f"], s["bead_text"]["f"]))
+            n_syn = sum(c != "own" for c in chosen)
+            print(
+                f"fold {f + 1} {label}: link {s['link']['f']:.3f} bead-text {s['bead_text']['f']:.3f}"
+                f" (other CRF chosen for {n_syn}/{len(test)})",
+                flush=True,
+            )
+    for label, *_ in rows:
+        lf, bf = np.mean(figs[label], axis=0)
+        folds = " / ".join(f"{x[0]:.3f}" for x in figs[label])
+        print(f"drop {a.drop} {label}: CV mean link {lf:.3f} bead-text {bf:.3f}; folds link {folds}")
+    print(f"({time.time() - t0:.0f} s)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=("wm", "cv"))
+    ap.add_argument("--syn", default=None)
+    ap.add_argument("--wide-of", default=None)
+    ap.add_argument("--drop", type=float, default=0.4)
+    ap.add_argument("--models", default="/tmp/null_choice")
+    ap.add_argument("--margins", default="0.1")
+    ap.add_argument("--syn-set", action="append", default=[], help="wm: key=value, a setting of the --syn CRF")
+    ap.add_argument("--folds", action="store_true", help="wm: the margin chosen by document folds")
+    ap.add_argument("--paragraphs", action="store_true", help="wm: JiangWikiParagraphs.v1's links first")
+    a = ap.parse_args(argv)
+    (wm if a.what == "wm" else cv)(a)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
