@@ -22,18 +22,17 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
+from lab_common import add_output_option, run_main
+from null_augment import augmented
+from task1 import prf, task1_links
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from null_augment import augmented  # noqa: E402
-from task1 import prf, task1_links  # noqa: E402
-
-from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner  # noqa: E402
-from spacy_simalign.aligners.crf.choice import WIDE_FOLDER  # noqa: E402
-from spacy_simalign.aligners.crf.training_settings import TrainingSettings  # noqa: E402
-from spacy_simalign.aligners.crf.unsure import document_score  # noqa: E402
-from spacy_simalign.aligners.paragraphs import make_jiang_wiki_paragraphs  # noqa: E402
-from spacy_simalign.aligners.scoring import AlignmentScorer  # noqa: E402
-from spacy_simalign.formats.pairs import read_pairs, read_training_pairs  # noqa: E402
+from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
+from spacy_simalign.aligners.crf.choice import WIDE_FOLDER
+from spacy_simalign.aligners.crf.training_settings import TrainingSettings
+from spacy_simalign.aligners.crf.unsure import document_score
+from spacy_simalign.aligners.paragraphs import make_jiang_wiki_paragraphs
+from spacy_simalign.aligners.scoring import AlignmentScorer
+from spacy_simalign.formats.pairs import read_pairs, read_training_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
@@ -206,10 +205,11 @@ def main(argv=None):
     ap.add_argument("--syn-set", action="append", default=[], help="wm: key=value, a setting of the --syn CRF")
     ap.add_argument("--folds", action="store_true", help="wm: the margin chosen by document folds")
     ap.add_argument("--paragraphs", action="store_true", help="wm: JiangWikiParagraphs.v1's links first")
+    add_output_option(ap)
     a = ap.parse_args(argv)
     (wm if a.what == "wm" else cv)(a)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))
