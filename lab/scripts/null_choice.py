@@ -3,7 +3,7 @@ of the per-document choice (crf/choice.py): a document is aligned by the candida
 mean per-simple-sentence entropy (unsure.document_score) among those lower than the own CRF's by at
 least `margin` nats; the own CRF otherwise. The candidates read the same features.
 
-    python lab/scripts/null_choice.py wm --syn FOLDER [--wide-of FOLDER] [--margins 0.1,0.2] [--paragraphs] [--syn-set k=v] [--folds]
+    python lab/scripts/null_choice.py wm --syn FOLDER [--wide-of FOLDER] [--margins 0.1,0.2] [--paragraphs] [--syn-set k=v] [--syn-alt k=v] [--folds]
     python lab/scripts/null_choice.py cv --drop 0.4 --models DIR [--margins 0.1,0.2]
 
 wm: Wiki-Manual dev Task 1 of the shipped own CRF with, as candidates, the shipped wide CRF, the
@@ -84,6 +84,11 @@ def wm(a) -> None:
         overrides = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in a.syn_set)}
         cands["syn"] = lone(CRFAligner.load(a.syn, encoder=own.encoder, overrides=overrides))
         extra += [["own", "syn"], ["own", "wide", "syn"]]
+        for kv in a.syn_alt:  # the same CRF with one setting changed, a rival variant of "syn"
+            k, v = kv.split("=", 1)
+            name = f"syn[{kv}]"
+            cands[name] = lone(CRFAligner.load(a.syn, encoder=own.encoder, overrides={**overrides, k: json.loads(v)}))
+            extra += [["own", name]]
     if a.wide_of:
         cands["wide2"] = lone(CRFAligner.load(str(Path(a.wide_of) / WIDE_FOLDER), encoder=own.encoder))
         extra += [["own", "wide2"]]
@@ -127,7 +132,11 @@ def margin_folds(rows, per_doc) -> None:
     for label, names, m in rows:
         if len(names) > 1:
             sets.setdefault(tuple(names), []).append((m, label))
-    for names, options in sets.items():
+    variants = [(n[1], m, label) for n, o in sets.items() if len(n) == 2 and n[1].startswith("syn") for m, label in o]
+    groups = [(" + ".join(n), [(m, label) for m, label in o]) for n, o in sets.items()]
+    if len({v[0] for v in variants}) > 1:  # the syn variant and the margin chosen together
+        groups.append(("own + syn variants", [((n, m), label) for n, m, label in variants]))
+    for title, options in groups:
         held, chosen = [0, 0, 0], []
         for test in folds:
             train = [i for i in ids if i not in set(test)]
@@ -136,7 +145,7 @@ def margin_folds(rows, per_doc) -> None:
             for k in range(3):
                 held[k] += sum(per_doc[label][d][k] for d in test)
         p, r, f = prf(*held)
-        print(f"{' + '.join(names)}: margins chosen by fold {chosen}; held-out pooled P {p:.3f} R {r:.3f} F1 {f:.3f}")
+        print(f"{title}: chosen by fold {chosen}; held-out pooled P {p:.3f} R {r:.3f} F1 {f:.3f}")
 
 
 def folds_of(n, k, seed):
@@ -203,6 +212,9 @@ def main(argv=None):
     ap.add_argument("--models", default="/tmp/null_choice")
     ap.add_argument("--margins", default="0.1")
     ap.add_argument("--syn-set", action="append", default=[], help="wm: key=value, a setting of the --syn CRF")
+    ap.add_argument(
+        "--syn-alt", action="append", default=[], help="wm: key=value, the --syn CRF with it as one more candidate"
+    )
     ap.add_argument("--folds", action="store_true", help="wm: the margin chosen by document folds")
     ap.add_argument("--paragraphs", action="store_true", help="wm: JiangWikiParagraphs.v1's links first")
     add_output_option(ap)
