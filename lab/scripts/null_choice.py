@@ -4,7 +4,7 @@ mean per-simple-sentence entropy (unsure.document_score) among those lower than 
 least `margin` nats; the own CRF otherwise. The candidates read the same features.
 
     python lab/scripts/null_choice.py wm --syn FOLDER [--wide-of FOLDER] [--margins 0.1,0.2] [--paragraphs] [--syn-set k=v] [--syn-alt k=v] [--folds]
-    python lab/scripts/null_choice.py cv --drop 0.4 --models DIR [--margins 0.1,0.2]
+    python lab/scripts/null_choice.py cv --drop 0.4 --models DIR [--margins 0.1,0.2] [--syn-set k=v]
 
 wm: Wiki-Manual dev Task 1 of the shipped own CRF with, as candidates, the shipped wide CRF, the
 CRF in FOLDER, both, or the wide CRF of another weights folder (--paragraphs: with the paragraph
@@ -154,12 +154,10 @@ def folds_of(n, k, seed):
     return [sorted(order[f::k]) for f in range(k)]
 
 
-def fold_model(path: Path, train, encoder) -> CRFAligner:
-    if (path / "config.json").exists():
-        return lone(CRFAligner.load(str(path), encoder=encoder))
-    aligner = train_aligner(train, {"wide": False}, settings=TrainingSettings(), encoder=encoder)
-    aligner.save(str(path))
-    return lone(aligner)
+def fold_model(path: Path, train, encoder, overrides=None) -> CRFAligner:
+    if not (path / "config.json").exists():
+        train_aligner(train, {"wide": False}, settings=TrainingSettings(), encoder=encoder).save(str(path))
+    return lone(CRFAligner.load(str(path), encoder=encoder, overrides=overrides or {}))
 
 
 def cv(a) -> None:
@@ -167,6 +165,7 @@ def cv(a) -> None:
     probe = CRFAligner({})
     tests = [probe.featurize(p.complex, p.simple) for p in pairs]
     margins = [float(m) for m in a.margins.split(",")]
+    overrides = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in a.syn_set)}
     rows = rows_of(["own", "syn"], [["own", "syn"]], margins)
     figs = {r[0]: [] for r in rows}
     t0 = time.time()
@@ -178,7 +177,7 @@ def cv(a) -> None:
         base = Path(a.models) / f"fold{f + 1}"
         cands = {
             "own": fold_model(base / "own", train, probe.encoder),
-            "syn": fold_model(base / f"add{a.drop}", both, probe.encoder),
+            "syn": fold_model(base / f"add{a.drop}", both, probe.encoder, overrides),
         }
         docs = [Scored(tests[i], cands) for i in test]
         for label, names, m in rows:
@@ -211,7 +210,7 @@ def main(argv=None):
     ap.add_argument("--drop", type=float, default=0.4)
     ap.add_argument("--models", default="/tmp/null_choice")
     ap.add_argument("--margins", default="0.1")
-    ap.add_argument("--syn-set", action="append", default=[], help="wm: key=value, a setting of the --syn CRF")
+    ap.add_argument("--syn-set", action="append", default=[], help="key=value, a setting of the synthetic-data CRF")
     ap.add_argument(
         "--syn-alt", action="append", default=[], help="wm: key=value, the --syn CRF with it as one more candidate"
     )
