@@ -82,13 +82,18 @@ def _folder_file(out: str, folder: str) -> Optional[str]:
     return None
 
 
+def _overwrites(out: str, source: str) -> InputError:
+    """The error of an output that is the input `source` (named unless it is the same path)."""
+    what = "the input" if os.path.abspath(source) == os.path.abspath(out) else f"the input {source}"
+    return InputError(f"output would overwrite {what}: choose another output path (nothing was written)", out)
+
+
 def _check_document_folder(out: str, folder: str) -> None:
     """An output that is one of the folder's files, or that would be a new file in it, stops the
     command (see the module docstring)."""
     source = _folder_file(out, folder)
     if source is not None:
-        what = "the input" if os.path.abspath(source) == os.path.abspath(out) else f"the input {source}"
-        raise InputError(f"output would overwrite {what}: choose another output path (nothing was written)", out)
+        raise _overwrites(out, source)
     if os.path.dirname(os.path.realpath(out)) == os.path.realpath(folder):
         raise InputError(
             f"output is in the input folder {folder}, whose files are all read as documents (the next run "
@@ -160,10 +165,7 @@ def check_paths(paths: Paths) -> None:
     for k, out in enumerate(outputs):
         for source in inputs:
             if same_file(out, source):
-                what = "the input" if os.path.abspath(source) == os.path.abspath(out) else f"the input {source}"
-                raise InputError(
-                    f"output would overwrite {what}: choose another output path (nothing was written)", out
-                )
+                raise _overwrites(out, source)
         for folder in documents:
             _check_document_folder(out, folder)
         for other in outputs[:k]:
