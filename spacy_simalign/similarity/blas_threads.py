@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Tuple
 _guard = threading.Lock()
 _holders = 0  # threads inside one_blas_thread() while the limit is shared
 _limiter: Any = None  # the shared limit, restored when the last holder leaves
-_per_thread = False  # whether the holders' BLAS limits are per thread (found at the outermost entry)
+_found: Tuple[Any, bool] = (None, False)  # _blas() at the outermost entry, which the holders share
 
 
 def _blas() -> Tuple[Any, bool]:
@@ -54,17 +54,18 @@ def _outcome(work):
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """A context in which numpy's BLAS runs on one thread, entered by any thread, nested or not."""
-    global _holders, _limiter, _per_thread
+    global _holders, _limiter, _found
     with _guard:
         if _holders == 0:
-            controller, _per_thread = _blas()
-            if not _per_thread:
+            _found = _blas()
+            controller, per_thread = _found
+            if not per_thread:
                 _limiter = _in_a_thread_of_its_own(lambda: controller.limit(limits=1, user_api="blas"))
         _holders += 1
-        per_thread = _per_thread
+        controller, per_thread = _found
     try:
         if per_thread:
-            with _blas()[0].limit(limits=1, user_api="blas"):
+            with controller.limit(limits=1, user_api="blas"):
                 yield
         else:
             yield
