@@ -232,7 +232,7 @@ def test_any_id_opens_and_a_failed_load_replaces_the_pair_with_an_error(tmp_path
             assert page.locator("#status.rv-error").count() == 0, page.locator("#status").text_content()
             assert page.evaluate("location.hash") == "#" + quote(obj["id"], safe="-_.!~*'()")
         page.select_option("#pair-select", "first")
-        page.wait_for_selector(".sa-pair .sa-sent")
+        page.wait_for_selector('.sa-pair[data-pair-id="first"] .sa-sent')
         pairs.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs[:1] + objs[2:]))
         page.select_option("#pair-select", ".")  # gone from the file since the page loaded the list
         page.wait_for_selector(".rv-load-error")
@@ -240,3 +240,29 @@ def test_any_id_opens_and_a_failed_load_replaces_the_pair_with_an_error(tmp_path
         assert "could not load .: no pair '.'" in page.locator(".rv-load-error").text_content()
     finally:
         server.stop()
+
+
+def test_an_answer_that_arrives_late_does_not_replace_the_pair_asked_for_after_it(review, page_of):
+    """A reviewer who moves on before a pair has loaded sees the pair asked for last, whatever order
+    the server's answers come in: the earlier pair's late answer is dropped, not drawn over it."""
+    server, pairs, target = review
+    ids = [json.loads(line)["id"] for line in pairs.read_text(encoding="utf-8").splitlines()]
+    page = page_of(server.url)
+    from urllib.parse import quote
+
+    def is_the_second(url):
+        return url.endswith("/api/pair?id=" + quote(ids[1], safe=""))
+
+    held = []
+    page.route(is_the_second, lambda route: held.append(route))
+    page.select_option("#pair-select", ids[1])
+    while not held:  # the page has sent its request, which the route holds
+        page.wait_for_timeout(20)
+    page.select_option("#pair-select", ids[2])
+    page.wait_for_selector(f'.sa-pair[data-pair-id="{ids[2]}"] .sa-sent')
+    with page.expect_response(lambda r: is_the_second(r.url)):
+        held[0].continue_()
+    page.wait_for_timeout(200)  # the page handles the late answer
+    assert page.locator(".sa-pair").get_attribute("data-pair-id") == ids[2]
+    assert page.locator("#pair-select").input_value() == ids[2]
+    assert page.locator("#status.rv-error").count() == 0

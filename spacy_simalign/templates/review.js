@@ -226,21 +226,28 @@
                  }))};
   }
 
+  var latestShow = 0;
+
   function show(id) {
     hideConflict();
     anchor = null; cursor = null;
+    /* answers can arrive out of order: only the pair asked for last may be adopted and drawn */
+    var ticket = ++latestShow;
     var entry = cache[id];
     var load = entry && entry.dirty ? Promise.resolve() : api("GET", pairUrl(id)).then(function (r) {
+      if (ticket !== latestShow) return;
       if (r.status !== 200) throw new Error(r.data.error || ("HTTP " + r.status));
       adopt(id, r.data);
     });
     return load.then(function () {
+      if (ticket !== latestShow) return;
       current = id;
       if (location.hash.slice(1) !== encodeURIComponent(id)) history.replaceState(null, "", "#" + encodeURIComponent(id));
       setStatus(cache[id].dirty ? "unsaved edits" : "", cache[id].dirty ? "dirty" : "");
       draw();
       main.focus({preventScroll: true});
     }).catch(function (err) {
+      if (ticket !== latestShow) return;
       /* show the error in place of the pair: never leave the previous pair on screen as if it were this one */
       delete cache[id];
       current = id;  /* with no cache entry: nothing to edit or save, Next/Previous move on from here */
