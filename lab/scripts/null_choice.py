@@ -5,13 +5,20 @@ least `margin` nats; the own CRF otherwise. The candidates read the same feature
 
     python lab/scripts/null_choice.py wm --syn FOLDER [--wide-of FOLDER] [--margins 0.1,0.2] [--paragraphs] [--syn-set k=v] [--syn-alt k=v] [--folds]
     python lab/scripts/null_choice.py cv --drop 0.4 --models DIR [--margins 0.1,0.2] [--syn-set k=v]
+    python lab/scripts/null_choice.py lodo --drops 0.2,0.3 --models DIR [--margins 0,0.1] [--syn-set k=v] [--jobs 2]
 
 wm: Wiki-Manual dev Task 1 of the shipped own CRF with, as candidates, the shipped wide CRF, the
 CRF in FOLDER, both, or the wide CRF of another weights folder (--paragraphs: with the paragraph
 links of JiangWikiParagraphs.v1 given to the featurizer, as the paragraph aligner does). cv: DEplain-web dev 5-fold CV
 (cv_null_training.py's folds) of the CRF trained on the training folds, the one trained on them
 and their synthetic copies (add), and the choice between the two; the fold models are saved in DIR
-and reused when there."""
+and reused when there. lodo: the DEplain-web dev 5-fold CV and leave one domain out over the 8 German domains (the 2 DEplain-web
+corpora, the 6 Simple German Corpus websites, as eval_crf_choice.py): per held-out domain the own
+CRF (DEplain-web without it), the wide CRF (DEplain-web and sgc-dev without it) and the synthetic
+CRF (the own CRF's documents and their synthetic copies), the shipped choice (own + wide at
+margin 0.1) beside the three-way choice in which the wide CRF keeps its margin 0.1 and the
+synthetic one gets each of --margins (the CV folds' wide CRF: the training folds and sgc-dev); the
+6 websites pooled are the leave-one-website-out figure."""
 
 import argparse
 import json
@@ -22,7 +29,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
-from lab_common import add_output_option, run_main
+from lab_common import add_output_option, read_gold_pairs, run_main
 from null_augment import augmented
 from task1 import prf, task1_links
 
@@ -37,6 +44,7 @@ from spacy_simalign.formats.pairs import read_pairs, read_training_pairs
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 WM = str(ROOT.parent / "shared" / "data" / "wikimanual-dev" / "pairs.jsonl")
+SGC = str(ROOT.parent / "shared" / "data" / "sgc-dev" / "pairs.jsonl")
 
 
 class Scored:
@@ -49,8 +57,10 @@ class Scored:
         self.score = {n: document_score(d[0][1]) for n, d in self.s2c.items()}
         self._beads = {}
 
-    def choose(self, names: Sequence[str], margin: float) -> str:
-        """names[0] is the own CRF; the others win only by `margin` nats."""
+    def choose(self, names: Sequence[str], margin) -> str:
+        """names[0] is the own CRF; the others win only by `margin` nats (a dict: each its own)."""
+        if isinstance(margin, dict):
+            return choose_by(self.score, margin)
         own = self.score[names[0]]
         surer = [n for n in names[1:] if self.score[n] < own - margin]
         return min(surer, key=lambda n: self.score[n]) if surer else names[0]
@@ -94,6 +104,16 @@ def wm(a) -> None:
         extra += [["own", "wide2"]]
     margins = [float(m) for m in a.margins.split(",")]
     rows = rows_of(list(cands), extra, margins)
+    if a.syn:  # the wide CRF at the shipped margin, the synthetic one at each margin
+        rows += [(f"own + wide (0.1) + syn ({m:g})", ["own", "wide", "syn"], {"wide": 0.1, "syn": m}) for m in margins]
+        rows += [
+            (
+                f"own + syn ({m:g}) first, then wide (0.1)",
+                ["own", "syn", "wide"],
+                {"syn": m, "wide": 0.1, "first": True},
+            )
+            for m in margins
+        ]
     counts = {r[0]: [0, 0, 0] for r in rows}
     picks = {r[0]: {} for r in rows}
     per_doc = {r[0]: {} for r in rows}
@@ -202,9 +222,132 @@ def cv(a) -> None:
     print(f"({time.time() - t0:.0f} s)")
 
 
+def _train_job(job):
+    """Train and save one LODO model (skipped when saved already): (folder, pair indices, drop or None)."""
+    folder, idx, drop = job
+    path = Path(folder)
+    if (path / "config.json").exists():
+        return folder
+    pool, encoder = LODO_STATE["pool"], LODO_STATE["encoder"]
+    train = [pool[i] for i in idx]
+    if drop is not None:
+        rng = random.Random(0)
+        syn = [augmented(p, rng, drop, 0.0, 0.0, (), 0.0) for p in train]
+        train = [x for pair in zip(train, syn) for x in pair]
+    train_aligner(train, {"wide": False}, settings=TrainingSettings(), encoder=encoder).save(str(path))
+    return folder
+
+
+LODO_STATE: Dict = {}
+
+
+def choose_by(scores: Dict[str, float], margins: Dict[str, float]) -> str:
+    """The own CRF unless another is surer by its own margin; the surest of those (with the key
+    "first": the first of them in the dict's order instead)."""
+    first = margins.get("first", False)
+    surer = [n for n, m in margins.items() if n != "first" and scores[n] < scores["own"] - m]
+    if not surer:
+        return "own"
+    return surer[0] if first else min(surer, key=lambda n: scores[n])
+
+
+def lodo(a) -> None:
+    import multiprocessing as mp
+
+    import torch
+
+    torch.set_num_threads(1)
+    domain, pool = read_gold_pairs(str(DEPLAIN))
+    website, sgc = read_gold_pairs(str(SGC))
+    nd = len(pool)
+    pool, domain = pool + sgc, domain + website
+    probe = CRFAligner({})
+    LODO_STATE.update(pool=pool, encoder=probe.encoder)
+    drops = [float(d) for d in a.drops.split(",")]
+    models = Path(a.models)
+    units = []  # (name, test indices, own CRF's training indices, wide CRF's, model key)
+    for f, test in enumerate(folds_of(nd, 5, 0)):
+        train = [i for i in range(nd) if i not in set(test)]
+        units.append((f"cv fold {f + 1}", test, train, train + list(range(nd, len(pool))), f"fold{f + 1}"))
+    for d in dict.fromkeys(domain):
+        test = [i for i in range(len(pool)) if domain[i] == d]
+        own_idx = [i for i in range(nd) if domain[i] != d]
+        units.append(
+            (d, test, own_idx, [i for i in range(len(pool)) if domain[i] != d], "all" if d in website else f"no-{d}")
+        )
+    jobs, plan = [], {}
+    for name, test, own_idx, wide_idx, key in units:
+        plan[name] = {
+            "own": models / f"own-{key}",
+            "wide": models / ("wide-" + (key if key.startswith("fold") else f"no-{name}")),
+        }
+        jobs += [(str(plan[name]["own"]), own_idx, None), (str(plan[name]["wide"]), wide_idx, None)]
+        for drop in drops:
+            plan[name][f"syn{drop}"] = models / f"syn{drop}-{key}"
+            jobs.append((str(plan[name][f"syn{drop}"]), own_idx, drop))
+    jobs = list({j[0]: j for j in jobs}.values())
+    t0 = time.time()
+    with mp.get_context("fork").Pool(a.jobs) as workers:
+        workers.map(_train_job, jobs, chunksize=1)
+    print(f"{len(jobs)} models trained or reused ({time.time() - t0:.0f} s)", flush=True)
+    overrides = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in a.syn_set)}
+    margins = [float(m) for m in a.margins.split(",")]
+    rows = [("own alone", {}), ("own + wide (0.1): shipped", {"wide": 0.1})]
+    for drop in drops:
+        for m in margins:
+            rows.append((f"own + syn{drop} ({m:g})", {f"syn{drop}": m}))
+            rows.append((f"own + wide (0.1) + syn{drop} ({m:g})", {"wide": 0.1, f"syn{drop}": m}))
+            rows.append(
+                (f"own + syn{drop} ({m:g}) first, then wide (0.1)", {f"syn{drop}": m, "wide": 0.1, "first": True})
+            )
+    held = {r[0]: {} for r in rows}  # per unit: (link F1, bead-text F1)
+    picks = {r[0]: [{}, {}] for r in rows}  # CV, leave-one-out
+    sgc_pooled = {r[0]: AlignmentScorer() for r in rows}
+    for name, test, *_ in units:
+        cands = {
+            n: lone(CRFAligner.load(str(f), encoder=probe.encoder, overrides=overrides if n.startswith("syn") else {}))
+            for n, f in plan[name].items()
+        }
+        docs = [Scored(probe.featurize(pool[i].complex, pool[i].simple), cands) for i in test]
+        in_cv = name.startswith("cv fold")
+        for label, ms in rows:
+            scorer = AlignmentScorer()
+            for i, doc in zip(test, docs):
+                chosen = choose_by(doc.score, ms)
+                tally = picks[label][0 if in_cv else 1]
+                tally[chosen] = tally.get(chosen, 0) + 1
+                for sc in [scorer] + ([sgc_pooled[label]] if domain[i] in website and not in_cv else []):
+                    sc.add(pool[i].gold, doc.beads(chosen), pool[i].complex.sentences, pool[i].simple.sentences)
+            sc = scorer.scores()
+            held[label][name] = (sc["link"]["f"], sc["bead_text"]["f"])
+        print(f"{name}: " + "; ".join(f"{label} {held[label][name][1]:.3f}" for label, _ in rows), flush=True)
+    folds = [u[0] for u in units if u[0].startswith("cv fold")]
+    domains = [u[0] for u in units if not u[0].startswith("cv fold")]
+    print(
+        "\nCV: mean of the 5 folds, link / bead-text F1; held out: bead-text F1, mean of the 8 domains, the 6 websites pooled"
+    )
+    print(
+        "| candidates (margin) | CV link / bead-text | CV folds, link | 8-domain mean | websites pooled | "
+        + " | ".join(domains)
+        + " | picks CV; held out |"
+    )
+    for label, _ in rows:
+        cv_link, cv_bt = (np.mean([held[label][f][k] for f in folds]) for k in (0, 1))
+        fold_links = " / ".join(f"{held[label][f][0]:.3f}" for f in folds)
+        mean = np.mean([held[label][d][1] for d in domains])
+        web = sgc_pooled[label].scores()["bead_text"]["f"]
+        cells = " | ".join(f"{held[label][d][1]:.3f}" for d in domains)
+        print(
+            f"| {label} | {cv_link:.3f} / {cv_bt:.3f} | {fold_links} | {mean:.3f} | {web:.3f} | {cells} | {picks[label][0]}; {picks[label][1]} |"
+        )
+    print(f"({time.time() - t0:.0f} s)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("wm", "cv"))
+    ap.add_argument("what", choices=("wm", "cv", "lodo"))
+    ap.add_argument("--drops", default="0.2,0.3", help="lodo: the synthetic CRFs' drop rates")
+    ap.add_argument("--jobs", type=int, default=2, help="lodo: models trained in parallel (forked processes)")
     ap.add_argument("--syn", default=None)
     ap.add_argument("--wide-of", default=None)
     ap.add_argument("--drop", type=float, default=0.4)
@@ -218,7 +361,7 @@ def main(argv=None):
     ap.add_argument("--paragraphs", action="store_true", help="wm: JiangWikiParagraphs.v1's links first")
     add_output_option(ap)
     a = ap.parse_args(argv)
-    (wm if a.what == "wm" else cv)(a)
+    {"wm": wm, "cv": cv, "lodo": lodo}[a.what](a)
     return 0
 
 
