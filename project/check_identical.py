@@ -17,8 +17,8 @@ from script_output import add_output_option, run_main
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.identical import normal_form
-from spacy_simalign.formats.pairs import read_training_pairs
-from spacy_simalign.structures import Side
+from spacy_simalign.core.structures import Side
+from spacy_simalign.formats.pair_jsonl import read_training_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,11 +19,11 @@ from typing import Dict, List
 import spacy
 from spacy.tokens import DocBin
 
-from spacy_simalign.errors import InputError
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.formats.deplain import plan_files, read_plan
 from spacy_simalign.formats.jsonl import atomic_output, read_jsonl, write_jsonl
-from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.pipeline import pair
+from spacy_simalign.formats.pair_jsonl import parse_pair
+from spacy_simalign.pipeline import doc_pair as pair
 from spacy_simalign.pipeline.readers import gold_doc, read_gold_docs
 
 PARTS = ("train", "dev", "test")

@@ -21,7 +21,7 @@ from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.identical import MODES as IDENTICAL_MODES
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.structures import TrainingPair, beads_from_links
+from spacy_simalign.core.structures import TrainingPair, beads_from_links
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

@@ -38,8 +38,8 @@ from pathlib import Path
 from gold_folds import BIBLE, PORTAL, read_gold_pairs
 from script_output import add_output_option, add_set_option, run_main, write_json
 
-from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
+from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, held_out_check
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import unsureness
 from spacy_simalign.evaluation.tally import Tally

@@ -36,11 +36,11 @@ from pathlib import Path
 from gold_folds import folds_of
 from script_output import add_output_option, add_set_option, run_main, write_json
 
-from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

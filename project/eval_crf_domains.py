@@ -34,8 +34,8 @@ from gold_folds import BIBLE, PORTAL, folds_of, read_gold_pairs
 from script_output import add_output_option, run_main, write_json
 from training_runs import prepare_runs, run_training
 
+from spacy_simalign.core.structures import Bead, Side, TrainingPair
 from spacy_simalign.evaluation.tally import SHAPES, Tally
-from spacy_simalign.structures import Bead, Side, TrainingPair
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"

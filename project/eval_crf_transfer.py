@@ -20,9 +20,9 @@ from script_output import add_output_option, run_main
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.corpus.pairs import read_amsterdam_csv
-from spacy_simalign.formats.pairs import read_training_pairs
-from spacy_simalign.structures import Side, beads_from_links
+from spacy_simalign.core.structures import Side, beads_from_links
+from spacy_simalign.corpus.sentence_pairs import read_amsterdam_csv
+from spacy_simalign.formats.pair_jsonl import read_training_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from script_output import add_output_option, run_main
 
-from spacy_simalign.aligners import lexical, paragraphs
+from spacy_simalign.aligners import lexical_aligners as lexical
+from spacy_simalign.aligners import paragraphs
 from spacy_simalign.aligners.scoring import PRF, AlignmentScorer, links_of, paragraph_pairs
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 from spacy_simalign.similarity.backends import TfidfSimilarity
 
 ROOT = Path(__file__).resolve().parent.parent

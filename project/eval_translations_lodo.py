@@ -25,7 +25,7 @@ from eval_translations import scores as translation_scores
 from script_output import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.bead_dp import SETTINGS, V1_SETTINGS, make_bead_dp_v3
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ import spacy
 from spacy.training import Example
 
 from spacy_simalign.aligners.methods import method_config
-from spacy_simalign.errors import InputError
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.formats.jsonl import atomic_output
 from spacy_simalign.pipeline.build import alignment_pipeline
 from spacy_simalign.pipeline.readers import PairCorpus

@@ -5,8 +5,8 @@ gold pairs read with the domain each comes from, so that every script draws the 
 import random
 from typing import List, Tuple
 
-from spacy_simalign.formats.pairs import read_pairs
-from spacy_simalign.structures import TrainingPair
+from spacy_simalign.core.structures import TrainingPair
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 PORTAL, BIBLE = "Alumniportal-2020", "bible_verified"  # the two corpora of DEplain-web dev
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import spacy
 
 import spacy_simalign
-from spacy_simalign.pipeline import pair
+from spacy_simalign import pair
 from spacy_simalign.pipeline.readers import read_gold_docs
 
 # A two-sentence text and its three-sentence simplification per language: the packages for

@@ -18,9 +18,9 @@ from pathlib import Path
 from script_output import add_output_option, run_main
 
 from spacy_simalign.corpus.amsterdam import RULE_NAMES, build_corpus, format_counts
-from spacy_simalign.corpus.candidates import CandidateSettings
+from spacy_simalign.corpus.amsterdam_candidates import CandidateSettings
 from spacy_simalign.corpus.export import CardInfo, export_corpus
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -23,7 +23,7 @@ from spacy_simalign.corpus.anonymise import (
     format_category_recall,
     format_evaluation,
 )
-from spacy_simalign.corpus.pairs import read_amsterdam_csv
+from spacy_simalign.corpus.sentence_pairs import read_amsterdam_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 from script_output import add_set_option  # noqa: E402
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
-from spacy_simalign.configs import resolve_section  # noqa: E402
-from spacy_simalign.formats.pairs import read_training_pairs  # noqa: E402
+from spacy_simalign.core.config_sections import resolve_section  # noqa: E402
+from spacy_simalign.formats.pair_jsonl import read_training_pairs  # noqa: E402
 
 DEFAULT_DATA = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 DEFAULT_CONFIG = ROOT / "configs" / "crf.cfg"

@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from spacy_simalign.errors import InputError
+from spacy_simalign.core.errors import InputError
 
 END = re.compile(r'(?<=[.!?])["\'\)\]]*\s+(?=["\'(\[]?[A-Z0-9])')
 ABBR = re.compile(

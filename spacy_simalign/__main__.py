@@ -21,9 +21,9 @@ import sys
 from typing import List, Optional
 
 from . import commands
-from .errors import InputError, OutputError, Terminated, disk_full_reason
-from .outputs import check_paths
-from .terminal import safe
+from .core.errors import InputError, OutputError, Terminated, disk_full_reason
+from .core.output_paths import check_paths
+from .core.terminal_text import safe
 
 PROG = "python -m spacy_simalign"
 

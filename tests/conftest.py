@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spacy_simalign.registry import similarity_registry
+from spacy_simalign.core.registries import similarity_registry
 from spacy_simalign.similarity.backends import EmbeddingSimilarity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,7 +153,7 @@ def shipped(encoder):
 @pytest.fixture(scope="session")
 def small_pairs(deplain_pairs):
     """The SMALL pairs as training pairs (sides and gold beads)."""
-    from spacy_simalign.formats.pairs import parse_pair
+    from spacy_simalign.formats.pair_jsonl import parse_pair
 
     by_id = {r["id"]: r for r in deplain_pairs}
     return [parse_pair(by_id[i]).training_pair() for i in SMALL]
@@ -187,9 +187,9 @@ def align_cli(src, out, *extra):
 
 @pytest.fixture
 def said(monkeypatch, caplog):
-    """said(): the warnings of speed shortcuts switched off (shortcuts.py) since the last call,
+    """said(): the warnings of speed shortcuts switched off (startup/shortcuts.py) since the last call,
     each said anew in this test (they are said once a process)."""
-    from spacy_simalign import shortcuts
+    from spacy_simalign.startup import shortcuts
 
     monkeypatch.setattr(shortcuts, "_said", set())
     caplog.set_level("WARNING", logger="spacy_simalign")

@@ -10,9 +10,9 @@ import torch
 from conftest import SMALL, write_jsonl
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check, schedule
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
 from spacy_simalign.aligners.crf.choice import WIDE_RECORD
+from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, held_out_check, schedule
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.crf.unsure import sentence_entropy, unsureness
 
@@ -69,7 +69,7 @@ def test_refit_only_refits_the_combination_and_bead_scorer_on_the_user_documents
 def test_the_held_out_check_scores_each_gold_document_by_adapt_on_the_others(shipped, small_pairs):
     """Two websites' documents of sgc-dev would also do; the check must not let a document teach
     the adapted CRF that scores it: its figures are those of adapt on the other document alone."""
-    from spacy_simalign.errors import InputError
+    from spacy_simalign.core.errors import InputError
     from spacy_simalign.evaluation.tally import Tally
 
     pairs, feats = small_pairs[:2], featurize_all(shipped, small_pairs[:2])

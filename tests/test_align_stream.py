@@ -19,7 +19,7 @@ from spacy_simalign.engines.multiprocess import ProcessEngine
 from spacy_simalign.engines.ordered import ordered_results
 from spacy_simalign.engines.progress import interactive, progress_bar
 from spacy_simalign.engines.work import align_records
-from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.formats.pair_jsonl import parse_pair
 
 
 def job_of(method, batch_size):
@@ -117,7 +117,7 @@ def test_the_component_encodes_each_batch_in_one_call(deplain_pairs, monkeypatch
     one call (from an empty cache), then aligns each pair from those vectors (the default CRF on the
     fake encoder: the calls are counted, not the vectors)."""
     from spacy_simalign.pipeline.build import alignment_pipeline
-    from spacy_simalign.pipeline.pair import pair_from_record, side_of
+    from spacy_simalign.pipeline.doc_pair import pair_from_record, side_of
 
     nlp = alignment_pipeline("de", with_fake_encoder(method_config("crf")).to_str())
     encoder = nlp.get_pipe("simalign_sentence_aligner").aligner.encoder

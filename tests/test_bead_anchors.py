@@ -11,7 +11,7 @@ from spacy_simalign.aligners import bead_dp
 from spacy_simalign.aligners.bead_anchors import SharedAnchors, ends_open, sentence_anchors
 from spacy_simalign.aligners.bead_dp import make_bead_dp, make_bead_dp_v3
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 
 def test_a_sentence_anchors_are_its_numbers_and_marks():

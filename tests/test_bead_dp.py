@@ -18,8 +18,8 @@ from spacy_simalign.aligners.bead_dp import (
     runs,
 )
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import parse_pair, read_pairs
-from spacy_simalign.structures import Side
+from spacy_simalign.core.structures import Side
+from spacy_simalign.formats.pair_jsonl import parse_pair, read_pairs
 
 
 @pytest.fixture(scope="module")

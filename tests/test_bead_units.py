@@ -7,7 +7,7 @@ import pytest
 from spacy_simalign.aligners.bead_dp import align_monotone, bead_types, make_bead_dp
 from spacy_simalign.aligners.bead_units import CandidateRescorer
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
 
 SETTINGS = dict(max_align=3, top_k=3, window=5, skip=-0.1, margin=False, length_penalty=False)

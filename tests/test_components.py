@@ -10,8 +10,8 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.util import registry
 
-from spacy_simalign.errors import InputError
-from spacy_simalign.pipeline import pair
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.pipeline import doc_pair as pair
 from spacy_simalign.pipeline.readers import PairCorpus, predicted_doc
 from spacy_simalign.pipeline.scorer import score_examples
 from spacy_simalign.pipeline.sentence_aligner import SentenceAligner

@@ -1,4 +1,4 @@
-"""Every setting a registered aligner or similarity declares (ranges.py) is checked on every way
+"""Every setting a registered aligner or similarity declares (core/setting_checks.py) is checked on every way
 in, with one message: `nlp.add_pipe`, an `align --config` file, `spacy train`'s pipeline and
 `spacy.load` of a saved pipeline whose config was edited all refuse a value outside it before
 anything is aligned. The in-process forms run for every declared setting; the command lines for a
@@ -21,9 +21,9 @@ from thinc.api import Config
 
 from spacy_simalign.aligners.crf.retired import ANY, Retired
 from spacy_simalign.aligners.methods import build_aligner, method_config
-from spacy_simalign.errors import InputError
-from spacy_simalign.ranges import EMBEDS, Choice, Range, Required, declared_ranges
-from spacy_simalign.registry import aligner_registry, similarity_registry
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.registries import aligner_registry, similarity_registry
+from spacy_simalign.core.setting_checks import EMBEDS, Choice, Range, Required, declared_ranges
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVED = ROOT / "tests" / "data" / "pipeline-0.1.0"
@@ -252,7 +252,7 @@ def test_settings_in_range_and_null_crf_settings_pass():
 
 def test_a_wide_band_is_clipped_to_the_document(deplain_pairs):
     """band, neighbours and top_k far wider than the document align as the document's own width does."""
-    from spacy_simalign.formats.pairs import parse_pair
+    from spacy_simalign.formats.pair_jsonl import parse_pair
 
     pair = parse_pair(deplain_pairs[0]).training_pair()
     widths = max(len(pair.complex.sentences), len(pair.simple.sentences))

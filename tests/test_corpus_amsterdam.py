@@ -8,6 +8,7 @@ import Levenshtein
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.core.structures import Side
 from spacy_simalign.corpus.amsterdam import (
     RULE_NAMES,
     add_split_merges,
@@ -19,10 +20,9 @@ from spacy_simalign.corpus.amsterdam import (
     normalise,
     postprocess,
 )
-from spacy_simalign.corpus.candidates import CandidateSettings, candidate_pairs
-from spacy_simalign.corpus.pairs import SentencePair, read_amsterdam_csv
-from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.structures import Side
+from spacy_simalign.corpus.amsterdam_candidates import CandidateSettings, candidate_pairs
+from spacy_simalign.corpus.sentence_pairs import SentencePair, read_amsterdam_csv
+from spacy_simalign.formats.pair_jsonl import parse_pair
 
 
 def row(complex_text, simple_text, doc="d1", simple_ids=(), score=None):

@@ -16,7 +16,7 @@ from spacy_simalign.corpus.anonymise import (
     anonymiser_pipeline,
     evaluate_sample,
 )
-from spacy_simalign.corpus.pairs import read_amsterdam_csv
+from spacy_simalign.corpus.sentence_pairs import read_amsterdam_csv
 
 SAMPLES = Path(__file__).parent / "data" / "anonymisation"
 

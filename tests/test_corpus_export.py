@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.corpus.export import (
     CardInfo,
     datasets_available,
@@ -15,8 +16,7 @@ from spacy_simalign.corpus.export import (
     read_rows,
     rows_from_alignment_file,
 )
-from spacy_simalign.corpus.pairs import SentencePair, read_amsterdam_csv
-from spacy_simalign.errors import InputError
+from spacy_simalign.corpus.sentence_pairs import SentencePair, read_amsterdam_csv
 
 
 @pytest.fixture(scope="module")

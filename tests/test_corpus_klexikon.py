@@ -161,7 +161,7 @@ def test_klexikon_command(tmp_path, klexikon_folder, capsys):
     assert main(["klexikon", klexikon_folder, str(out), "--seed", "3"]) == 0
     printed = capsys.readouterr().out
     assert "split sizes" in printed and "ROUGE-1" in printed
-    from spacy_simalign.formats.pairs import read_pairs
+    from spacy_simalign.formats.pair_jsonl import read_pairs
 
     n = sum(1 for name in ("train", "validation", "test") for _ in read_pairs(str(out / f"{name}.jsonl")))
     lead = [json.loads(line) for line in (out / "lead3.jsonl").read_text(encoding="utf-8").splitlines()]

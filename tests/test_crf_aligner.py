@@ -8,9 +8,9 @@ from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, tra
 from spacy_simalign.aligners.crf.features import FEATURE_NAMES, PairFeaturizer
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.errors import InputError
-from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.structures import ParagraphLink, Side
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.structures import ParagraphLink, Side
+from spacy_simalign.formats.pair_jsonl import parse_pair
 
 
 def check_beads(beads, pair):

@@ -1,4 +1,4 @@
-"""The bead decoder (crf/beads.py) and the split fill (crf/combine.py): splits and merges chosen
+"""The bead decoder (crf/bead_decoder.py) and the split fill (crf/combine.py): splits and merges chosen
 as units over the CRF's link-level beads, on real DEplain-web documents."""
 
 import json
@@ -9,10 +9,10 @@ import pytest
 import srsly
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, train_aligner
-from spacy_simalign.aligners.crf.beads import N_BEAD_FEATURES, candidate_beads, monotone_chain
+from spacy_simalign.aligners.crf.bead_decoder import N_BEAD_FEATURES, candidate_beads, monotone_chain
 from spacy_simalign.aligners.crf.combine import DirectionOutput, combine, fill_splits
 from spacy_simalign.aligners.crf.train import TrainingSettings, heldout_folds
-from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.formats.pair_jsonl import parse_pair
 
 BIBLE = "bible_verified"
 
@@ -141,8 +141,8 @@ def test_the_bead_decoder_changes_the_beads_only_through_its_units(shipped, bibl
 def test_a_gold_bead_with_a_gap_labels_no_candidate_block():
     """A gold bead whose simple sentences skip one (0 -> 0, 2) is no block: the candidate block
     (0, 0, 0, 2), which takes sentence 1 too, must not be learned as that gold bead."""
-    from spacy_simalign.aligners.crf.beads import BeadContext, bead_examples, block_of
-    from spacy_simalign.structures import Bead
+    from spacy_simalign.aligners.crf.bead_decoder import BeadContext, bead_examples, block_of
+    from spacy_simalign.core.structures import Bead
 
     s2c = DirectionOutput([(0, 0), (0, 1), (0, 2)], {(0, 0): 0.9, (0, 1): 0.8, (0, 2): 0.9})
     c2s = DirectionOutput([(0, 0)], {(0, 0): 0.9})

@@ -13,8 +13,8 @@ from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner, mak
 from spacy_simalign.aligners.crf.choice import WIDE_FOLDER, WIDE_RECORD
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.unsure import document_score
-from spacy_simalign.errors import InputError
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 
 def read_gold_pairs(path):

@@ -19,8 +19,8 @@ from spacy_simalign.aligners.crf.encoders import similarity_from_spec
 from spacy_simalign.aligners.crf.legacy import make_crf_aligner_v1
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.translations import TranslationSettings
-from spacy_simalign.errors import InputError
-from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.formats.pair_jsonl import parse_pair
 from spacy_simalign.similarity.backends import make_use_similarity
 
 OLD_FORM = (

@@ -11,10 +11,10 @@ import torch
 
 from spacy_simalign.aligners.crf import inference, tfidf
 from spacy_simalign.aligners.crf.aligner import CRFAligner
-from spacy_simalign.aligners.crf.candidates import _top, candidate_sets, matmul_t
+from spacy_simalign.aligners.crf.candidate_labels import _top, candidate_sets, matmul_t
 from spacy_simalign.aligners.crf.inference import marginals_batch, pad_potentials, viterbi_batch
 from spacy_simalign.aligners.crf.model import CRF, jump_features
-from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.formats.pair_jsonl import parse_pair
 from spacy_simalign.similarity.backends import TfidfSimilarity
 
 
@@ -146,7 +146,7 @@ def test_equal_cosines_go_to_the_earlier_sentence(pair_input):
 def test_repeated_rows_tie_across_blocks_and_the_other_scores_are_blas(pair_input, chunk):
     """Repeats on both sides, in any row block, score their first copy's bits; every other score
     is the plain product's (the same shapes, in the same process)."""
-    from spacy_simalign.aligners.crf.candidates import first_copies, tied_blocks
+    from spacy_simalign.aligners.crf.candidate_labels import first_copies, tied_blocks
 
     aligner, gold, _ = pair_input
     ec, es = aligner.featurizer.embed(gold.complex), aligner.featurizer.embed(gold.simple)

@@ -6,9 +6,9 @@ import pytest
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, make_crf_aligner
 from spacy_simalign.aligners.crf.identical import identical_beads_win, identical_pairs, normal_form
-from spacy_simalign.errors import InputError
-from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.structures import Bead, Side
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.structures import Bead, Side
+from spacy_simalign.formats.pair_jsonl import parse_pair
 
 
 @pytest.fixture(scope="module")

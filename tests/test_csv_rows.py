@@ -5,8 +5,8 @@ not UTF-8 are one line naming their place, with nothing written."""
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.corpus.export import read_rows
-from spacy_simalign.errors import InputError
 from spacy_simalign.formats.csvfile import read_csv_rows
 
 BOM = b"\xef\xbb\xbf"

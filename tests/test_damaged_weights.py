@@ -18,7 +18,7 @@ from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.choice import WIDE_FOLDER, WIDE_RECORD
 from spacy_simalign.aligners.crf.weights_files import read_state, state_bytes
-from spacy_simalign.errors import InputError
+from spacy_simalign.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = ROOT / "tests" / "data" / "pipeline-0.1.0"

@@ -13,7 +13,7 @@ from spacy_simalign.aligners.methods import method_config  # noqa: E402
 from spacy_simalign.engines import AlignJob, LocalEngine, batches  # noqa: E402
 from spacy_simalign.engines.dask_cluster import DaskEngine  # noqa: E402
 from spacy_simalign.engines.work import worker_stats  # noqa: E402
-from spacy_simalign.formats.pairs import read_pairs  # noqa: E402
+from spacy_simalign.formats.pair_jsonl import read_pairs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_a_cluster_without_workers_is_an_error_not_a_hang(pairs_file):
     """Every worker gone (here: none ever joined): the client stops with a clear error."""
     from distributed import LocalCluster
 
-    from spacy_simalign.errors import InputError
+    from spacy_simalign.core.errors import InputError
 
     job = AlignJob(method_config("tfidf").to_str(), batch_size=2)
     with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:

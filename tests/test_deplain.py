@@ -5,9 +5,9 @@ import io
 
 import pytest
 
-from spacy_simalign.errors import InputError
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.formats.deplain import read_plan, split_joined
-from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.formats.pair_jsonl import parse_pair
 
 
 @pytest.fixture(scope="module")

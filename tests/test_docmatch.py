@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.docmatch.calibration import THRESHOLDS, best_threshold, sweep
 from spacy_simalign.docmatch.index import UNDATED, candidates
 from spacy_simalign.docmatch.strategies import assignment_mask, select, strategy_mask, strategy_names
-from spacy_simalign.errors import InputError
 from spacy_simalign.formats.documents import read_documents
 
 STRATEGIES = strategy_names()
@@ -42,9 +42,9 @@ def test_strategies_follow_their_definitions():
 
 def test_strategies_and_indexes_resolve_by_registered_and_short_name():
     """The short names the CLI and configs use are those of the registered (versioned) names."""
+    from spacy_simalign.core.registries import doc_strategy_registry
     from spacy_simalign.docmatch.index import FlatIndex, doc_index
     from spacy_simalign.docmatch.matcher import DocMatcher
-    from spacy_simalign.registry import doc_strategy_registry
 
     assert STRATEGIES == ["above-threshold", "best-source", "best-target", "union", "intersection", "assignment"]
     rng = np.random.default_rng(5)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.corpus.klexikon import read_article
-from spacy_simalign.errors import InputError
 from spacy_simalign.formats.jsonl import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,7 @@
 """The package's import structure: no import cycle between modules (imports inside functions
 counted), and no module importing one of a higher layer. The folders are the layers, low to high:
-plain data (the modules at the package root), text (segmentation/, similarity/), algorithms on plain
+base (core/: plain data, errors, the setting and path checks, the registries; startup/: the
+start-up shortcuts), text (segmentation/, similarity/), algorithms on plain
 data that read no files (aligners/, with the metrics alignments are scored by), formats (formats/),
 spaCy (pipeline/), application (engines/, evaluation/, review/, corpus/, docmatch/) and commands
 (commands/). A module sits in the folder of its layer; only the entry points and the README's alias
@@ -16,6 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "spacy_simalign"
 
 LAYERS = ["base", "text", "algorithms", "formats", "spacy", "application", "commands"]
 FOLDERS = {
+    "core": "base",
+    "startup": "base",
     "segmentation": "text",
     "similarity": "text",
     "aligners": "algorithms",
@@ -32,7 +35,7 @@ MODULES = {  # modules whose layer is not their folder's
     "__main__": "commands",
     "__init__": "commands",
     "spacy_cli": "commands",  # `python -m spacy simalign`: runs __main__'s main
-    "pair": "spacy",  # the alias of pipeline.pair that the README imports
+    "pair": "spacy",  # the alias of pipeline.doc_pair that the README imports
 }
 
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from spacy_simalign.aligners import lexical
+from spacy_simalign.aligners import lexical_aligners as lexical
 from spacy_simalign.aligners.methods import build_aligner, method_config
 from spacy_simalign.aligners.paragraphs import make_massalign_paragraphs
 from spacy_simalign.aligners.scoring import AlignmentScorer, links_of
-from spacy_simalign.structures import Bead, Side
+from spacy_simalign.core.structures import Bead, Side
 
 METHODS = ["cats-c3g", "cats-c3g-seq", "massalign", "tfidf"]
 

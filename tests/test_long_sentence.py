@@ -11,7 +11,7 @@ from conftest import HashedNgramSimilarity, with_fake_encoder
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.crf import tfidf
 from spacy_simalign.aligners.methods import method_config
-from spacy_simalign.limits import MAX_TEXT_CHARS
+from spacy_simalign.core.text_limits import MAX_TEXT_CHARS
 
 
 def long_text(chars: int) -> str:

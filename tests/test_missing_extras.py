@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from spacy_simalign.__main__ import main
+from spacy_simalign.core.extras import EXTRAS, MissingExtra, require
+from spacy_simalign.core.registries import similarity_registry
 from spacy_simalign.docmatch.index import FlatIndex, HnswIndex, IvfIndex
-from spacy_simalign.extras import EXTRAS, MissingExtra, require
-from spacy_simalign.registry import similarity_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

@@ -15,7 +15,7 @@ from conftest import DEPLAIN_PAIRS
 
 from spacy_simalign import commands
 from spacy_simalign.__main__ import main
-from spacy_simalign.outputs import Paths, check_paths, same_file
+from spacy_simalign.core.output_paths import Paths, check_paths, same_file
 
 READ_ONLY_COMMANDS = {"demo", "init-config"}
 

@@ -5,9 +5,9 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.training import Example
 
-from spacy_simalign.errors import InputError
-from spacy_simalign.pipeline import pair
-from spacy_simalign.structures import Bead
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.structures import Bead
+from spacy_simalign.pipeline import doc_pair as pair
 
 
 def test_presegmented_sides_keep_their_sentences_and_paragraphs(deplain_pairs):

@@ -9,8 +9,8 @@ from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.crf.translations import PairKindSettings, TranslationSettings
 from spacy_simalign.aligners.methods import method_config
 from spacy_simalign.commands.align import with_pair_kind
-from spacy_simalign.errors import InputError
-from spacy_simalign.structures import Side
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.structures import Side
 
 
 def sides(lang_a, lang_b, ratio):

@@ -6,7 +6,7 @@ import spacy
 
 from spacy_simalign.aligners.methods import method_config
 from spacy_simalign.aligners.scoring import PRF, paragraph_pairs
-from spacy_simalign.pipeline import pair
+from spacy_simalign.pipeline import doc_pair as pair
 
 METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]
 

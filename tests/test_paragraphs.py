@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from spacy_simalign.aligners import paragraphs
 from spacy_simalign.aligners.methods import build_aligner, method_config
 from spacy_simalign.aligners.scoring import PRF, links_of, paragraph_pairs
+from spacy_simalign.core.structures import Bead, Side
 from spacy_simalign.similarity.backends import TfidfSimilarity
-from spacy_simalign.structures import Bead, Side
 
 METHODS = ["jiang", "jiang-wiki", "massalign", "tfidf"]
 

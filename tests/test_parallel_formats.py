@@ -10,10 +10,10 @@ from conftest import with_fake_encoder
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.methods import method_config
+from spacy_simalign.core.errors import InputError
 from spacy_simalign.corpus.export import export_corpus
-from spacy_simalign.corpus.pairs import SentencePair
 from spacy_simalign.corpus.parallel import LanguagePair, one_line
-from spacy_simalign.errors import InputError
+from spacy_simalign.corpus.sentence_pairs import SentencePair
 
 TEXTBERG = "textberg-dev-de-fr/pairs.jsonl"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"

@@ -12,7 +12,7 @@ import spacy
 from weasel.cli.run import project_run
 
 import spacy_simalign
-from spacy_simalign.pipeline import pair
+from spacy_simalign.pipeline import doc_pair as pair
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = ("project.yml", "configs", "assets", "project")
@@ -344,7 +344,7 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
         "templates/review.js",
         "templates/review.html",
         "resources/example-de.jsonl",
-        "outputs.py",
+        "core/output_paths.py",
         "review/store.py",
     ):
         assert f"spacy_simalign/{data}" in names, data

@@ -1,7 +1,7 @@
 """Property-based tests (hypothesis) of every named sentence aligner (methods.SENTENCE_METHODS),
 on sides drawn from real DEplain sentences: every index in range, each bead non-empty on
 both sides with sorted distinct indices, beads sorted by (first complex, first simple) and
-disjoint (a sentence in at most one bead per side, as lexical.py and structures.
+disjoint (a sentence in at most one bead per side, as aligners/lexical_aligners.py and structures.
 beads_from_links document), scores in [0, 1], and the same output for the same input."""
 
 import pytest
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spacy_simalign.aligners.methods import SENTENCE_METHODS, build_aligner, method_config
-from spacy_simalign.structures import ParagraphLink, Side
+from spacy_simalign.core.structures import ParagraphLink, Side
 
 
 def sentence_pool(n=40):

@@ -121,7 +121,7 @@ def test_lang_option_contradicting_a_pair_is_a_warning_and_the_pair_keeps_its_ow
 
 def test_unsegmented_raw_text_at_the_aligner_warns_once_with_the_fix(monkeypatch):
     from spacy_simalign.pipeline import sentence_aligner
-    from spacy_simalign.pipeline.pair import make_pair
+    from spacy_simalign.pipeline.doc_pair import make_pair
 
     monkeypatch.setattr(sentence_aligner, "_warned_unsegmented", False)
     config = {"aligner": {"@simalign_aligners": "spacy-simalign.Tfidf.v1"}}

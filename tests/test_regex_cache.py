@@ -1,4 +1,4 @@
-"""regex_cache.py: a module's long patterns are read from the start-up cache into re's own cache
+"""startup/regex_cache.py: a module's long patterns are read from the start-up cache into re's own cache
 before its import, and stored after it only when rebuilt to the very pattern re made; re's
 functions are never replaced, and every part of re or _sre laid out otherwise, a damaged file or an
 evicted entry only costs the compile."""
@@ -15,7 +15,8 @@ import uuid
 
 import pytest
 
-from spacy_simalign import regex_cache, startup_cache
+from spacy_simalign.startup import disk_cache as startup_cache
+from spacy_simalign.startup import regex_cache
 
 
 def french_words(shared_data):
@@ -246,7 +247,7 @@ def test_a_pattern_evicted_from_res_cache_before_the_import_is_compiled_and_the_
 THREADS = r"""
 import json, os, random, re, sys, threading
 import spacy
-from spacy_simalign.blank import blank_language
+from spacy_simalign.startup.blank_pipelines import blank_language
 
 text, saved = sys.argv[1], sys.argv[2]
 start = threading.Barrier(8 + 3)

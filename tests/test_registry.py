@@ -37,14 +37,14 @@ def test_factories_resolve_by_name(group, name, target):
 
 @pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0] == "spacy_simalign_similarity"])
 def test_similarity_backends_resolve(group, name, target):
-    import spacy_simalign.registry  # noqa: F401  (creates the registry)
+    import spacy_simalign.core.registries  # noqa: F401  (creates the registry)
 
     assert registry.simalign_similarity.get(name) is not None
 
 
 @pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0] == "spacy_simalign_aligners"])
 def test_aligners_resolve_to_their_entry_point(group, name, target):
-    import spacy_simalign.registry  # noqa: F401  (creates the registry)
+    import spacy_simalign.core.registries  # noqa: F401  (creates the registry)
 
     module, _, attr = target.partition(":")
     assert registry.simalign_aligners.get(name) is getattr(importlib.import_module(module), attr)
@@ -139,7 +139,7 @@ def test_init_config_prints_the_filled_config(capsys):
 
 @pytest.mark.parametrize("group,name,target", [e for e in entry_points() if e[0].startswith("spacy_simalign_doc_")])
 def test_docmatch_names_resolve_to_their_entry_point(group, name, target):
-    import spacy_simalign.registry  # noqa: F401  (creates the registries)
+    import spacy_simalign.core.registries  # noqa: F401  (creates the registries)
 
     module, _, attr = target.partition(":")
     table = getattr(registry, "simalign_" + group[len("spacy_simalign_") :])

@@ -10,11 +10,11 @@ import spacy
 from conftest import DEPLAIN_PAIRS, write_jsonl
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.pipeline import pair as pair_module
+from spacy_simalign.core.structures import Bead, Side
+from spacy_simalign.formats.pair_jsonl import parse_pair
+from spacy_simalign.pipeline import doc_pair as pair_module
 from spacy_simalign.review.render import render, score_hue
 from spacy_simalign.segmentation.sides import side_from_sentences
-from spacy_simalign.structures import Bead, Side
 
 
 class Sentences(HTMLParser):

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import DEPLAIN_PAIRS, write_jsonl
 
-from spacy_simalign.errors import OutputError
+from spacy_simalign.core.errors import OutputError
+from spacy_simalign.core.structures import Side
 from spacy_simalign.formats import jsonl
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 from spacy_simalign.review.app import create_app
 from spacy_simalign.review.store import Conflict, PairStore
-from spacy_simalign.structures import Side
 
 
 @pytest.fixture()

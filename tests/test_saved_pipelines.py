@@ -12,8 +12,8 @@ import spacy
 from conftest import SMALL, load_deplain
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
-from spacy_simalign.errors import InputError
-from spacy_simalign.pipeline import pair
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.pipeline import doc_pair as pair
 
 SAVED = Path(__file__).resolve().parent / "data" / "pipeline-0.1.0"
 CRF = "spacy-simalign.CRFAligner.v2"

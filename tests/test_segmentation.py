@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 
 from spacy_simalign.evaluation import segmentation as evaluation
-from spacy_simalign.pipeline import pair
+from spacy_simalign.pipeline import doc_pair as pair
 from spacy_simalign.segmentation.rules import segment, split_paragraphs, split_sentences
 
 # Each case: sentences that joined with spaces must come back exactly.

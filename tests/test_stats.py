@@ -10,8 +10,8 @@ import pytest
 from scipy.stats import kendalltau, pearsonr
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.evaluation.stats import corpus_correlations, pair_stats, read_aligned
-from spacy_simalign.structures import Bead
+from spacy_simalign.core.structures import Bead
+from spacy_simalign.evaluation.corpus_stats import corpus_correlations, pair_stats, read_aligned
 
 XLING = Path(__file__).resolve().parent / "data" / "xling"
 
@@ -120,7 +120,7 @@ def test_histogram_axis_says_what_the_similarity_is(tmp_path):
     """Match-docs' score mixes TF-IDF into the cosine; the axis must not say "cosine"."""
     import matplotlib.pyplot as plt
 
-    from spacy_simalign.evaluation.stats import similarity_figure
+    from spacy_simalign.evaluation.corpus_stats import similarity_figure
 
     path = tmp_path / "a.jsonl"
     path.write_text(

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.terminal import safe
+from spacy_simalign.core.terminal_text import safe
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"

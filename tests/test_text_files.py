@@ -10,7 +10,7 @@ from conftest import SMALL, with_fake_encoder
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.methods import method_config
-from spacy_simalign.formats.pairs import parse_pair
+from spacy_simalign.formats.pair_jsonl import parse_pair
 from spacy_simalign.formats.text_files import line_paragraphs, read_text
 
 TEXTBERG = "textberg-dev-de-fr/pairs.jsonl"

@@ -5,11 +5,12 @@ dense matrix. The 20,000 x 20,000 peak is measured by project/bench_align_scale.
 import numpy as np
 import pytest
 
-from spacy_simalign.aligners import best_match, lexical
+from spacy_simalign.aligners import best_match
+from spacy_simalign.aligners import lexical_aligners as lexical
 from spacy_simalign.aligners.methods import build_aligner, method_config
+from spacy_simalign.core.structures import Side
 from spacy_simalign.similarity import scores as scores_module
 from spacy_simalign.similarity.backends import TfidfSimilarity
-from spacy_simalign.structures import Side
 
 SETTINGS = [
     {},  # the default: inside paragraph links

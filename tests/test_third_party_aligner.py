@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 TOY = '''
-from spacy_simalign.structures import Bead
+from spacy_simalign.core.structures import Bead
 
 
 class Diagonal:

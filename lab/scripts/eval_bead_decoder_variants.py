@@ -34,9 +34,9 @@ from spacy_simalign.aligners.bead_anchors import SharedAnchors, sentence_anchors
 from spacy_simalign.aligners.bead_dp import BeadScorer, anchor_path, backtrace, band_around, bead_types, forward, runs
 from spacy_simalign.aligners.bead_units import CandidateRescorer, Reversed
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.core.structures import Bead
+from spacy_simalign.formats.pair_jsonl import read_pairs
 from spacy_simalign.similarity.backends import USESimilarity
-from spacy_simalign.structures import Bead
 
 REPO = Path(__file__).resolve().parents[2]  # the repository: the lab project is its lab/ folder
 DATA = Path(os.environ.get("SIMALIGN_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -14,7 +14,7 @@ from null_augment import augmented
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.crf.training_settings import TrainingSettings
-from spacy_simalign.formats.pairs import read_training_pairs
+from spacy_simalign.formats.pair_jsonl import read_training_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

@@ -14,9 +14,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
+from spacy_simalign.core.structures import TrainingPair
 from spacy_simalign.formats.jsonl import atomic_output
-from spacy_simalign.formats.pairs import read_pairs
-from spacy_simalign.structures import TrainingPair
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 
 class _Both:

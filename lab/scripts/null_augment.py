@@ -9,7 +9,7 @@ it never learns the null decision; Wiki-Manual has 42%.
 import random
 from typing import List, Sequence
 
-from spacy_simalign.structures import Bead, Side, TrainingPair
+from spacy_simalign.core.structures import Bead, Side, TrainingPair
 
 
 def _rebuild(side: Side, keep: Sequence[bool], inserts, rng: random.Random):

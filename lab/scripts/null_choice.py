@@ -39,7 +39,7 @@ from spacy_simalign.aligners.crf.training_settings import TrainingSettings
 from spacy_simalign.aligners.crf.unsure import document_score
 from spacy_simalign.aligners.paragraphs import make_jiang_wiki_paragraphs
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import read_pairs, read_training_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs, read_training_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"

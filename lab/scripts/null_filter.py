@@ -21,8 +21,8 @@ from spacy_simalign.aligners.crf.aligner import CRFAligner
 from spacy_simalign.aligners.crf.choice import WIDE_FOLDER
 from spacy_simalign.aligners.crf.features import NULL_FEATURE_NAMES
 from spacy_simalign.aligners.scoring import AlignmentScorer
-from spacy_simalign.formats.pairs import read_pairs
-from spacy_simalign.structures import Bead
+from spacy_simalign.core.structures import Bead
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 FEATURES = ("best_cos", "best_c3g", "best_word")
 LEVELS = {"median": 50, "p75": 75}

@@ -14,7 +14,7 @@ from lab_common import add_output_option, run_main
 from task1 import prf, task1_links
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
-from spacy_simalign.formats.pairs import read_pairs
+from spacy_simalign.formats.pair_jsonl import read_pairs
 
 WM = str(Path(__file__).resolve().parents[3] / "shared" / "data" / "wikimanual-dev" / "pairs.jsonl")
 

@@ -23,10 +23,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranges import AT_LEAST_0, AT_LEAST_1, EMBEDS, Choice, Range, check_settings, ranges
-from ..registry import aligner_registry
+from ..core.registries import aligner_registry
+from ..core.setting_checks import AT_LEAST_0, AT_LEAST_1, EMBEDS, Choice, Range, check_settings, ranges
+from ..core.structures import Bead, ParagraphLink, Side
 from ..similarity.runs import joined_vectors
-from ..structures import Bead, ParagraphLink, Side
 from .band_scores import BandScores, band_cells
 from .bead_anchors import SharedAnchors
 from .bead_units import CandidateRescorer

@@ -6,9 +6,9 @@ from typing import List, Tuple
 
 import numpy as np
 
-from ..ranges import Range, ranges
-from ..registry import aligner_registry
-from ..structures import Bead, Side
+from ..core.registries import aligner_registry
+from ..core.setting_checks import Range, ranges
+from ..core.structures import Bead, Side
 from .protocol import SentenceAlignerBase
 
 

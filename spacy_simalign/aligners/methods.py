@@ -11,8 +11,8 @@ from typing import Dict, Optional
 
 from confection import Config
 
-from ..configs import read_config, resolve_section
-from ..errors import InputError
+from ..core.config_sections import read_config, resolve_section
+from ..core.errors import InputError
 
 DEFAULT_SENTENCE_METHOD = "crf"
 DEFAULT_PARAGRAPH_METHOD = "jiang"
@@ -76,7 +76,7 @@ def method_config(name: str, paragraph: bool = False) -> Config:
     """The [aligner] config of a named method, filled by the registry: every value that runs is shown."""
     from confection import registry
 
-    from .. import registry as _registries  # noqa: F401  (creates the plugin's registries)
+    from ..core import registries as _registries  # noqa: F401  (creates the plugin's registries)
 
     return without_retired_keys(registry.fill(named_method(name, paragraph).spec()))
 
@@ -84,7 +84,7 @@ def method_config(name: str, paragraph: bool = False) -> Config:
 def without_retired_keys(node):
     """A filled config less the settings its functions accept only at their off value, for configs
     saved by 0.1.0 (crf/retired.py): a config to start from shows only what is offered."""
-    from ..ranges import rules_of
+    from ..core.setting_checks import rules_of
     from .crf.retired import Retired
 
     for value in node.values():

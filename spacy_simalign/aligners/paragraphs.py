@@ -11,11 +11,11 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ranges import AT_LEAST_0, COSINE, UNIT, Range, ranges
-from ..registry import aligner_registry
+from ..core.registries import aligner_registry
+from ..core.setting_checks import AT_LEAST_0, COSINE, UNIT, Range, ranges
+from ..core.structures import ParagraphLink, Side
 from ..similarity.backends import massalign_model
 from ..similarity.scores import pair_scores
-from ..structures import ParagraphLink, Side
 from .best_match import best_matches
 
 # ---------------------------------------------------------------------------------------
@@ -302,7 +302,7 @@ def tfidf_paragraph_alignment(complex: Side, simple: Side, similarity, threshold
 
 
 # ---------------------------------------------------------------------------------------
-# Registered paragraph aligners (registry.py), for simalign_paragraph_aligner
+# Registered paragraph aligners (core/registries.py), for simalign_paragraph_aligner
 
 
 class ParagraphFunction:

@@ -1,5 +1,5 @@
 """What the alignment components call on an aligner, so that any registered aligner (ours
-or a third party's, see registry.py) plugs in: the Protocols below, which the components type
+or a third party's, see core/registries.py) plugs in: the Protocols below, which the components type
 against and check a configured aligner with (an aligner need not inherit from them).
 
 A sentence aligner (SentenceAligner) has `align(complex, simple, paragraph_links=None) -> beads`.
@@ -16,7 +16,7 @@ bytes in one process, N processes or on Dask)."""
 
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
-from ..structures import Bead, ParagraphLink, Side, TrainingPair
+from ..core.structures import Bead, ParagraphLink, Side, TrainingPair
 
 BatchItem = Tuple[Side, Side, Optional[List[ParagraphLink]]]
 

@@ -8,7 +8,7 @@ def crf_weights(path=None) -> str:
     import os
 
     from ..aligners.crf.aligner import DEFAULT_WEIGHTS
-    from ..errors import InputError
+    from ..core.errors import InputError
 
     folder = path or str(DEFAULT_WEIGHTS)
     if not os.path.isdir(folder):

@@ -1,5 +1,5 @@
 """`adapt GOLD.jsonl OUTPUT_DIR [--base PATH] [--epochs N] [--repeat N] [--seed S] [--check] ...`: the CRF
-aligner fine-tuned on a few gold documents of the user's domain (aligners/crf/adapt.py), saved as
+aligner fine-tuned on a few gold documents of the user's domain (aligners/crf/fine_tuning.py), saved as
 a CRF weights folder for `align --model OUTPUT_DIR` (and, with --pipeline, as a spaCy pipeline
 that spacy.load reads). The background documents shown beside them are the data the base was
 trained on: for the shipped weights, DEplain-web dev (assets/deplain-web-dev in the repository).
@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.terminal_text import safe
 from ..engines.progress import add_progress_option
-from ..errors import InputError
-from ..outputs import Paths
-from ..terminal import safe
 from . import crf_weights
 
 NAME = "adapt"
@@ -30,7 +30,7 @@ REPO_BACKGROUND = Path(__file__).resolve().parents[2] / "assets" / "deplain-web-
 
 
 def add_arguments(parser) -> None:
-    from ..aligners.crf.adapt import AdaptSettings
+    from ..aligners.crf.fine_tuning import AdaptSettings
 
     defaults = AdaptSettings()
     parser.add_argument(
@@ -88,7 +88,7 @@ def gold_pairs(path: str, lang, what: str = "GOLD.jsonl"):
     """(the training pairs of the pairs that have gold, how many have none) of a pair JSONL file:
     a file that `review` saves gold into as the user goes, so the pairs not reviewed yet are
     skipped; bad gold or input is a one-line error, as for `align`."""
-    from ..formats.pairs import read_pairs
+    from ..formats.pair_jsonl import read_pairs
 
     if not os.path.isfile(path):
         raise InputError("no such file", path)
@@ -147,14 +147,14 @@ def check_table(check) -> str:
 
 
 def run(args) -> int:
-    from ..extras import check_installed
+    from ..core.extras import check_installed
 
     check_installed("train", "torch", "adapt (training the CRF aligner)")
-    from ..aligners.crf.adapt import AdaptSettings, adapted_aligner, held_out_check, schedule
     from ..aligners.crf.aligner import CRFAligner
+    from ..aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, held_out_check, schedule
     from ..aligners.crf.train import featurize_all
+    from ..core.setting_checks import check_settings
     from ..engines.progress import progress_bar
-    from ..ranges import check_settings
 
     given = {"epochs": args.epochs, "repeat": args.repeat, "learn_rate": args.learn_rate}
     check_settings(AdaptSettings, given, flags=True)  # named as the options, before the class checks them

@@ -15,14 +15,14 @@ from ..aligners.methods import (
     load_aligner_config,
     method_config,
 )
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.pair_kinds import KIND_ROUTINGS, PAIR_KINDS
+from ..core.setting_checks import AT_LEAST_0, AT_LEAST_1, Options, check_settings
+from ..core.terminal_text import say
 from ..engines import ENGINES, AlignJob
 from ..engines.progress import add_progress_option
 from ..engines.resume import PartialOutput
-from ..errors import InputError
-from ..outputs import Paths
-from ..pair_kinds import KIND_ROUTINGS, PAIR_KINDS
-from ..ranges import AT_LEAST_0, AT_LEAST_1, Options, check_settings
-from ..terminal import say
 from .pairs import add_text_arguments, options_of
 
 NAME = "align"

@@ -6,10 +6,10 @@ dropped pairs are counted on stderr and written with their reasons to --dropped.
 
 from dataclasses import fields
 
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 from ..corpus.xling_filters import PairFilters
-from ..errors import InputError
-from ..outputs import Paths
-from ..terminal import say
 
 NAME = "align-xling"
 HELP = "align sentences of matched cross-lingual document pairs (20min-XD intersection or CRF), with filters"

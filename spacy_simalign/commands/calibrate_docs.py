@@ -3,8 +3,8 @@ for the collections' language pair, print every strategy's best threshold with t
 write them into the matcher config as the pair's profile (default ./docmatch.cfg), which
 `match-docs` then uses (`--threshold auto` for another strategy's threshold)."""
 
-from ..outputs import Paths
-from ..terminal import say
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 
 NAME = "calibrate-docs"
 HELP = "choose document-matching signals and thresholds on gold pairs and write them into the matcher config"

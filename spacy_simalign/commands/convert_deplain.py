@@ -1,9 +1,9 @@
 """`convert-deplain PLAN.csv|FOLDER ... OUTPUT.jsonl`: DEplain plan CSV files to pair JSONL with gold."""
 
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 from ..formats.deplain import plan_files, read_plan
-from ..formats.pairs import write_pairs
-from ..outputs import Paths
-from ..terminal import say
+from ..formats.pair_jsonl import write_pairs
 
 NAME = "convert-deplain"
 HELP = "Convert DEplain simplification-plan CSV files (or folders of them) into pair JSONL with gold beads."

@@ -4,8 +4,11 @@ aligner's output, then the four post-processing rules), print the counts, export
 
 import sys
 
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 from ..corpus.amsterdam import RULE_NAMES, RULES, build_corpus, format_counts
-from ..corpus.candidates import CandidateSettings
+from ..corpus.amsterdam_candidates import CandidateSettings
 from ..corpus.export import (
     FORMATS,
     CardInfo,
@@ -14,10 +17,7 @@ from ..corpus.export import (
     record_language_pairs,
     rows_from_alignment_file,
 )
-from ..errors import InputError
-from ..formats.pairs import lang_warning, overrides_lang, read_pairs
-from ..outputs import Paths
-from ..terminal import say
+from ..formats.pair_jsonl import lang_warning, overrides_lang, read_pairs
 
 NAME = "amsterdam"
 HELP = "Build a clean sentence-pair corpus from pair JSONL with the Amsterdam post-processing rules."

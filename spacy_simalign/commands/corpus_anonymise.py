@@ -2,10 +2,10 @@
 numbers by placeholders (and sensitive sentences by `xxx xxx xxx`) in sentence-pair rows
 (CSV 'Document ID,Complex,Simple' or rows JSONL) or in a plain text file (one text a line)."""
 
+from ..core.output_paths import Paths
+from ..core.structures import SUPPORTED_LANGS
 from ..corpus.export import delimited_text, read_rows
 from ..formats.jsonl import atomic_output, dump_line, iter_lines
-from ..outputs import Paths
-from ..structures import SUPPORTED_LANGS
 
 NAME = "anonymise"
 HELP = "Anonymise a corpus before publishing it: [NAME], [ORGANIZATION], [ADDRESS], [NUMBER], xxx xxx xxx."

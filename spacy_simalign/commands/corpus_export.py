@@ -4,6 +4,10 @@ Moses, TMX and bitext files of MT and translation-memory tools, with a data card
 
 from typing import Dict, Iterable, Sequence, Set
 
+from ..core.errors import InputError
+from ..core.output_paths import Paths, check_paths
+from ..core.setting_checks import Options, check_settings
+from ..core.terminal_text import say
 from ..corpus.export import (
     FORMATS,
     CardInfo,
@@ -18,12 +22,8 @@ from ..corpus.export import (
     row_languages,
     rows_from_alignment_file,
 )
-from ..corpus.pairs import SentencePair
 from ..corpus.parallel import LanguagePair
-from ..errors import InputError
-from ..outputs import Paths, check_paths
-from ..ranges import Options, check_settings
-from ..terminal import say
+from ..corpus.sentence_pairs import SentencePair
 
 NAME = "export"
 HELP = "Export an aligned corpus to JSONL/CSV/TSV/Hugging Face datasets/Moses/TMX/bitext with a data card."

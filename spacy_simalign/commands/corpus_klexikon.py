@@ -5,9 +5,9 @@ JSONL (length-stratified, fixed seed) and the lead-3 baseline, and print the cou
 import os
 import statistics
 
+from ..core.output_paths import Paths
 from ..corpus.klexikon import ARTICLE_FOLDERS, CLEANUP_RULES, KlexikonSettings, run_pipeline
 from ..formats.jsonl import atomic_output, dump_line
-from ..outputs import Paths
 
 NAME = "klexikon"
 HELP = "Clean, filter and split Klexikon/Wikipedia article pairs; write the lead-3 baseline."

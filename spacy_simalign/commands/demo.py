@@ -7,8 +7,8 @@ import textwrap
 from typing import List
 
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, SENTENCE_METHODS, method_config
-from ..formats.pairs import read_pairs
-from ..terminal import safe
+from ..core.terminal_text import safe
+from ..formats.pair_jsonl import read_pairs
 
 NAME = "demo"
 HELP = "Align the bundled example pair (no download) and print the aligned sentences side by side."
@@ -54,7 +54,7 @@ def render_text(complex_sents, simple_sents, beads, width: int) -> str:
 
 def run(args) -> int:
     from ..pipeline.build import alignment_pipeline
-    from ..pipeline.pair import pair_from_record, side_of
+    from ..pipeline.doc_pair import pair_from_record, side_of
 
     width = args.width or min(shutil.get_terminal_size((140, 24)).columns, 160)
     record = next(iter(read_pairs(args.pairs)))

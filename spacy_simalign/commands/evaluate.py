@@ -6,9 +6,9 @@ the published ones of Jiang et al. (2020), which leave pairs of identical senten
 
 import json
 
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 from ..formats.jsonl import atomic_output
-from ..outputs import Paths
-from ..terminal import say
 
 NAME = "evaluate"
 HELP = "Score predicted alignments against gold: link, bead-text and paragraph-pair P/R/F1."

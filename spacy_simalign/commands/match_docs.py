@@ -2,10 +2,10 @@
 matches JSONL (FORMATS.md). `--threshold auto` takes the threshold calibrated by
 calibrate-docs for the chosen strategy from the matcher config."""
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 from ..formats.matches import write_matches
-from ..outputs import Paths
-from ..terminal import say
 
 NAME = "match-docs"
 HELP = "match documents across two collections (20min-XD strategies, calibrated threshold)"

@@ -5,11 +5,11 @@ two text files, or two folders of them paired by stem, as pair JSONL (FORMATS.md
 import argparse
 import sys
 
-from ..errors import InputError
-from ..formats.pairs import write_pairs
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
+from ..formats.pair_jsonl import write_pairs
 from ..formats.text_files import TextOptions, read_text_pairs, text_options
-from ..outputs import Paths
-from ..terminal import say
 
 NAME = "pairs"
 HELP = "Write two text files, or two folders of them paired by stem, as pair JSONL."

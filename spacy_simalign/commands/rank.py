@@ -5,9 +5,9 @@ CRF's that adapt fine-tunes (not that of the shipped weights' wide CRF, crf/choi
 
 from typing import Optional
 
+from ..core.output_paths import STDOUT, Paths
+from ..core.terminal_text import safe
 from ..formats.jsonl import atomic_output
-from ..outputs import STDOUT, Paths
-from ..terminal import safe
 from . import crf_weights
 
 NAME = "rank"
@@ -46,7 +46,7 @@ def file_output(args) -> Optional[str]:
 def run(args) -> int:
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.unsure import unsureness
-    from ..formats.pairs import read_pairs, validate_pairs
+    from ..formats.pair_jsonl import read_pairs, validate_pairs
     from ..formats.ranked import ranked_lines
 
     model = crf_weights(args.model)

@@ -2,11 +2,11 @@
 
 import os
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 from ..formats.jsonl import atomic_output
-from ..outputs import Paths
 from ..review.render import load_views, render
-from ..terminal import say
 
 NAME = "render"
 HELP = (

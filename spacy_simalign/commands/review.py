@@ -3,10 +3,10 @@ page, the pairs listed in `rank`'s order when given."""
 
 import webbrowser
 
-from ..errors import InputError
-from ..extras import require
-from ..outputs import Paths
-from ..terminal import say
+from ..core.errors import InputError
+from ..core.extras import require
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 
 NAME = "review"
 HELP = (

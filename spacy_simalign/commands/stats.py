@@ -5,9 +5,9 @@ with the document similarity; a histogram of document similarities as PNG."""
 import json
 import math
 
-from ..extras import require
-from ..outputs import Paths
-from ..terminal import say
+from ..core.extras import require
+from ..core.output_paths import Paths
+from ..core.terminal_text import say
 
 NAME = "stats"
 HELP = "statistics of an aligned comparable corpus (AlignRatio, length Pearson, Kendall, histogram)"
@@ -30,7 +30,7 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
-    from ..evaluation.stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
+    from ..evaluation.corpus_stats import corpus_correlations, format_summary, read_aligned, similarity_histogram
     from ..formats.jsonl import write_jsonl
 
     if args.histogram:  # before any output is written

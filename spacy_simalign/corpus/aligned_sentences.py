@@ -11,11 +11,11 @@ not carry is indexed in the pair's own sentences (the indices are checked agains
 
 from typing import List, Optional, Tuple
 
+from ..core.errors import InputError
 from ..engines.job import pair_digest
-from ..errors import InputError
 from ..formats.alignments import AlignmentLine
-from ..formats.beads import SIDES
-from ..formats.pairs import PairRecord
+from ..formats.bead_parser import SIDES
+from ..formats.pair_jsonl import PairRecord
 
 
 def same_text(a: str, b: str) -> bool:

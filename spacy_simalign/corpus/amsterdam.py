@@ -17,7 +17,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from rapidfuzz.distance import Levenshtein
 
-from .pairs import SentencePair
+from .sentence_pairs import SentencePair
 
 _SPACE = re.compile(r"\s+")
 
@@ -197,11 +197,11 @@ def build_corpus(
     the post-processing rules. Candidates come from, in order of precedence: `alignments`
     (a pair id -> an aligner's beads, e.g. read from `align` output), `method` (a sentence
     method of this plugin: tfidf, massalign, cats-c3g, crf, ...), or by default the
-    Amsterdam paragraph-then-sentence best match in both directions (candidates.py).
+    Amsterdam paragraph-then-sentence best match in both directions (amsterdam_candidates.py).
     `candidates`, when given, are ready rows (e.g. export.rows_from_alignment_file, which
     checks an alignment file against its pairs) and take precedence over all three."""
-    from .candidates import CandidateSettings, candidate_pairs
-    from .pairs import pairs_from_beads
+    from .amsterdam_candidates import CandidateSettings, candidate_pairs
+    from .sentence_pairs import pairs_from_beads
 
     settings = settings or CandidateSettings()
     aligner = None

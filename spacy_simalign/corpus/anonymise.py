@@ -25,8 +25,8 @@ def anonymiser_pipeline(
     import spacy
     from spacy.util import is_package
 
-    from ..blank import blank_language
-    from ..errors import InputError
+    from ..core.errors import InputError
+    from ..startup.blank_pipelines import blank_language
 
     if model is None and use_ner:
         model = next((m for m in TRAINED_PIPELINES.get(lang, ()) if is_package(m)), None)

@@ -15,15 +15,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
-from ..errors import InputError
-from ..extras import require
+from ..core.errors import InputError
+from ..core.extras import require
 from ..formats.alignments import read_alignments
 from ..formats.jsonl import atomic_output, check_unicode, dump_line, read_jsonl
-from ..formats.pairs import PairRecord, read_pairs
+from ..formats.pair_jsonl import PairRecord, read_pairs
 from .aligned_sentences import aligned_sentences
 from .export_folder import staged_export
-from .pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 from .parallel import LanguagePair, moses_names, write_bitext, write_moses, write_tmx
+from .sentence_pairs import CSV_COLUMNS, SentencePair, pairs_from_beads
 
 FORMATS = ("jsonl", "csv", "tsv", "hf", "moses", "tmx", "bitext")
 NEEDS_LANGUAGES = ("moses", "tmx")  # formats that name each side's language
@@ -361,7 +361,7 @@ def rows_from_alignment_file(
 
 def read_rows(path: str) -> List[SentencePair]:
     """Sentence-pair rows from a CSV (`Document ID,Complex,Simple`) or a rows JSONL file."""
-    from .pairs import read_amsterdam_csv
+    from .sentence_pairs import read_amsterdam_csv
 
     if path.endswith((".csv", ".CSV")):
         return read_amsterdam_csv(path)

@@ -17,8 +17,8 @@ import tempfile
 from contextlib import contextmanager
 from typing import Iterator, List, Sequence
 
-from ..errors import InputError, OutputError, disk_full_reason, is_disk_full
-from ..outputs import same_file
+from ..core.errors import InputError, OutputError, disk_full_reason, is_disk_full
+from ..core.output_paths import same_file
 
 CARD = "README.md"
 CARD_MARK = "exported by spacy-simalign"  # what every data card says (export.data_card)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..aligners.scoring import PRF
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.word_tokens import words
 from ..formats.utf8 import read_utf8
-from ..tokens import words
 
 ARTICLE_FOLDERS = ("wiki", "klexikon")  # FOLDER/wiki/<Title>.txt pairs with FOLDER/klexikon/<Title>.txt
 HEADING = re.compile(r"^\s*(=+)\s*(.*?)\s*=*\s*$")

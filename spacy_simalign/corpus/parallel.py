@@ -12,7 +12,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, 
 from xml.sax.saxutils import escape, quoteattr
 
 from ..formats.jsonl import atomic_output
-from .pairs import SentencePair
+from .sentence_pairs import SentencePair
 
 # tab, the line ends of str.splitlines (\n \r \v \f, the file/group/record separators, NEL) and U+2028/U+2029
 LINE_BREAKS = re.compile("[\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")

@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..aligners.protocol import align_batch
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.structures import Side
 from ..formats.alignments import alignment_record
 from ..formats.documents import read_documents
 from ..formats.jsonl import write_jsonl
 from ..formats.matches import read_matches
-from ..formats.pairs import read_pairs
+from ..formats.pair_jsonl import read_pairs
 from ..segmentation.sides import side_from_text
-from ..structures import Side
 from .xling_filters import PairFilters
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, fields, replace
 from typing import Dict, Iterable, List, Optional
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 # -- post-processing filters --------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..aligners.scoring import PRF
-from .lexical import LEXICAL_SIGNALS
+from .lexical_signals import LEXICAL_SIGNALS
 from .matcher import Profile, is_v1, mix, pair_key
 from .strategies import get_strategy, select, strategy_names
 

@@ -5,12 +5,12 @@ import argparse
 import os
 from typing import Dict
 
-from ..configs import read_config
-from ..errors import InputError
+from ..core.config_sections import read_config
+from ..core.errors import InputError
+from ..core.registries import doc_index_registry, short_names
 from ..formats.document_fields import FIELDS
-from ..registry import doc_index_registry, short_names
 from .evidence import rerank_names
-from .lexical import LEXICAL_SIGNALS, LEXICAL_WEIGHT
+from .lexical_signals import LEXICAL_SIGNALS, LEXICAL_WEIGHT
 from .strategies import strategy_names
 
 DEFAULT_CONFIG_PATH = "docmatch.cfg"

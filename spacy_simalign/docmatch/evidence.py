@@ -11,8 +11,8 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
+from ..core.registries import doc_reranker_registry, lookup, short_names
 from ..formats.documents import Document
-from ..registry import doc_reranker_registry, lookup, short_names
 from ..segmentation.sides import side_from_text
 
 NO_RERANK = "none"  # the matcher's `rerank` that switches the second stage off

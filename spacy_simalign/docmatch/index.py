@@ -9,8 +9,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..extras import require
-from ..registry import doc_index_registry, lookup
+from ..core.extras import require
+from ..core.registries import doc_index_registry, lookup
 
 DENSE_LIMIT = 8_000_000  # query x base products done in one numpy block below this size
 UNDATED = np.iinfo(np.int64).min

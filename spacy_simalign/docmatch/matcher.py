@@ -21,14 +21,14 @@ import numpy as np
 from confection import Config
 from spacy.util import registry
 
-from ..configs import read_config, resolve_section
-from ..errors import InputError
+from ..core.config_sections import read_config, resolve_section
+from ..core.errors import InputError
 from ..formats.document_fields import DEFAULT_FIELDS, check_fields, field_text
 from ..formats.documents import Document, check_collection
 from ..formats.matches import match_object
 from .evidence import NO_RERANK, get_reranker
 from .index import candidates, day_numbers, doc_index
-from .lexical import LEXICAL_SIGNALS, LEXICAL_WEIGHT, LexicalScorer
+from .lexical_signals import LEXICAL_SIGNALS, LEXICAL_WEIGHT, LexicalScorer
 from .strategies import DEFAULT_STRATEGY, check_strategy, select
 
 

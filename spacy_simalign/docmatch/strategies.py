@@ -16,7 +16,7 @@ from typing import Callable, List, Tuple
 
 import numpy as np
 
-from ..registry import doc_strategy_registry, lookup, short_names
+from ..core.registries import doc_strategy_registry, lookup, short_names
 
 DEFAULT_STRATEGY = "assignment"
 DENSE_ASSIGNMENT_CELLS = 4_000_000  # a connected block up to this many source x target cells is solved exactly

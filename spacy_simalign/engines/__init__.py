@@ -7,8 +7,8 @@ whichever engine ran it."""
 from itertools import islice
 from typing import Iterable, Iterator, List, Optional, Tuple
 
-from ..errors import InputError
-from ..formats.pairs import PairRecord
+from ..core.errors import InputError
+from ..formats.pair_jsonl import PairRecord
 from .job import AlignJob
 
 Batch = Tuple[int, List[PairRecord]]

@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
-from ..errors import OutputError, Terminated, disk_full_reason
-from ..formats.pairs import read_pairs, validate_pairs
-from ..outputs import Paths, check_paths
-from ..terminal import say
+from ..core.errors import OutputError, Terminated, disk_full_reason
+from ..core.output_paths import Paths, check_paths
+from ..core.terminal_text import say
+from ..formats.pair_jsonl import read_pairs, validate_pairs
 from . import batches, make_engine
 from .job import pair_digest
 from .progress import progress_bar

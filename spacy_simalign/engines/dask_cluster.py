@@ -13,8 +13,8 @@ import logging
 import time
 from typing import Iterable, Iterator, List, Optional, Tuple
 
-from ..errors import InputError
-from ..extras import require
+from ..core.errors import InputError
+from ..core.extras import require
 from .ordered import ordered_results
 from .work import AlignJob, align_batch
 

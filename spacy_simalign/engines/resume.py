@@ -27,7 +27,7 @@ import json
 import os
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..errors import InputError, OutputError, disk_full_reason
+from ..core.errors import InputError, OutputError, disk_full_reason
 from ..formats.jsonl import atomic_output
 
 # what --resume reads of the input: each pair's id and made_from digest, in input order

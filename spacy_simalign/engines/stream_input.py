@@ -14,7 +14,7 @@ import tempfile
 from contextlib import contextmanager
 from typing import IO, Iterator, Tuple
 
-from ..errors import InputError, OutputError, disk_full_reason
+from ..core.errors import InputError, OutputError, disk_full_reason
 
 STDIN = "-"
 

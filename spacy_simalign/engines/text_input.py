@@ -6,7 +6,7 @@ import os
 from contextlib import contextmanager
 from typing import Callable, Iterator, Tuple
 
-from ..errors import InputError, OutputError, is_disk_full
+from ..core.errors import InputError, OutputError, is_disk_full
 from ..formats.jsonl import dump_line
 from ..formats.text_files import TextOptions, read_text_pairs
 from .resume import PartialOutput

@@ -12,12 +12,12 @@ import importlib.util
 import threading
 from typing import Any, Dict, List, Sequence
 
-from .. import caches
+from ..core import caches
 from ..formats.alignments import alignment_record
 from ..formats.jsonl import dump_line
-from ..formats.pairs import PairRecord
+from ..formats.pair_jsonl import PairRecord
 from ..pipeline.build import alignment_pipeline, refresh_pipelines
-from ..pipeline.pair import pair_from_record, side_of
+from ..pipeline.doc_pair import pair_from_record, side_of
 from .job import AlignJob, made_from
 
 # A blank pipeline's vocab keeps every token string it has seen; rebuild it past this size

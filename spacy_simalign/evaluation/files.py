@@ -6,12 +6,12 @@ never a silently wrong score."""
 from typing import Any, Dict, List, Optional
 
 from ..aligners.scoring import AlignmentScorer
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.structures import Bead, Side, TrainingPair
+from ..core.terminal_text import safe
 from ..formats.alignments import AlignmentLine, load_alignments
-from ..formats.beads import SIDES, check_raw_text_gold
-from ..formats.pairs import PairRecord, read_pairs
-from ..structures import Bead, Side, TrainingPair
-from ..terminal import safe
+from ..formats.bead_parser import SIDES, check_raw_text_gold
+from ..formats.pair_jsonl import PairRecord, read_pairs
 from .tally import Tally
 
 

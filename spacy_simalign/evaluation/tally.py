@@ -5,7 +5,7 @@ gold bead shape, and which wrong links touch an added or a deleted sentence."""
 from typing import Dict, Sequence
 
 from ..aligners.scoring import PRF, AlignmentScorer, identical_links, links_of
-from ..structures import Bead, TrainingPair
+from ..core.structures import Bead, TrainingPair
 
 SHAPES = ("1:1", "1:2", "1:3+", "n:m n>=2")
 

@@ -5,9 +5,9 @@ stats, export, render and review use."""
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
-from ..errors import InputError
-from ..structures import Bead
-from .beads import SIDES, beads_to_json, out_of_range, parse_beads, shown
+from ..core.errors import InputError
+from ..core.structures import Bead
+from .bead_parser import SIDES, beads_to_json, out_of_range, parse_beads, shown
 from .jsonl import UniqueIds, read_jsonl
 
 

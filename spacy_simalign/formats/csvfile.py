@@ -13,7 +13,7 @@ import csv
 import io
 from typing import Dict, Iterator, List, Sequence, Tuple
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .utf8 import read_utf8
 
 MAX_FIELD_CHARS = 1 << 20

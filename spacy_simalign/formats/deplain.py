@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .csvfile import read_csv_rows
 
 REQUIRED_COLUMNS = ("original", "simplification", "original_id", "simplification_id", "pair_id")

@@ -9,7 +9,7 @@ DEFAULT_FIELDS = ("title", "lead")
 
 
 def check_fields(fields: Sequence[str]) -> Sequence[str]:
-    from ..errors import InputError
+    from ..core.errors import InputError
 
     if not fields:
         raise InputError("no fields to embed: choose from " + ", ".join(FIELDS))

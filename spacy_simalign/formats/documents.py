@@ -8,8 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from ..errors import InputError
-from ..structures import SUPPORTED_LANGS
+from ..core.errors import InputError
+from ..core.structures import SUPPORTED_LANGS
 from .jsonl import UniqueIds, read_jsonl, write_jsonl
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")

@@ -12,7 +12,7 @@ import unicodedata
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Tuple
 
-from ..errors import InputError, OutputError, disk_full_reason, is_disk_full
+from ..core.errors import InputError, OutputError, disk_full_reason, is_disk_full
 
 
 def iter_lines(path: str) -> Iterator[Tuple[int, str]]:

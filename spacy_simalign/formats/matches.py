@@ -5,8 +5,8 @@ lines without the score."""
 from dataclasses import dataclass
 from typing import Any, Collection, Dict, Iterable, Iterator, Optional, Set, Tuple
 
-from ..errors import InputError
-from .beads import is_finite_number
+from ..core.errors import InputError
+from .bead_parser import is_finite_number
 from .jsonl import read_jsonl, write_jsonl
 
 

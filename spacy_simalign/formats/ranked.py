@@ -3,7 +3,7 @@
 
 from typing import Dict, List, Sequence, Tuple
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .jsonl import iter_lines
 
 

@@ -10,11 +10,11 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.structures import SUPPORTED_LANGS
+from ..core.terminal_text import safe
 from ..segmentation.rules import is_blank
-from ..structures import SUPPORTED_LANGS
-from ..terminal import safe
-from .pairs import pair_object
+from .pair_jsonl import pair_object
 
 SideValue = Union[str, List[List[str]]]
 NEWLINE = re.compile(r"\r\n?")  # Windows and old Mac line ends, read as \n (Python's universal newlines)

@@ -3,7 +3,7 @@ start a file with a byte-order mark, which is not part of the text."""
 
 import codecs
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 
 def read_utf8(path: str) -> str:

@@ -8,12 +8,12 @@ from typing import Optional
 
 from thinc.api import Config
 
-from .. import caches
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, method_config
-from ..blank import blank_language
-from ..configs import config_error
-from ..errors import InputError
-from . import pair
+from ..core import caches
+from ..core.config_sections import config_error
+from ..core.errors import InputError
+from ..startup.blank_pipelines import blank_language
+from . import doc_pair as pair
 from .saved import load_saved_pipeline
 
 CRF_V2 = "spacy-simalign.CRFAligner.v2"

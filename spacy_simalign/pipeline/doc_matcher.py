@@ -12,11 +12,11 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import Config
 
-from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
-from ..errors import InputError
+from ..core import registries as _registries  # noqa: F401  (creates the registries the config names)
+from ..core.errors import InputError
+from ..core.structures import SUPPORTED_LANGS
 from ..formats.document_fields import DEFAULT_FIELDS, check_fields, field_text
 from ..formats.documents import Document, parse_date
-from ..structures import SUPPORTED_LANGS
 
 DEFAULT_CONFIG_STR = f"""
 [simalign_doc_matcher]

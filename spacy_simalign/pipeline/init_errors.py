@@ -4,8 +4,8 @@ the one error spaCy's CLI prints as a message (then exits 1) instead of a traceb
 
 from contextlib import contextmanager
 
-from ..errors import InputError
-from ..setting_errors import InitializeInputError, SettingError
+from ..core.config_errors import InitializeInputError, SettingError
+from ..core.errors import InputError
 
 __all__ = ["InitializeInputError", "SettingError", "initialize_errors"]
 

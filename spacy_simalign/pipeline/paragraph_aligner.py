@@ -9,10 +9,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
 from ..aligners.methods import DEFAULT_PARAGRAPH_METHOD, component_config
 from ..aligners.protocol import ParagraphAligner
-from . import pair
+from ..core import registries as _registries  # noqa: F401  (creates the registries the config names)
+from . import doc_pair as pair
 
 DEFAULT_CONFIG_STR = component_config(
     "paragraph_aligner",

@@ -11,9 +11,9 @@ from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import registry
 
-from ..errors import InputError
-from ..formats.pairs import PairRecord, read_pairs
-from . import pair
+from ..core.errors import InputError
+from ..formats.pair_jsonl import PairRecord, read_pairs
+from . import doc_pair as pair
 
 
 def gold_doc(nlp: Language, record: PairRecord, path: str = "<input>") -> Doc:

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Tuple
 
-from ..configs import config_error
-from ..errors import InputError, first_line
+from ..core.config_sections import config_error
+from ..core.errors import InputError, first_line
 
 
 def config_reason(err: BaseException) -> Tuple[str, Optional[int]]:
@@ -54,7 +54,7 @@ def load_saved_pipeline(folder: str) -> Any:
     try:
         return spacy.load(folder)
     except InputError as err:
-        if err.path is None:  # a setting of config.cfg that its function refused (ranges.py)
+        if err.path is None:  # a setting of config.cfg that its function refused (core/setting_checks.py)
             raise InputError(err.reason, str(Path(folder) / "config.cfg")) from None
         raise
     except Exception as err:  # noqa: BLE001 - one of spaCy's own files (vocab, tokenizer) is damaged

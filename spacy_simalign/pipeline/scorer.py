@@ -8,7 +8,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..aligners.scoring import AlignmentScorer
-from . import pair
+from . import doc_pair as pair
 
 
 def score_examples(examples: Iterable[Example], exclude_identical: bool = False, **kwargs) -> Dict[str, float]:

@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from ..segmentation.rules import segment
-from . import pair
+from . import doc_pair as pair
 
 DEFAULT_CONFIG_STR = """
 [segmenter]

@@ -23,13 +23,13 @@ from spacy.util import SimpleFrozenList
 from spacy.vocab import Vocab
 from thinc.api import Config
 
-from .. import registry as _registries  # noqa: F401  (creates the registries the config names)
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, component_config
 from ..aligners.protocol import SentenceAligner as SentenceAlignerProtocol
 from ..aligners.protocol import TrainableAligner, align_batch
-from ..errors import InputError
-from ..structures import Bead, TrainingPair
-from . import pair
+from ..core import registries as _registries  # noqa: F401  (creates the registries the config names)
+from ..core.errors import InputError
+from ..core.structures import Bead, TrainingPair
+from . import doc_pair as pair
 from .init_errors import initialize_errors
 from .readers import PairCorpus
 from .scorer import score_examples
@@ -89,7 +89,7 @@ class SentenceAligner(TrainablePipe):
         if doc._.pair_info is None:
             raise ValueError(
                 f"[{self.name}] expects a Doc pair: build it with "
-                "spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)"
+                "spacy_simalign.pipeline.doc_pair.make_pair(nlp, complex, simple)"
             )
         warn_if_unsegmented(doc, self.name)
         return pair.side_of(doc, "complex"), pair.side_of(doc, "simple"), self._paragraph_links(doc)

@@ -32,7 +32,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-from ..errors import InputError, OutputError
+from ..core.errors import InputError, OutputError
 from .render import TEMPLATES
 from .store import Conflict, PairStore
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.structures import Bead, Side
 from ..formats.alignments import AlignmentLine, load_alignments, parse_alignment
-from ..formats.beads import SIDES, out_of_range, shown
+from ..formats.bead_parser import SIDES, out_of_range, shown
 from ..formats.jsonl import check_unicode
-from ..formats.pairs import PairRecord, parse_pair, read_pairs
+from ..formats.pair_jsonl import PairRecord, parse_pair, read_pairs
 from ..segmentation.sides import side_from_sentences
-from ..structures import Bead, Side
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
@@ -112,8 +112,8 @@ def load_views(
 
 
 def view_from_doc(doc) -> PairView:
-    """A PairView of a Doc pair (spacy_simalign.pipeline.pair): its sides and `doc._.beads`."""
-    from ..pipeline import pair
+    """A PairView of a Doc pair (spacy_simalign.pipeline.doc_pair): its sides and `doc._.beads`."""
+    from ..pipeline import doc_pair as pair
 
     pair.install_extensions()
     complex_side, simple_side = pair.side_of(doc, "complex"), pair.side_of(doc, "simple")

@@ -22,11 +22,11 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..formats.alignments import load_alignments
-from ..formats.beads import parse_beads
+from ..formats.bead_parser import parse_beads
 from ..formats.jsonl import atomic_output, clean_stale_temporaries, dump_line
-from ..formats.pairs import parse_pair
+from ..formats.pair_jsonl import parse_pair
 from ..formats.ranked import read_order
 from .render import PairView, load_views, view_from_record
 

@@ -6,7 +6,7 @@ corpus tools all see the same sentences for the same text."""
 import re
 from typing import List, Sequence
 
-from ..structures import Side
+from ..core.structures import Side
 from .rules import Offsets, segment
 
 

@@ -17,12 +17,12 @@ from typing import AbstractSet, Any, Dict, Iterable, List, Optional, Sequence, T
 
 import numpy as np
 
-from .. import caches
-from ..limits import capped
-from ..ranges import AT_LEAST_0, AT_LEAST_1, Choice, ranges
-from ..registry import similarity_registry
-from ..structures import Side
-from ..tokens import words
+from ..core import caches
+from ..core.registries import similarity_registry
+from ..core.setting_checks import AT_LEAST_0, AT_LEAST_1, Choice, ranges
+from ..core.structures import Side
+from ..core.text_limits import capped
+from ..core.word_tokens import words
 
 
 class SimilarityBackend:
@@ -283,7 +283,7 @@ class USESimilarity(EmbeddingSimilarity):
         """The runs' vectors composed from their sentences' (use_runs.py) where the joined text
         has two sentences or more, tokenizes as its sentences do and is within
         limits.MAX_TEXT_CHARS; the others are the joined text's vectors."""
-        from ..limits import MAX_TEXT_CHARS
+        from ..core.text_limits import MAX_TEXT_CHARS
         from .blas_threads import one_blas_thread
         from .runs import run_text
 
@@ -331,7 +331,7 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
     def model(self):
         if self._model is None:
             if not os.path.isdir(self.model_path):
-                from ..errors import InputError
+                from ..core.errors import InputError
 
                 raise InputError(f"sentence-transformers model folder not found: {self.model_path}")
             from sentence_transformers import SentenceTransformer
@@ -475,7 +475,7 @@ def make_use_similarity(threads: int = 0) -> SimilarityBackend:
 @ranges()
 def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBackend:
     """Any sentence-transformers model folder on disk (no download)."""
-    from ..extras import check_installed
+    from ..core.extras import check_installed
 
     check_installed("transformers", "sentence_transformers", "a sentence-transformers similarity")
     return SentenceTransformerSimilarity(model_path, device=device)

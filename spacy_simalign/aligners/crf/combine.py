@@ -2,14 +2,14 @@
 complex->simple links give merges (n:1); union, intersection, or a learned logistic
 combination of both directions' Viterbi choices and marginals (with the split fill). Beads are
 the connected components of the kept links; a bead's score is the mean probability of its links.
-These link-level beads are what the bead-level second stage (beads.py) starts from."""
+These link-level beads are what the bead-level second stage (bead_decoder.py) starts from."""
 
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...structures import Bead, Link, beads_from_links
+from ...core.structures import Bead, Link, beads_from_links
 
 COMBINATIONS = ("union", "intersection", "learned")
 LINK_FLOOR = 0.01  # a direction keeps the probability of a link above this (CRFAligner's link_floor)

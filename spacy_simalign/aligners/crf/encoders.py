@@ -18,14 +18,14 @@ MODEL_FOLDER = "spacy-simalign.SentenceTransformerSimilarity.v1"
 def similarity_from_spec(spec: str):
     """The backend of a saved spec (tfidf, c3g, jaccard, use), of a sentence-transformers model
     folder, or of a registered name (spacy-simalign.X.v1)."""
-    from ...registry import similarity_registry
+    from ...core.registries import similarity_registry
 
     if spec in SAVED_SPECS:
         return similarity_registry.get(SAVED_SPECS[spec])()
     if os.path.isdir(spec):
         return similarity_registry.get(MODEL_FOLDER)(spec)
     if os.sep in spec or spec.startswith("."):  # a path, not a registered name
-        from ...errors import InputError
+        from ...core.errors import InputError
 
         raise InputError(f"sentence-transformers model folder not found: {spec}")
     return similarity_registry.get(spec)()

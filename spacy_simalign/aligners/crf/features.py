@@ -11,8 +11,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ...structures import Side
-from .candidates import candidate_sets, matmul_t
+from ...core.structures import Side
+from .candidate_labels import candidate_sets, matmul_t
 from .tfidf import PairProducts, _tfidf_cells, cosines
 
 FEATURE_NAMES = (

@@ -6,7 +6,7 @@ import unicodedata
 from collections import defaultdict
 from typing import Dict, List, Sequence, Tuple
 
-from ...structures import Bead
+from ...core.structures import Bead
 
 MODES = ("off", "linked", "unique")
 MIN_WORDS_UNLINKED = 3  # an identical pair the model did not link is taken only if this long (identical_min_words)

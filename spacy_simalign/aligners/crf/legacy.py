@@ -5,8 +5,8 @@ weights bring) load and decode as they did. New configs name `spacy-simalign.CRF
 
 from typing import Optional
 
-from ...ranges import ranges
-from ...registry import aligner_registry
+from ...core.registries import aligner_registry
+from ...core.setting_checks import ranges
 from .aligner import CRF_RANGES, DEFAULT_CONFIG, LATER_SETTINGS, SHIPPED, CRFAligner, configured_aligner
 from .training_settings import TrainingSettings
 from .translations import TranslationSettings

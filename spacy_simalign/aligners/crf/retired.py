@@ -6,8 +6,8 @@ names the setting, its value and why."""
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional
 
-from ...errors import InputError
-from ...ranges import shown
+from ...core.errors import InputError
+from ...core.setting_checks import shown
 
 ANY = object()  # a setting whose every value is accepted: it only tuned a retired experiment
 
@@ -16,7 +16,7 @@ ANY = object()  # a setting whose every value is accepted: it only tuned a retir
 class Retired:
     """A setting that is not offered: `off`, the value saved configs hold, is accepted, and so is
     null (the weights' value, which is off); `what` names the experiment another value would switch
-    on. A rule of ranges.py, so that config checks find it."""
+    on. A rule of core/setting_checks.py, so that config checks find it."""
 
     off: Any
     what: str

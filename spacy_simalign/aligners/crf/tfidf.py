@@ -8,7 +8,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...limits import capped
+from ...core.text_limits import capped
 
 _SPACES = re.compile(r"\s\s+")
 _WORD_OR_NUL = re.compile(r"\w+|\x00")  # the word tokens of tokens.words, and the NUL between texts

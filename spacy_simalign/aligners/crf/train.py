@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from ...structures import TrainingPair
+from ...core.structures import TrainingPair
 from .combine import fit_combination
 from .features import PairInput
 from .threads import torch_threads
@@ -203,7 +203,7 @@ def fit_bead_decoder(
     aligner, decodes, pairs: Sequence[TrainingPair], settings: TrainingSettings
 ) -> Optional[List[float]]:
     """The bead decoder's scorer from held-out decodes (with the aligner's combination weights)."""
-    from .beads import bead_examples, fit_bead_scorer
+    from .bead_decoder import bead_examples, fit_bead_scorer
 
     xs, ys = [], []
     for i, x, (s2c, c2s) in decodes:

@@ -4,9 +4,9 @@ module of its own so that a config names it without importing the trainer, which
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...ranges import AT_LEAST_0, AT_LEAST_1, UNIT, Range, ranges
-from ...registry import aligner_registry
-from .beads import BEAD_C, BEAD_MAX_ITER
+from ...core.registries import aligner_registry
+from ...core.setting_checks import AT_LEAST_0, AT_LEAST_1, UNIT, Range, ranges
+from .bead_decoder import BEAD_C, BEAD_MAX_ITER
 from .combine import COMBINATION_C, COMBINATION_FALLBACK, COMBINATION_MAX_ITER
 from .retired import TRAINING as RETIRED
 

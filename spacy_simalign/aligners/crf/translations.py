@@ -13,10 +13,10 @@ simplifications, which delete a lot, and leaves a translation's sentences unalig
 
 from dataclasses import dataclass, fields
 
-from ...pair_kinds import PAIR_KINDS, ROUTING
-from ...ranges import Choice, Range, ranges
-from ...registry import aligner_registry
-from ...structures import Side
+from ...core.pair_kinds import PAIR_KINDS, ROUTING
+from ...core.registries import aligner_registry
+from ...core.setting_checks import Choice, Range, ranges
+from ...core.structures import Side
 from ..bead_dp import SETTINGS, V1_SETTINGS, BeadDPAligner, make_bead_dp, make_bead_dp_v3
 
 MODES = ("bead-dp", "crf")

@@ -19,13 +19,13 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from ...errors import InputError, first_line
-from ...extras import install_hint
+from ...core.errors import InputError, first_line
+from ...core.extras import install_hint
 from .inference import state_shapes
 
 REPAIR = "save them again, or copy the folder again from where they were saved"
 DIVERGED = "what a training run that diverged saves; train again (a lower learn_rate)"
-LEARNED = ("combination_weights", "bead_weights")  # config.json's learned weights (combine.py, beads.py)
+LEARNED = ("combination_weights", "bead_weights")  # config.json's learned weights (combine.py, bead_decoder.py)
 TORCH_ENTRY = b"data.pkl"  # the pickle entry of a torch.save archive, near its start
 
 

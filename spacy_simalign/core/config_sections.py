@@ -35,13 +35,13 @@ def read_config(path: str, section: str, what: str, hint: str = ""):
 
 def resolve_section(config, section: str, path: Optional[str] = None, overrides: Optional[Dict] = None):
     """The object a [section] of registered functions builds (third-party names included, by
-    entry point); bad names or settings, and settings that their function refuses (ranges.py:
+    entry point); bad names or settings, and settings that their function refuses (core/setting_checks.py:
     checked as each function is called, before its body runs), are one-line errors."""
     from catalogue import RegistryError
     from confection import ConfigValidationError
     from spacy.util import registry
 
-    from . import registry as _registries  # noqa: F401  (creates the plugin's registries)
+    from . import registries as _registries  # noqa: F401  (creates the plugin's registries)
 
     try:
         return registry.resolve({section: config[section]}, overrides=overrides or {})[section]

@@ -16,11 +16,11 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .. import caches
-from ..blank import blank_language
-from ..errors import InputError
-from ..formats.pairs import check_side
-from ..structures import SUPPORTED_LANGS, Bead, ParagraphLink, Side
+from ..core import caches
+from ..core.errors import InputError
+from ..core.structures import SUPPORTED_LANGS, Bead, ParagraphLink, Side
+from ..formats.pair_jsonl import check_side
+from ..startup.blank_pipelines import blank_language
 
 SIDE_NAMES = ("complex", "simple")
 PARAGRAPH_SEP = "\n\n"
@@ -186,7 +186,7 @@ def make_pair(
     if gold is not None:
         gold = list(gold)
         if not all(isinstance(g, Bead) for g in gold):  # JSON beads: the one bead rule (formats.beads)
-            from ..formats.beads import parse_beads
+            from ..formats.bead_parser import parse_beads
 
             sizes = [
                 sum(len(p) for p in _paragraph_list(value)) if not isinstance(value, str) else -1
@@ -201,7 +201,7 @@ def _info(doc: Doc) -> Dict:
     info = doc._.pair_info
     if info is None:
         raise ValueError(
-            "this Doc is not a Doc pair: build it with spacy_simalign.pipeline.pair.make_pair(nlp, complex, simple)"
+            "this Doc is not a Doc pair: build it with spacy_simalign.pipeline.doc_pair.make_pair(nlp, complex, simple)"
         )
     return info
 

@@ -5,11 +5,11 @@ writer."""
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
+from ..core.terminal_text import safe
 from ..segmentation.rules import is_blank
-from ..structures import SUPPORTED_LANGS, Bead, Side, TrainingPair
-from ..terminal import safe
-from .beads import SIDES, check_raw_text_gold, parse_beads
+from .bead_parser import SIDES, check_raw_text_gold, parse_beads
 from .jsonl import UniqueIds, check_unicode, iter_lines, parse_json_line, write_jsonl
 
 

@@ -7,7 +7,7 @@ from typing import List, Sequence
 
 import numpy as np
 
-from ..tokens import words
+from ..core.word_tokens import words
 
 LEXICAL_SIGNALS = ("none", "tfidf", "names-numbers")
 # the weight of a lexical signal where none is calibrated or given: half the first stage

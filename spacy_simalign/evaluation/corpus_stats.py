@@ -10,9 +10,9 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..errors import InputError
-from ..extras import require
-from ..structures import Bead
+from ..core.errors import InputError
+from ..core.extras import require
+from ..core.structures import Bead
 
 PAIR_STATS = ("align_ratio_source", "align_ratio_target", "length_pearson", "position_kendall")
 

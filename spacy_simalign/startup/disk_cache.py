@@ -1,5 +1,5 @@
 """The start-up cache: what every process would otherwise rebuild from the same files before its
-first pair (the compiled code of spaCy's longest token patterns, regex_cache.py; the USE model's
+first pair (the compiled code of spaCy's longest token patterns, startup/regex_cache.py; the USE model's
 parsed tokenizer and inflated weights, similarity/use_startup.py), kept in a folder between runs.
 
 The folder: $SPACY_SIMALIGN_STARTUP_CACHE, else $XDG_CACHE_HOME/spacy-simalign (~/.cache/...); a

@@ -1,6 +1,6 @@
 """The errors of bad input that spaCy's command line prints as one message: an InputError that is
 also a ConfigValidationError (spaCy prints that as its message, then exits 1, instead of a
-traceback). Kept at the package root, beside errors.py, so that the settings check (ranges.py)
+traceback). Kept in the base layer beside errors.py, so that the settings check (setting_checks.py)
 and the pipeline's initialize (pipeline/init_errors.py) raise the same classes."""
 
 from confection import ConfigValidationError
@@ -28,5 +28,5 @@ class InitializeInputError(InputError, ConfigValidationError):
 
 
 class SettingError(InitializeInputError):
-    """A setting that its registered function refuses (ranges.py): out of its range, not one of its
+    """A setting that its registered function refuses (core/setting_checks.py): out of its range, not one of its
     choices, of the wrong type, or a combination that cannot work."""

@@ -11,11 +11,11 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ..ranges import COSINE, UNIT, Choice, ranges
-from ..registry import aligner_registry
+from ..core.registries import aligner_registry
+from ..core.setting_checks import COSINE, UNIT, Choice, ranges
+from ..core.structures import Bead, ParagraphLink, Side
 from ..similarity.backends import MassalignTfidf, massalign_model
 from ..similarity.scores import pair_scores
-from ..structures import Bead, ParagraphLink, Side
 from .best_match import best_matches
 from .paragraphs import (
     MASSALIGN_PARAGRAPH_ALPHA,
@@ -281,7 +281,7 @@ def massalign_align(
 
 
 # ---------------------------------------------------------------------------------------
-# Registered aligners (registry.py): the functions above with their settings, for the
+# Registered aligners (core/registries.py): the functions above with their settings, for the
 # components and `align --method/--config`.
 
 

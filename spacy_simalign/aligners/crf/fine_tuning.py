@@ -20,9 +20,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import InputError
-from ...ranges import AT_LEAST_0, AT_LEAST_1, Range, ranges
-from ...structures import TrainingPair
+from ...core.errors import InputError
+from ...core.setting_checks import AT_LEAST_0, AT_LEAST_1, Range, ranges
+from ...core.structures import TrainingPair
 from ..scoring import AlignmentScorer
 from .aligner import CRFAligner, training_module
 from .combine import fit_combination

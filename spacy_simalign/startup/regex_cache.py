@@ -10,7 +10,7 @@ are never replaced: a pattern not found there is compiled as usual. A file is wr
 the pattern rebuilt from its code equals the one `re` compiled (text, flags and code), so
 tokenization cannot change; any part of `re` or `_sre` laid out otherwise only misses the cache.
 
-The files are in the start-up cache's `regex` folder (startup_cache.py, which says where and how
+The files are in the start-up cache's `regex` folder (startup/disk_cache.py, which says where and how
 to turn it off)."""
 
 import contextlib
@@ -31,8 +31,8 @@ except ImportError:  # pragma: no cover - Python 3.9/3.10
 
 import _sre  # type: ignore[import-not-found]  # CPython's internal module: no stub
 
+from .disk_cache import cache_folder, store
 from .shortcuts import shortcut_off
-from .startup_cache import cache_folder, store
 
 SHORTCUT = "the start-up cache of spaCy's long token patterns"
 MIN_LENGTH = 50_000  # shorter patterns compile in milliseconds: not worth a file

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...structures import Bead, Link
+from ...core.structures import Bead, Link
 from .combine import DirectionOutput
 
 BEAD_FEATURE_NAMES = (

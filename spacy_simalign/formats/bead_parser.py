@@ -14,8 +14,8 @@ drops it, since a sentence in no bead already says "deleted" or "added"."""
 import math
 from typing import Dict, Iterator, List, Sequence, Tuple
 
-from ..errors import InputError
-from ..structures import Bead
+from ..core.errors import InputError
+from ..core.structures import Bead
 
 SIDES = ("complex", "simple")
 

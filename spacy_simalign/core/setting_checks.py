@@ -239,7 +239,7 @@ def check_settings(owner, values: Mapping[str, Any], flags: bool = False) -> Non
 
 def setting_error(message: str):
     """The error of a refused setting: an InputError that spaCy's command line prints as a message."""
+    from .config_errors import SettingError
     from .errors import InputError
-    from .setting_errors import SettingError
 
     return SettingError(InputError(message))

@@ -1,6 +1,6 @@
 """`spacy.blank(lang)` for the pipelines and tokenizers this package builds itself, started
 quickly: only this package's component factories are loaded, and spaCy's very long tokenizer
-patterns (French) are compiled from the start-up cache (regex_cache.py).
+patterns (French) are compiled from the start-up cache (startup/regex_cache.py).
 
 spaCy imports every installed package's factory entry points whenever it makes a Language; with
 spacy-transformers installed that imports transformers, 1-3 s of every `align` process, for

@@ -9,10 +9,10 @@ import inspect
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from ..aligners.lexical import make_tfidf_aligner
+from ..aligners.lexical_aligners import make_tfidf_aligner
+from ..core.structures import Side
 from ..similarity.backends import SimilarityBackend
-from ..structures import Side
-from .pairs import SentencePair, pairs_from_beads
+from .sentence_pairs import SentencePair, pairs_from_beads
 
 _TFIDF = {name: p.default for name, p in inspect.signature(make_tfidf_aligner).parameters.items()}
 

@@ -4,10 +4,10 @@ readers: the Amsterdam CSV (`Document ID,Complex,Simple`) and alignment JSONL be
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..errors import InputError
-from ..formats.beads import is_finite_number, is_integer
+from ..core.errors import InputError
+from ..core.structures import Bead
+from ..formats.bead_parser import is_finite_number, is_integer
 from ..formats.csvfile import read_csv_rows
-from ..structures import Bead
 
 CSV_COLUMNS = ("Document ID", "Complex", "Simple")
 
