@@ -1,10 +1,13 @@
-"""The two spaCy projects: the user's (project.yml at the root, its scripts in project/), whose `ci`
+"""The three spaCy projects: the user's (project.yml at the root, its scripts in project/), whose `ci`
 workflow runs here with weasel's project_run in a copy (convert a few DEplain documents, spacy train
 for two epochs, evaluate, assemble the de and en pipelines and build the de sdist), and the lab
-(lab/project.yml, lab/scripts/), checked for being a valid project whose scripts exist."""
+(lab/project.yml, lab/scripts/) and the benchmarks (benchmarks/project.yml, benchmarks/scripts/),
+checked for being valid projects whose scripts exist. The data recipes of all three are run in
+test_recipes.py."""
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -189,13 +192,13 @@ def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
 def test_project_scripts_import_the_package_not_the_other_project():
     """No script edits sys.path: a script imports the package and the modules beside it, so the
     user's project and the lab never import each other's code."""
-    scripts = sorted((ROOT / "project").glob("*.py")) + sorted((ROOT / "lab" / "scripts").glob("*.py"))
+    folders = (ROOT / "project", ROOT / "lab" / "scripts", ROOT / "benchmarks" / "scripts")
+    scripts = [p for folder in folders for p in sorted(folder.glob("*.py"))]
     offenders = [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")]
     assert offenders == []
-    names = {p.stem for p in (ROOT / "project").glob("*.py")} & {
-        p.stem for p in (ROOT / "lab" / "scripts").glob("*.py")
-    }
-    assert names == set(), "a module name in both projects could be imported from the wrong one"
+    stems = [p.stem for p in scripts]
+    names = {stem for stem in stems if stems.count(stem) > 1}
+    assert names == set(), "a module name in two projects could be imported from the wrong one"
 
 
 # -- the lab project (lab/project.yml) ----------------------------------------------------------
@@ -227,10 +230,50 @@ def test_the_lab_is_a_valid_project_whose_commands_run_its_own_scripts():
     assert not root_commands & {c["name"] for c in commands}, "a command in both projects"
 
 
+def test_the_benchmarks_are_a_valid_project_whose_commands_run_their_own_standard_library_scripts():
+    """benchmarks/: each command runs a script of benchmarks/scripts (named in its deps with the modules it
+    imports), keeps an output, and is in a workflow; the data recipes import nothing beyond the standard
+    library (they run before anything is installed) and their assets are the root project's, same URLs."""
+    import ast
+
+    from weasel.util import load_project_config
+
+    folder = ROOT / "benchmarks"
+    config = load_project_config(folder)  # validated against weasel's schema
+    commands = config["commands"]
+    assert commands and {s for steps in config["workflows"].values() for s in steps} == {c["name"] for c in commands}
+    used = set()
+    for command in commands:
+        scripts = scripts_of(command, "scripts/")
+        assert scripts and command.get("outputs"), command["name"]
+        for script in scripts:
+            assert (folder / script).is_file() and script in command["deps"], f"{command['name']}: {script}"
+            assert {f"scripts/{m}" for m in local_imports(folder / script)} <= set(command["deps"]), command["name"]
+            used |= {script} | {f"scripts/{m}" for m in local_imports(folder / script)}
+    assert {f"scripts/{p.name}" for p in (folder / "scripts").glob("*.py")} == used
+    stems = {p.stem for p in (folder / "scripts").glob("*.py")}
+    stdlib = getattr(sys, "stdlib_module_names", None)  # Python 3.10 and later
+    for path in (folder / "scripts").glob("*.py") if stdlib else ():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                for module in modules:
+                    top = module.split(".")[0]
+                    assert top in stems or top in stdlib, f"{path.name} imports {module}"
+    root_urls = {a["dest"]: a["url"] for a in load_project_config(ROOT)["assets"] if "url" in a}
+    assert {a["dest"]: a["url"] for a in config["assets"]}.items() <= root_urls.items()
+    assert not {c["name"] for c in project_commands()} & {c["name"] for c in commands}, "a command in both projects"
+
+
 def test_the_generated_project_documents_are_up_to_date(tmp_path):
-    """project/README.md and lab/README.md are what `spacy project document` writes for each
-    project.yml (rerun it after editing a project.yml)."""
-    for folder, readme in ((ROOT, ROOT / "project" / "README.md"), (ROOT / "lab", ROOT / "lab" / "README.md")):
+    """project/README.md, lab/README.md and benchmarks/README.md are what `spacy project document`
+    writes for each project.yml (rerun it after editing a project.yml)."""
+    readmes = (
+        (ROOT, ROOT / "project" / "README.md"),
+        (ROOT / "lab", ROOT / "lab" / "README.md"),
+        (ROOT / "benchmarks", ROOT / "benchmarks" / "README.md"),
+    )
+    for folder, readme in readmes:
         out = tmp_path / (folder.name + ".md")
         run = run_script("-m", "spacy", "project", "document", str(folder), "--output", out)
         assert run.returncode == 0, run.stderr
@@ -238,12 +281,12 @@ def test_the_generated_project_documents_are_up_to_date(tmp_path):
 
 
 def test_tests_neither_import_nor_run_project_scripts():
-    """Library code that tests need lives in the package; only this file tests the project itself.
-    (Docstrings and comments may name project scripts.)"""
+    """Library code that tests need lives in the package; only this file tests the projects themselves,
+    and test_recipes.py their data recipes. (Docstrings and comments may name project scripts.)"""
     import ast
 
     for path in sorted((ROOT / "tests").glob("*.py")):
-        if path.name == Path(__file__).name:
+        if path.name in (Path(__file__).name, "test_recipes.py"):  # the projects, and their data recipes
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
@@ -261,6 +304,7 @@ def test_tests_neither_import_nor_run_project_scripts():
                 modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 stems = {p.stem for p in (ROOT / "project").glob("*.py")}
                 stems |= {p.stem for p in (ROOT / "lab" / "scripts").glob("*.py")}
+                stems |= {p.stem for p in (ROOT / "benchmarks" / "scripts").glob("*.py")}
                 assert not {m.split(".")[0] for m in modules} & stems, f"{path.name}:{node.lineno}"
 
 
@@ -421,6 +465,9 @@ def test_generated_project_outputs_are_not_versioned():
         "assets/upstream/amsterdam.tar.gz",
         "lab/metrics/adaptation.json",
         "lab/project.lock",
+        "benchmarks/assets/upstream/ntrex.tar.gz",
+        "benchmarks/data/ntrex-news/en-de.jsonl",
+        "benchmarks/project.lock",
     ]
     ignored = subprocess.run(["git", "check-ignore", *generated], cwd=ROOT, capture_output=True, text=True).stdout
     assert ignored.split() == generated

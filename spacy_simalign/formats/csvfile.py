@@ -20,7 +20,7 @@ MAX_FIELD_CHARS = 1 << 20
 
 
 @contextlib.contextmanager
-def _field_limit(limit: int) -> Iterator[None]:
+def field_limit(limit: int) -> Iterator[None]:
     """csv.field_size_limit raised to `limit` inside (it is the module's global setting)."""
     old = csv.field_size_limit(limit)
     try:
@@ -35,7 +35,7 @@ def read_csv_rows(path: str, required: Sequence[str], what: str) -> List[Tuple[i
     expected file in the errors of an empty file or a missing column."""
     text = read_utf8(path)
     rows = []
-    with _field_limit(MAX_FIELD_CHARS):
+    with field_limit(MAX_FIELD_CHARS):
         reader = csv.DictReader(io.StringIO(text, newline=""))
         try:
             if reader.fieldnames is None:

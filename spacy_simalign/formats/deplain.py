@@ -5,7 +5,9 @@ used as it is distributed.
 A plan row aligns one or more complex sentence ids with one or more simple sentence ids.
 An id is `pairid-level-paragraph-sentence` (level 1 = complex, 0 = simple; sentence -1 is
 a title; `pairid-level-x-x` is an empty side). Several ids joined by `|` make an n:m row
-whose text is the sentences joined by single spaces: we split it back at sentence ends.
+whose text is the sentences joined by single spaces. Given DEplain's document-level CSV
+(`read_documents`), such a row is cut into the document's own sentences, as the published
+pairs.jsonl was made; without it, we split the text back at likely sentence ends.
 A row with both sides non-empty is a gold bead, whatever its `alignment` label says (the
 labels are noisy: some rows labelled `addition` or `deletion` align two identical
 sentences, see `read_plan`)."""
@@ -17,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..core.errors import InputError
-from .csvfile import read_csv_rows
+from .csvfile import field_limit, read_csv_rows
+from .utf8 import read_utf8
 
 REQUIRED_COLUMNS = ("original", "simplification", "original_id", "simplification_id", "pair_id")
 GOLD_LABELS = ("identical", "identical (removed)", "aligned", "deletion", "addition")
@@ -27,6 +30,14 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:Dr|Prof|ca|bzw|z\.B|usw|etc|Nr|St|v|Chr|Jh|Mio|Mrd|vgl|ggf|inkl|evtl|e|e\. V)|\d)\.$"
 )
 _UPPER_START = re.compile(r"^[„“\"«»(\[A-ZÄÖÜ0-9]")
+# a sentence of the document CSV that is only punctuation (at most two characters): not in the plans
+_FRAGMENT = re.compile(r"^\W{0,2}$")
+DOCUMENT_COLUMNS = ("pair_id", "original", "simplification")
+Documents = Dict[str, Tuple[List[str], List[str]]]
+
+
+class DocumentMismatch(InputError):
+    """A plan whose sentences the document CSV cannot give: a document to leave out, not a broken file."""
 
 
 def cut_strength(before: str, after: str) -> float:
@@ -149,6 +160,55 @@ def _best_cuts(text: str, cuts: List[Tuple[int, int]], need: int) -> List[Tuple[
     return list(max(combinations(strong, need), key=key))
 
 
+def read_documents(path: str) -> Documents:
+    """pair id -> (complex sentences, simple sentences) of DEplain's document-level CSV, whose
+    `original` and `simplification` hold a document's sentences joined by '|||': the sentences that
+    the n:m rows of a plan join. Read as Python's open() reads it (newlines translated), so that the
+    sentences are the ones the published pairs.jsonl was made from, byte for byte."""
+    import csv
+    import io
+
+    text = read_utf8(path)
+    out: Documents = {}
+    with field_limit(1 << 30):  # a field is a whole document
+        reader = csv.DictReader(io.StringIO(text, newline=None))
+        try:
+            missing = [c for c in DOCUMENT_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise InputError(f"missing column(s) {', '.join(missing)} (expected DEplain's document CSV)", path, 1)
+            for row in reader:
+                if any(row.get(c) is None for c in DOCUMENT_COLUMNS):
+                    raise InputError("row has fewer fields than the header", path, reader.line_num)
+                out[row["pair_id"]] = (row["original"].split("|||"), row["simplification"].split("|||"))
+        except csv.Error as err:
+            raise InputError(f"malformed CSV ({err})", path, reader.line_num + 1) from None
+    return out
+
+
+def document_texts(
+    texts: Dict[Tuple[int, int], str], joined: List[Tuple[List[Tuple[int, int]], str]], sentences: List[str]
+) -> Optional[str]:
+    """Fill `texts` (key -> sentence, from the rows of one id) for one side with the document's own
+    sentences, in key order, and check every n:m row against them; the reason it cannot, or None.
+
+    The document CSV has no titles (sentence -1) and sometimes a punctuation-only fragment more than
+    the plan: fragments are dropped when the counts differ, titles skipped unless the counts are
+    equal with them. Each n:m row's text must then be its sentences joined (compared word by word)."""
+    keys = sorted(set(texts) | {k for row_keys, _ in joined for k in row_keys})
+    if any(k not in texts for k in keys):
+        if len(sentences) != len(keys):
+            sentences = [t for t in sentences if not _FRAGMENT.match(t.strip())]
+        body = keys if len(sentences) == len(keys) else [k for k in keys if k[1] >= 0]
+        if len(sentences) != len(body):
+            return f"{len(sentences)} sentences in the document CSV for {len(body)} in the plan"
+        for k, sentence in zip(body, sentences):
+            texts.setdefault(k, sentence)
+    for row_keys, text in joined:
+        if " ".join(texts.get(k, "") for k in row_keys).split() != text.split():
+            return f"the document's sentences do not join into '{text[:60]}'"
+    return None
+
+
 def _read_rows(path: str) -> List[Tuple[int, Dict[str, str]]]:
     rows = read_csv_rows(path, REQUIRED_COLUMNS, "a DEplain plan CSV")
     if not rows:
@@ -156,12 +216,18 @@ def _read_rows(path: str) -> List[Tuple[int, Dict[str, str]]]:
     return rows
 
 
-def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> Dict:
+def read_plan(
+    path: str, lang: str = "de", id_prefix: str = "deplain-web-", documents: Optional[Documents] = None
+) -> Dict:
     """One plan CSV as a pair dict (FORMATS.md): both sides pre-segmented in paragraphs
     (ordered by the plan's paragraph and sentence numbers, titles first) and the gold beads:
-    one bead per aligned row (identical rows once), so a sentence that several rows share
-    stays in several beads, as in DEplain's own pairs.jsonl. Extra fields: corpus, license
-    (from the first row)."""
+    one bead per aligned row, in row order, so a sentence that several rows share stays in
+    several beads, as in DEplain's own pairs.jsonl. Extra fields: corpus, license (from the
+    first row). A sentence named alone by several rows takes the last row's text.
+
+    `documents` (read_documents): the n:m rows are cut into the document's own sentences, the
+    rule the published pairs.jsonl was made by; a plan they do not fit raises DocumentMismatch.
+    Without it, n:m rows are split at likely sentence ends (split_joined)."""
     rows = _read_rows(path)
     pair_id = rows[0][1]["pair_id"].strip()
     texts: List[Dict[Tuple[int, int], str]] = [{}, {}]  # per side: id key -> sentence text
@@ -185,11 +251,18 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
                 raise InputError(f"column '{text_col}' is empty but '{id_col}' names sentences", path, line)
             keys = [i.key for i in ids]
             if len(keys) == 1:
-                texts[side].setdefault(keys[0], text)
+                texts[side][keys[0]] = text
             elif keys:
                 pending.append((line, side, keys, text))
             keys_per_side.append(keys)
         cells.append((line, keys_per_side[0], keys_per_side[1]))
+    if documents is not None:
+        sentences = documents.get(rows[0][1]["pair_id"], ([], []))
+        for side in (0, 1):
+            reason = document_texts(texts[side], [(k, t) for _, s, k, t in pending if s == side], sentences[side])
+            if reason:
+                raise DocumentMismatch(f"pair {pair_id}: {reason}", path)
+        pending = []
     for line, side, keys, text in pending:
         pieces = split_joined(text, len(keys), [texts[side].get(k) for k in keys])
         if pieces is None:
@@ -208,12 +281,9 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
                 last_para = k[0]
             paragraphs[-1].append(texts[side][k])
         sides.append((paragraphs, index))
-    beads = {
-        (tuple(sorted(sides[0][1][c] for c in cs)), tuple(sorted(sides[1][1][s] for s in ss)))
-        for _, cs, ss in cells
-        if cs and ss
-    }
-    gold = [[list(c), list(s)] for c, s in sorted(beads)]
+    gold = [
+        [sorted(sides[0][1][c] for c in cs), sorted(sides[1][1][s] for s in ss)] for _, cs, ss in cells if cs and ss
+    ]
     first = rows[0][1]
     out: Dict[str, Any] = {"id": f"{id_prefix}{pair_id}", "lang": lang}
     for extra in ("corpus", "license"):
@@ -223,6 +293,11 @@ def read_plan(path: str, lang: str = "de", id_prefix: str = "deplain-web-") -> D
     out["simple"] = {"paragraphs": sides[1][0]}
     out["gold"] = gold
     return out
+
+
+def plan_corpus(path: str) -> str:
+    """The `corpus` of a plan (its first row's), to keep the plans of some corpora only."""
+    return _read_rows(path)[0][1].get("corpus", "")
 
 
 def plan_files(inputs: Sequence[str]) -> List[str]:
