@@ -351,3 +351,29 @@ def test_resume_on_a_finished_output_of_an_edited_input_aligns_again(tmp_path, e
     err = capsys.readouterr().err
     assert f"pair '{pair_id}' (line 5) was edited since it was written: aligning all pairs again" in err
     assert out.read_bytes() == new
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_align_reads_the_input_twice_whether_or_not_it_resumes(tmp_path, edited, capsys, monkeypatch, resume):
+    """One pass checks every line before any work (and, when resuming, keeps each pair's id and
+    digest), one pass aligns: checking a partial output must not read the input again."""
+    from spacy_simalign.engines import align_file
+    from spacy_simalign.formats import pair_jsonl
+
+    src, old, changed, new, pair_id = edited
+    out = tmp_path / "out.jsonl"
+    if resume:
+        write_partial(out, b"".join(old.splitlines(keepends=True)[:6]), batch_size=3)
+    passes = []
+    read = pair_jsonl.read_pairs
+
+    def counted(path, *args, **kwargs):
+        passes.append(path)
+        return read(path, *args, **kwargs)
+
+    monkeypatch.setattr(pair_jsonl, "read_pairs", counted)
+    monkeypatch.setattr(align_file, "read_pairs", counted)
+    assert main(["align", str(changed), str(out), *EDIT_OPTIONS, *(["--resume"] if resume else [])]) == 0
+    capsys.readouterr()
+    assert passes == [str(changed), str(changed)]
+    assert out.read_bytes() == new

@@ -23,7 +23,7 @@ from ..formats.pair_jsonl import read_pairs, validate_pairs
 from . import batches, make_engine
 from .job import pair_digest
 from .progress import progress_bar
-from .resume import PartialOutput, complete_output
+from .resume import InputIndex, PartialOutput, complete_output
 from .stream_input import rereadable
 from .work import AlignJob
 
@@ -84,18 +84,22 @@ def align_file(
 def _align(path, shown, output_path, job, engine, n_process, scheduler, resume, lang, progress) -> AlignSummary:
     """align_file on an input that can be read several times (`path`, named `shown` in messages)."""
 
-    def expected():  # ids were checked unique by validate_pairs(): later reads need not hold them all again
-        return ((r.id, pair_digest(r)) for r in read_pairs(path, default_lang=lang, unique_ids=False))
-
-    total = validate_pairs(path, lang, warn=lambda message: print(message.replace(path, shown), file=sys.stderr))
+    # Two passes over the input: this one checks every line before any work and, when resuming, keeps
+    # each pair's id and digest (what the saved output is checked against); the alignment pass reads
+    # the pairs again, one batch at a time.
+    expected = InputIndex()
+    keep = (lambda record: expected.add(record.id, pair_digest(record))) if resume else None
+    total = validate_pairs(
+        path, lang, warn=lambda message: print(message.replace(path, shown), file=sys.stderr), each=keep
+    )
     output = PartialOutput(output_path, dict(job.settings(), lang=lang), job.digest())
     if resume and not os.path.exists(output.partial):
-        done, why = complete_output(output_path, expected(), job.digest())
+        done, why = complete_output(output_path, expected, job.digest())
         if done is not None:
             return AlignSummary(total, 0, 0.0, complete=True)
         if why:
             print(f"note: {output_path}: {why}", file=sys.stderr)
-    done = output.open(expected(), resume=resume)
+    done = output.open(expected, resume=resume)
     if output.edited:
         line, pair_id = output.edited
         print(

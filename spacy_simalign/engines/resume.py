@@ -25,13 +25,31 @@ one step, so that settling never counts a batch twice."""
 import fcntl
 import json
 import os
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..core.errors import InputError, OutputError, disk_full_reason
 from ..formats.jsonl import atomic_output
 
 # what --resume reads of the input: each pair's id and made_from digest, in input order
 Expected = Iterable[Tuple[str, str]]
+
+
+class InputIndex:
+    """The input's (id, pair digest) in order, kept by the validation pass for resuming: the ids
+    in a list and the digests (16 hex digits) packed as 8 bytes each, so that checking a saved
+    output does not read the input again."""
+
+    def __init__(self) -> None:
+        self.ids: List[str] = []
+        self.digests = bytearray()
+
+    def add(self, pair_id: str, pair_digest: str) -> None:
+        self.ids.append(pair_id)
+        self.digests += bytes.fromhex(pair_digest)
+
+    def __iter__(self) -> Iterator[Tuple[str, str]]:
+        for k, pair_id in enumerate(self.ids):
+            yield pair_id, self.digests[8 * k : 8 * k + 8].hex()
 
 
 def fsync_directory(path: str) -> None:

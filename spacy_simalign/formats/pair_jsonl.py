@@ -153,15 +153,23 @@ def read_pairs(path: str, default_lang: Optional[str] = None, unique_ids: bool =
         yield record
 
 
-def validate_pairs(path: str, default_lang: Optional[str] = None, warn: Optional[Callable[[str], None]] = None) -> int:
+def validate_pairs(
+    path: str,
+    default_lang: Optional[str] = None,
+    warn: Optional[Callable[[str], None]] = None,
+    each: Optional[Callable[[PairRecord], None]] = None,
+) -> int:
     """Read a whole pair file once before any work: every line a valid pair with a unique id,
     every string writable as UTF-8. Returns the number of pairs; `warn` gets the warning of
-    lang_warning, if any."""
+    lang_warning, if any; `each` gets every valid record in order (what a caller keeps of the
+    input, so that it need not read it again)."""
     count = last = differ = 0
     first_differ: Optional[PairRecord] = None
     try:
         for record in read_pairs(path, default_lang=default_lang):
             check_unicode(record.raw, path, record.line)
+            if each is not None:
+                each(record)
             count, last = count + 1, record.line
             if overrides_lang(record, default_lang):
                 first_differ, differ = first_differ or record, differ + 1
