@@ -303,3 +303,27 @@ def test_workers_die_with_a_parent_killed_by_sigkill(tmp_path, deplain_pairs):
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert not left, f"workers {left} outlived their parent"
+
+
+def test_align_parses_its_aligner_config_once(tmp_path, deplain_pairs, monkeypatch, capsys):
+    """The run's settings are one object: the [aligner] config text that the output's digest is
+    made from is parsed once, and the pipeline is built from that parse, not from the text again."""
+    from confection import Config
+
+    from spacy_simalign.core import caches
+
+    src = tmp_path / "pairs.jsonl"
+    src.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:2]), encoding="utf-8")
+    parses = []
+    from_str = Config.from_str
+
+    def counted(self, text, *args, **kwargs):
+        if "[aligner]" in text:
+            parses.append(text)
+        return from_str(self, text, *args, **kwargs)
+
+    caches.drop("pipeline")
+    monkeypatch.setattr(Config, "from_str", counted)
+    assert main(["align", str(src), str(tmp_path / "out.jsonl"), "--method", "tfidf"]) == 0
+    capsys.readouterr()
+    assert len(parses) == 1

@@ -20,7 +20,7 @@ from ..core.output_paths import Paths
 from ..core.pair_kinds import KIND_ROUTINGS, PAIR_KINDS
 from ..core.setting_checks import AT_LEAST_0, AT_LEAST_1, Options, check_settings
 from ..core.terminal_text import say
-from ..engines import ENGINES, AlignJob
+from ..engines import ENGINES, AlignJob, EngineChoice
 from ..engines.progress import add_progress_option
 from ..engines.resume import PartialOutput
 from .pairs import add_text_arguments, options_of
@@ -133,34 +133,44 @@ def paths(args) -> Paths:
     return Paths(inputs=[args.input, args.config, args.model], outputs=PartialOutput.files(args.output))
 
 
-OPTIONS = Options(batch_size=AT_LEAST_1, threads=AT_LEAST_0, n_process=AT_LEAST_1)
+OPTIONS = Options(batch_size=AT_LEAST_1, threads=AT_LEAST_0)
 
 
-def check_options(args) -> None:
+def check_options(args) -> EngineChoice:
+    """The options checked before anything is read; returns the engine they choose (checked by EngineChoice)."""
     if args.method and args.config:
         raise InputError("give --method or --config, not both")
-    check_settings(OPTIONS, {"batch_size": args.batch_size, "threads": args.threads, "n_process": args.n_process}, True)
+    check_settings(OPTIONS, {"batch_size": args.batch_size, "threads": args.threads}, True)
+    engine = EngineChoice(args.engine, args.n_process, args.scheduler)
     if args.model and not os.path.exists(args.model):
         raise InputError(f"model not found: {args.model}")
     if args.pair_kind and args.model:
         raise InputError("--pair-kind goes with --method or --config (a saved model routes as it was saved)")
-    if args.scheduler and args.engine != "dask":
-        raise InputError("--scheduler needs --engine dask")
     if text_paths(args) is None and (args.lang_simple or args.one_sentence_per_line):
         option = "--lang-simple" if args.lang_simple else "--one-sentence-per-line"
         raise InputError(f"{option} is for two text files or folders: align COMPLEX SIMPLE OUTPUT")
     if text_paths(args) is not None and "-" in (args.input, args.output):
         raise InputError("`-` (standard input) is pair JSONL: align - OUTPUT; COMPLEX and SIMPLE are files or folders")
+    return engine
 
 
 def aligner_config_text(args) -> str:
-    """The [aligner] config the run uses, checked by building it once here (a bad name or
-    setting fails before the input is read)."""
+    """The [aligner] config the run uses, as text, checked by building it once here (a bad name
+    or setting fails before the input is read)."""
     if args.config:
         config = load_aligner_config(args.config)
         build_aligner(config, args.config)
         return with_pair_kind(config, args.pair_kind).to_str()
     return with_pair_kind(method_config(args.method or DEFAULT_SENTENCE_METHOD), args.pair_kind).to_str()
+
+
+def align_job(args) -> AlignJob:
+    """The run's settings as one object, its [aligner] config parsed once: what every batch runs."""
+    job = AlignJob(
+        aligner_config_text(args), os.path.abspath(args.model) if args.model else None, args.batch_size, args.threads
+    )
+    job.config()
+    return job
 
 
 def with_pair_kind(config, kind: Optional[str]):
@@ -184,25 +194,19 @@ def with_pair_kind(config, kind: Optional[str]):
 def run(args) -> int:
     from ..engines.align_file import align_file
 
-    check_options(args)
+    engine = check_options(args)
     texts = text_paths(args)
     options = options_of(args) if texts else None
-    job = AlignJob(
-        aligner_config_text(args), os.path.abspath(args.model) if args.model else None, args.batch_size, args.threads
-    )
+    job = align_job(args)
     if texts and options:
         from ..engines.text_input import text_pairs_file
 
         output = texts[2]
         with text_pairs_file(*texts, options, lambda message: print(message, file=sys.stderr)) as (path, shown):
-            summary = align_file(
-                path, output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
-            )
+            summary = align_file(path, output, job, engine, args.resume, args.lang, args.progress)
     else:
         output, shown = args.output, args.input
-        summary = align_file(
-            args.input, output, job, args.engine, args.n_process, args.scheduler, args.resume, args.lang, args.progress
-        )
+        summary = align_file(args.input, output, job, engine, args.resume, args.lang, args.progress)
     if summary.complete:
         say(
             f"{output} is complete: it holds all {summary.pairs} pairs of {shown}, nothing to resume "

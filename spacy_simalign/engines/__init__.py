@@ -4,15 +4,18 @@ and yield each batch's output lines in input order, with a bounded number of bat
 flight, so memory stays flat in the number of pairs and the output is the same bytes
 whichever engine ran it."""
 
+from dataclasses import dataclass
 from itertools import islice
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from ..core.errors import InputError
+from ..core.setting_checks import AT_LEAST_1, Options, check_settings
 from ..formats.pair_jsonl import PairRecord
 from .job import AlignJob
 
 Batch = Tuple[int, List[PairRecord]]
 ENGINES = ("local", "dask")
+ENGINE_OPTIONS = Options(n_process=AT_LEAST_1)
 
 
 def batches(records: Iterable[PairRecord], batch_size: int, first: int = 0) -> Iterator[Batch]:
@@ -55,24 +58,35 @@ class LocalEngine:
         self.close()
 
 
-def make_engine(name: str = "local", n_process: int = 1, scheduler: Optional[str] = None):
-    """`local` with n_process 1: this process; `local` with n_process > 1: a pool of local
-    processes; `dask`: the cluster at `scheduler`, or a LocalCluster of n_process workers."""
-    if scheduler and name != "dask":
-        raise InputError("--scheduler needs --engine dask")
-    if n_process < 1:
-        raise InputError(f"--n-process must be at least 1, got {n_process}")
-    if name == "dask":
+@dataclass(frozen=True)
+class EngineChoice:
+    """Where the batches run (`--engine`, `--n-process`, `--scheduler`), checked once when made:
+    `local` with n_process 1 is this process, above 1 a pool of local processes; `dask` the
+    cluster at `scheduler`, or a LocalCluster of n_process workers."""
+
+    name: str = "local"
+    n_process: int = 1
+    scheduler: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.name not in ENGINES:
+            raise InputError(f"unknown engine '{self.name}' (known: {', '.join(ENGINES)})")
+        if self.scheduler and self.name != "dask":
+            raise InputError("--scheduler needs --engine dask")
+        check_settings(ENGINE_OPTIONS, {"n_process": self.n_process}, True)
+
+
+def make_engine(choice: EngineChoice):
+    """The engine of a checked EngineChoice."""
+    if choice.name == "dask":
         from .dask_cluster import DaskEngine
 
-        return DaskEngine(scheduler, n_workers=n_process)
-    if name != "local":
-        raise InputError(f"unknown engine '{name}' (known: {', '.join(ENGINES)})")
-    if n_process == 1:
+        return DaskEngine(choice.scheduler, n_workers=choice.n_process)
+    if choice.n_process == 1:
         return LocalEngine()
     from .multiprocess import ProcessEngine
 
-    return ProcessEngine(n_process)
+    return ProcessEngine(choice.n_process)
 
 
-__all__ = ["AlignJob", "batches", "make_engine", "LocalEngine", "ENGINES"]
+__all__ = ["AlignJob", "batches", "make_engine", "EngineChoice", "LocalEngine", "ENGINES"]

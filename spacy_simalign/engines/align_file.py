@@ -20,7 +20,7 @@ from ..core.errors import OutputError, Terminated, disk_full_reason
 from ..core.output_paths import Paths, check_paths
 from ..core.terminal_text import say
 from ..formats.pair_jsonl import read_pairs, validate_pairs
-from . import batches, make_engine
+from . import EngineChoice, batches, make_engine
 from .job import pair_digest
 from .progress import progress_bar
 from .resume import InputIndex, PartialOutput, complete_output
@@ -62,9 +62,7 @@ def align_file(
     input_path: str,
     output_path: str,
     job: AlignJob,
-    engine: str = "local",
-    n_process: int = 1,
-    scheduler: Optional[str] = None,
+    engine: EngineChoice = EngineChoice(),
     resume: bool = False,
     lang: Optional[str] = None,
     progress: Optional[bool] = None,
@@ -76,12 +74,12 @@ def align_file(
     check_paths(Paths([input_path], PartialOutput.files(output_path)))
     spool_dir = os.path.dirname(PartialOutput.real_files(output_path)[0])
     with rereadable(input_path, spool_dir) as (path, shown):
-        summary = _align(path, shown, output_path, job, engine, n_process, scheduler, resume, lang, progress)
+        summary = _align(path, shown, output_path, job, engine, resume, lang, progress)
     summary.seconds = time.monotonic() - t0
     return summary
 
 
-def _align(path, shown, output_path, job, engine, n_process, scheduler, resume, lang, progress) -> AlignSummary:
+def _align(path, shown, output_path, job, engine, resume, lang, progress) -> AlignSummary:
     """align_file on an input that can be read several times (`path`, named `shown` in messages)."""
 
     # Two passes over the input: this one checks every line before any work and, when resuming, keeps
@@ -110,7 +108,7 @@ def _align(path, shown, output_path, job, engine, n_process, scheduler, resume, 
     bar = progress_bar(total, initial=done, enabled=progress)
     first, beads = done, 0
     try:
-        with sigterm_as_exception(), make_engine(engine, n_process, scheduler) as runner:
+        with sigterm_as_exception(), make_engine(engine) as runner:
             stream = batches(read_pairs(path, default_lang=lang, unique_ids=False), job.batch_size, first=done)
             for start, lines in runner.map(job, stream):
                 new = lines[max(0, done - start) :]

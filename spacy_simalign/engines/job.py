@@ -6,24 +6,36 @@ that still holds. No spaCy here: building the command line stays light."""
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
 
 @dataclass(frozen=True)
 class AlignJob:
     """What to run on every batch: the [aligner] config text, an optional model folder, the
-    batch size and the BLAS/encoder threads each process may use (0: the libraries' default)."""
+    batch size and the BLAS/encoder threads each process may use (0: the libraries' default).
+    The text is what the output records (its digest) and what caches key on; it is parsed once,
+    by `config()`, and the parsed config travels with the job to the workers."""
 
     aligner: str
     model: Optional[str] = None
     batch_size: int = 32
     threads: int = 0
+    parsed: Any = field(default=None, compare=False, repr=False)
+
+    def config(self):
+        """The [aligner] config, parsed from the text on first use (the workers get it parsed)."""
+        if self.parsed is None:
+            from confection import Config
+
+            object.__setattr__(self, "parsed", Config().from_str(self.aligner))
+        return self.parsed
 
     def settings(self) -> Dict[str, Any]:
         """The settings that change the output (recorded beside a partial output for --resume):
         the aligner as its registered name and a digest of its whole config."""
-        return {"aligner": aligner_id(self.aligner), "model": self.model, "batch_size": self.batch_size}
+        name = self.config()["aligner"].get("@simalign_aligners", "?")
+        return {"aligner": aligner_id(self.aligner, name), "model": self.model, "batch_size": self.batch_size}
 
     def digest(self) -> str:
         """The `made_from.settings` of every output line: the whole aligner config, the model
@@ -50,9 +62,6 @@ def made_from(record, settings_digest: str) -> Dict[str, str]:
     return {"pair": pair_digest(record), "settings": settings_digest}
 
 
-def aligner_id(config_text: str) -> str:
+def aligner_id(config_text: str, name: str) -> str:
     """`<registered name> <digest of the config>`: short, one line, and different for any other setting."""
-    from confection import Config
-
-    name = Config().from_str(config_text)["aligner"].get("@simalign_aligners", "?")
     return f"{name} {hashlib.sha1(config_text.encode('utf-8')).hexdigest()[:12]}"

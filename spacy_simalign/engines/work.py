@@ -78,7 +78,7 @@ def align_records(records: Sequence[PairRecord], job: AlignJob) -> List[Dict[str
         by_position: Dict[int, Dict[str, Any]] = {}
         vocab_sizes = []
         for lang, positions in by_lang.items():
-            nlp = alignment_pipeline(lang, job.aligner, job.model)
+            nlp = alignment_pipeline(lang, job.aligner, job.model, job.config())
             preload_encoders(nlp)
             docs = (pair_from_record(nlp, records[k]) for k in positions)
             for k, doc in zip(positions, nlp.pipe(docs, batch_size=len(positions))):

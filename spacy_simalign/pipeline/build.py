@@ -3,6 +3,7 @@ blank pipeline for the language with our segmenter and the sentence aligner with
 [aligner] config, or a trained pipeline folder (`--model`). Built once per process and
 language (caches)."""
 
+import copy
 import os
 from typing import Optional
 
@@ -19,15 +20,16 @@ from .saved import load_saved_pipeline
 CRF_V2 = "spacy-simalign.CRFAligner.v2"
 
 
-def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None):
+def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None, parsed=None):
     """spacy.blank(lang) + simalign_segmenter + simalign_sentence_aligner with the [aligner]
-    config text `aligner` (default: the CRF); `model` may be a spaCy pipeline folder
-    (config.cfg inside, used as it is) or a CRF weights folder (for the CRF aligner)."""
+    config text `aligner` (default: the CRF; `parsed`: that text already parsed, as an AlignJob
+    carries it); `model` may be a spaCy pipeline folder (config.cfg inside, used as it is) or a
+    CRF weights folder (for the CRF aligner)."""
     aligner = aligner or method_config(DEFAULT_SENTENCE_METHOD).to_str()  # the text every caller passes
-    return caches.shared("pipeline", (lang, aligner, model), lambda: _build(lang, aligner, model))
+    return caches.shared("pipeline", (lang, aligner, model), lambda: _build(lang, aligner, model, parsed))
 
 
-def _build(lang: str, aligner: str, model: Optional[str]):
+def _build(lang: str, aligner: str, model: Optional[str], parsed=None):
     from catalogue import RegistryError
     from confection import ConfigValidationError
 
@@ -36,7 +38,7 @@ def _build(lang: str, aligner: str, model: Optional[str]):
         return load_saved_pipeline(model)
     if model and not os.path.exists(model):
         raise InputError(f"model not found: {model}")
-    config = Config().from_str(aligner)
+    config = copy.deepcopy(parsed) if parsed is not None else Config().from_str(aligner)
     if model:
         config["aligner"]["weights"] = model
         if config["aligner"].get("@simalign_aligners") == CRF_V2:
