@@ -1,6 +1,8 @@
-"""CRFAligner: the neural CRF sentence aligner over `Side` objects, with its configuration,
-its trained weights (a folder: config.json + model.npz, and wide/ for a wide CRF, choice.py) and
-`align(complex, simple)`; registered as `spacy-simalign.CRFAligner.v2` for the alignment components.
+"""CRFAligner: the neural CRF sentence aligner over `Side` objects, and its registered settings
+(`spacy-simalign.CRFAligner.v2` for the alignment components). This module decodes: features of a
+pair, both directions' marginals, the combination and the bead stage. The aligner's other jobs
+are parts of its own: the routing of translations (routing.py), the wide CRF and the per-document
+choice (choice.py), its weights on disk and in bytes (persistence.py) and training (trainable.py).
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download. Aligning decodes in numpy (inference.py); training builds the
@@ -8,20 +10,13 @@ torch model (model.py, train.py) on first use, so only training needs torch."""
 
 import copy
 import dataclasses
-import importlib
 import inspect
-import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import srsly
 
-from ...core import caches
 from ...core.errors import InputError
-from ...core.extras import check_installed
 from ...core.pair_kinds import ROUTING
 from ...core.registries import aligner_registry
 from ...core.setting_checks import (
@@ -34,62 +29,52 @@ from ...core.setting_checks import (
     Required,
     check_settings,
     ranges,
-    setting_error,
 )
 from ...core.structures import Bead, Side, TrainingPair
 from ...similarity.blas_threads import one_blas_thread
 from ..protocol import SentenceAlignerBase
 from .bead_decoder import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
-from .choice import WIDE_FOLDER, WIDE_RECORD, check_shared, wide_is_surer
+from .choice import WideChoice, wide_is_surer
 from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
+from .config_defaults import DEFAULT_CONFIG, DEFAULT_HIDDEN, LATER_SETTINGS, PREDATED_SETTINGS, SHAPE_SETTINGS, as_saved
 from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
 from .identical import MIN_WORDS_UNLINKED, identical_beads_win
 from .identical import MODES as IDENTICAL_MODES
 from .inference import CRFWeights
+from .persistence import BYTES, DEFAULT_WEIGHTS, TORCH_WEIGHTS_FILE, WEIGHTS_FILE, WeightsIO, read_weights, weights_file
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
+from .routing import TranslationRouting
+from .trainable import Trainable, training_module
 from .training_settings import TrainingSettings
 from .translations import AnchoredPairKindSettings, PairKindSettings, TranslationSettings
 from .unsure import document_score
-from .weights_files import (
-    check_learned,
-    check_saving,
-    check_shapes,
-    read_config,
-    read_state,
-    state_bytes,
-    state_from_bytes,
-)
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "weights" / "crf"
+# names that other modules import from here (the aligner's module is where they were always found)
+__all__ = [
+    "BYTES",
+    "DEFAULT_CONFIG",
+    "DEFAULT_HIDDEN",
+    "DEFAULT_WEIGHTS",
+    "LATER_SETTINGS",
+    "PREDATED_SETTINGS",
+    "SHAPE_SETTINGS",
+    "TORCH_WEIGHTS_FILE",
+    "WEIGHTS_FILE",
+    "CRFAligner",
+    "as_saved",
+    "configured_aligner",
+    "make_crf_aligner",
+    "read_weights",
+    "saved_settings",
+    "train_aligner",
+    "training_module",
+    "weights_file",
+]
+
 SHIPPED = "shipped"
 V2 = "spacy-simalign.CRFAligner.v2"
-WEIGHTS_FILE = "model.npz"
-TORCH_WEIGHTS_FILE = "model.pt"  # what spacy-simalign 0.1.0 saved (torch.save); read with torch
-BYTES = Path("the CRF aligner's bytes")  # what names to_bytes' and from_bytes' data in errors
-
-# an aligner's config (what config.json saves): its settings, whose defaults are make_crf_aligner's
-# (filled in below it), the encoder's saved spec (encoders.py) and the learned weights
-DEFAULT_CONFIG: Dict[str, Any] = {
-    "encoder": "use",  # the sentence encoder a fresh model gets when none is given
-    "combination_weights": None,  # the learned combination (combine.py); trained
-    "bead_weights": None,  # the bead decoder's scorer (bead_decoder.py); None: beads are the link components
-}
-# model shape: loaded weights bring their own, a fresh model takes the config's
-SHAPE_SETTINGS = ("hidden",)
-DEFAULT_HIDDEN = 32  # never refused: a config cannot tell it from a width it did not set
-# settings that came after the shipped weights, at the values that decoded before them: saved only
-# where they differ, so a config.json keeps the keys it had (a missing key is the default)
-LATER_SETTINGS = (
-    "identical_min_words",
-    "link_floor",
-    "bead_candidate_floor",
-    "bead_max_split",
-    "bead_max_merge",
-    "bead_max_block",
-    "wide_margin",
-)
 
 
 def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]]]:
@@ -103,80 +88,7 @@ def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]
     return out
 
 
-# settings that came after weights were first saved, each with the value that keeps the output
-# of weights saved before it (a saved config without the key gets this, not the new default)
-PREDATED_SETTINGS: Dict[str, Any] = {"split_fill": None}
-
-
-def as_saved(config: Dict[str, Any], path=None) -> Dict[str, Any]:
-    """A saved aligner's config, with the settings it predates at their old behaviour, without
-    the retired ones (retired.py: saved at their off value; another value is an error naming `path`)
-    and without the record of a wide CRF (choice.WIDE_RECORD, which describes the folder)."""
-    settings = {k: v for k, v in config.items() if k != WIDE_RECORD}
-    return {**PREDATED_SETTINGS, **without_retired(settings, RETIRED, path)}
-
-
-def training_module(name: str):
-    """The torch part `name` of the CRF (model, train); without torch, a MissingExtra naming the
-    `train` extra."""
-    check_installed("train", "torch", "training the CRF aligner")
-    return importlib.import_module(f".{name}", __package__)
-
-
-def weights_file(folder: Path) -> Path:
-    """The learned weights' file of a weights folder: model.npz, or an older folder's model.pt."""
-    older = folder / TORCH_WEIGHTS_FILE
-    return older if older.is_file() and not (folder / WEIGHTS_FILE).is_file() else folder / WEIGHTS_FILE
-
-
-def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-    """(config, learned arrays) of a weights folder; read once per process while the files stay
-    the same (caches.shared), and each aligner keeps its own reference. A damaged file, weights
-    that are not finite numbers, or a wide CRF that config.json records and the folder lacks, is an
-    InputError naming the file (or folder) as the caller named the weights folder."""
-    given = Path(folder)
-    folder = given.resolve()
-    files = (folder / "config.json", folder / WEIGHTS_FILE, folder / TORCH_WEIGHTS_FILE, folder / WIDE_FOLDER)
-
-    def load():
-        if not (folder / "config.json").is_file() or not weights_file(folder).is_file():
-            raise InputError(f"not a CRF aligner folder (config.json and {WEIGHTS_FILE} expected): {folder}")
-        saved = read_config(given / "config.json")
-        check_learned(saved, given / "config.json")
-        cfg = as_saved(saved, given / "config.json")
-        if saved.get(WIDE_RECORD) and not (folder / WIDE_FOLDER).is_dir():
-            raise InputError(
-                "missing: config.json records the wide CRF saved here; copy the folder again from where it was saved",
-                str(given / WIDE_FOLDER),
-            )
-        path = given / weights_file(folder).name
-        state = read_state(path)
-        check_shapes(state, cfg, path)
-        return cfg, state
-
-    stamp = tuple(os.stat(p).st_mtime_ns if p.exists() else 0 for p in files)
-    return caches.shared("crf-weights", (str(folder), stamp), load)
-
-
-def wide_loader(folder: Union[str, Path], overrides: Optional[Dict[str, Any]] = None):
-    """What makes the wide CRF of the weights `folder` (choice.py: its wide/ folder, if it has one)
-    with an encoder; its weights are read now (the folder may go), the inference `overrides` apply
-    to it too."""
-    wide = Path(folder) / WIDE_FOLDER
-    if not wide.is_dir():
-        return None
-    cfg, state = read_weights(wide)
-    cfg = dict(cfg, **{k: v for k, v in (overrides or {}).items() if k != "wide_margin"})
-
-    def load(encoder) -> CRFAligner:
-        aligner = CRFAligner(cfg, encoder=encoder, weights=str(wide))
-        aligner._load_state(state)
-        return aligner
-
-    return load
-
-
-class CRFAligner(SentenceAlignerBase):
+class CRFAligner(TranslationRouting, WideChoice, WeightsIO, Trainable, SentenceAlignerBase):
     """Aligns the sentences of a complex and a simple Side into n:m beads.
 
     It is trainable: `initialize` readies a fresh model (`ready` False: built from a config,
@@ -225,66 +137,9 @@ class CRFAligner(SentenceAlignerBase):
         self.asked_hidden: Optional[int] = None
         self.form = V2
 
-    def attach_wide(self, loader: Optional[Callable[[Any], "CRFAligner"]]) -> None:
-        """Give the aligner a wide CRF (choice.py), made by `loader(encoder)` on first use with this
-        aligner's encoder (None: none)."""
-        self._wide, self._wide_loader = None, loader
-
-    @property
-    def wide(self) -> Optional["CRFAligner"]:
-        """The wide CRF of the per-document choice (choice.py), or None (also with wide = false,
-        whatever the weights, bytes or folder it was loaded from hold)."""
-        if self._wide_loader is None or not self.wide_allowed:
-            return None
-        if self._wide is None:
-            self._wide = self._wide_loader(self.encoder)
-            check_shared(self.config, self._wide.config, self.weights or "the pipeline")
-        return self._wide
-
-    def set_translations(self, mode: str, length_ratio: Optional[float] = None) -> None:
-        """How pairs that are translations are aligned (translations.py); the length ratio is
-        the older length rule's (TranslationSettings)."""
-        changes: Dict[str, Any] = {"mode": mode}
-        if length_ratio is not None:
-            changes["length_ratio"] = float(length_ratio)
-        self.translations = dataclasses.replace(self.translations, **changes)
-        self._bead_dp = None
-
-    def set_pair_kind(self, kind: str) -> None:
-        """Declare what the pairs are ("auto", "translation", "simplification", "comparable"):
-        a saved length rule (TranslationSettings) gives way to the routing by kind; an unknown
-        kind is refused by PairKindSettings' own check."""
-        current = self.translations
-        if isinstance(current, PairKindSettings):
-            self.translations = dataclasses.replace(current, pair_kind=kind)
-        else:
-            keep = {f.name: getattr(current, f.name) for f in dataclasses.fields(current) if f.name != "length_ratio"}
-            self.translations = PairKindSettings(pair_kind=kind, **keep)
-        self._bead_dp = None
-
-    def fresh(self, config: Dict[str, Any]) -> "CRFAligner":
-        """An untrained aligner of this kind with `config` and the same encoder (training's first CRF)."""
-        return type(self)(config, encoder=self.encoder, settings=self.settings, translations=self.translations)
-
-    @staticmethod
-    def build_model(cfg: Dict[str, Any]):
-        """A fresh torch model (model.CRF) of the config's shape."""
-        return training_module("model").CRF(cfg["hidden"])
-
-    @property
-    def model(self):
-        """The torch model that training updates, made from the loaded weights on first use."""
-        if self._model is None:
-            model = self.build_model(self.config)
-            if self._state is not None:
-                model.load_state_dict(training_module("model").state_tensors(self._state))
-            model.eval()
-            self._model = model
-        return self._model
-
-    @model.setter
-    def model(self, model) -> None:
-        self._model, self._crf = model, None
+    def _new(self, config: Optional[Dict[str, Any]] = None, **kwargs: Any) -> "CRFAligner":
+        """An aligner of this aligner's class (its parts make the wide CRF and training's first CRF so)."""
+        return type(self)(config, **kwargs)
 
     @property
     def crf(self) -> CRFWeights:
@@ -294,12 +149,6 @@ class CRFAligner(SentenceAlignerBase):
         if self._crf is None:
             self._crf = CRFWeights(self._state)
         return self._crf
-
-    def current_state(self) -> Dict[str, np.ndarray]:
-        """The learned arrays as they are now (after training steps too)."""
-        if self._model is not None or self._state is None:
-            return training_module("model").state_arrays(self.model.state_dict())
-        return self._state
 
     @property
     def encoder(self):
@@ -340,16 +189,6 @@ class CRFAligner(SentenceAlignerBase):
         with one_blas_thread():  # the same bits on any number of BLAS threads
             pair = self.featurize(complex_side, simple_side, paragraph_links, embeddings=embeddings)
             return self.align_input(pair)
-
-    def is_translation(self, complex_side: Side, simple_side: Side) -> bool:
-        """A translation (translations.py): aligned by the bead decoder."""
-        return self.translations.is_translation(complex_side, simple_side)
-
-    @property
-    def bead_dp(self):
-        if self._bead_dp is None:
-            self._bead_dp = self.translations.decoder(self.encoder)
-        return self._bead_dp
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation), by this
@@ -421,180 +260,8 @@ class CRFAligner(SentenceAlignerBase):
         )
 
     # persistence ---------------------------------------------------------------------------
-    def _saved_config(self) -> Dict[str, Any]:
-        """config.json: the settings and learned stage weights, and the record of a wide CRF
-        saved beside them (choice.WIDE_RECORD), when there is one."""
-        cfg = {k: v for k, v in self.config.items() if k not in LATER_SETTINGS or v != DEFAULT_CONFIG[k]}
-        if cfg.get("combination_weights") is not None:
-            cfg["combination_weights"] = [round(float(w), 6) for w in cfg["combination_weights"]]
-        cfg.pop(WIDE_RECORD, None)
-        if self.wide is not None:
-            cfg[WIDE_RECORD] = True
-        return cfg
-
-    def _check_saving(self, folder: Optional[Path]) -> None:
-        """This CRF's weights and its wide CRF's, about to be saved in `folder` (None: as bytes), are
-        finite numbers (weights_files.check_saving), checked before anything of either is written."""
-        state_path, config_path = (folder / WEIGHTS_FILE, folder / "config.json") if folder else (BYTES, BYTES)
-        check_saving(self.current_state(), self.config, state_path, config_path)
-        if self.wide is not None:
-            self.wide._check_saving(folder / WIDE_FOLDER if folder else None)
-
-    def save(self, folder: Union[str, Path]) -> None:
-        """config.json, model.npz and wide/ (the wide CRF's folder) in `folder`; weights that are
-        not finite numbers are refused before anything is written."""
-        folder = Path(folder)
-        self._check_saving(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        cfg = self._saved_config()
-        tmp = folder / "config.json.tmp"
-        tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        data = state_bytes(self.current_state())
-        if self.wide is not None:
-            self.wide.save(folder / WIDE_FOLDER)
-        elif (folder / WIDE_FOLDER).is_dir():  # the folder now holds one CRF: no earlier wide one decodes with it
-            shutil.rmtree(folder / WIDE_FOLDER)
-        (folder / f"{WEIGHTS_FILE}.tmp").write_bytes(data)
-        os.replace(folder / f"{WEIGHTS_FILE}.tmp", folder / WEIGHTS_FILE)
-        (folder / TORCH_WEIGHTS_FILE).unlink(missing_ok=True)  # an older save's weights, replaced by these
-        os.replace(tmp, folder / "config.json")
-
-    @classmethod
-    def load(cls, folder: Union[str, Path], encoder=None, overrides: Optional[Dict[str, Any]] = None) -> "CRFAligner":
-        """The aligner saved in `folder`; `overrides` change its inference settings (top_k, combination, ...)."""
-        cfg, state = read_weights(folder)
-        cfg = dict(cfg, **(overrides or {}))
-        aligner = cls(cfg, encoder=encoder, weights=str(folder))
-        aligner._load_state(state)
-        aligner.attach_wide(wide_loader(folder, overrides))
-        return aligner
-
-    def _load_state(self, state: Dict[str, np.ndarray]) -> None:
-        """Take `state` (checked arrays) as the weights; a torch model is made from them when training needs one."""
-        self._state, self._model, self._crf = state, None, None
 
     # the component protocol: training and serialisation ---------------------------------
-    def initialize(
-        self,
-        get_pairs,
-        inputs: Optional[Sequence[PairInput]] = None,
-        log=None,
-        wide_pairs: Optional[Sequence[TrainingPair]] = None,
-    ) -> None:
-        """Ready for `update` / `fit`: loaded weights are reloaded (fine-tuning starts from them);
-        a fresh model is prepared on the training pairs (crf.train.prepare_aligner; `inputs`:
-        their features with gold, when already computed). `wide_pairs` (gold of other domains): a
-        fresh aligner first trains its wide CRF (choice.py) on the training pairs and those."""
-        self._trainer = None
-        if wide_pairs and (self.weights is not None or not self.wide_allowed):
-            raise InputError("a wide CRF is trained beside a fresh CRF: wide data needs weights = null and wide = true")
-        if self.weights is not None:
-            cfg, state = read_weights(self.weights)
-            trained = ("combination_weights", "bead_weights")
-            self.config.update({k: v for k, v in cfg.items() if k in trained})
-            self._load_state(state)
-            self.ready = True
-            return
-        train = training_module("train")
-        pairs = list(get_pairs())
-        if wide_pairs:
-            self._train_wide(pairs, wide_pairs, log)
-        train.set_seed(self.settings.seed)
-        inputs = train.prepare_aligner(self, pairs, self.settings, inputs, log)
-        self.ready = True
-        self._trainer = trainer = train.CRFTrainer(self, self.settings)
-        for pair, feats in zip(pairs, inputs or ()):
-            trainer.features(pair, feats)  # computed once for the hold-out, kept for the steps
-
-    def _train_wide(self, pairs: Sequence[TrainingPair], wide_pairs: Sequence[TrainingPair], log=None) -> None:
-        """Train the wide CRF (choice.py) on this CRF's `pairs` and the `wide_pairs` of other domains,
-        whole, before this CRF's own steps: they reseed, so this CRF is the same as without it."""
-        config = copy.deepcopy(self.config)
-        wide = type(self)(
-            config, encoder=self.encoder, settings=self.settings, ready=False, translations=self.translations
-        )
-        if log:
-            log(f"wide CRF: {len(pairs)} training documents and {len(wide_pairs)} of other domains")
-        both = list(pairs) + list(wide_pairs)
-        wide.initialize(lambda: both, log=log)
-        wide.fit(both, log)
-        self.attach_wide(lambda _: wide)
-
-    @property
-    def trainer(self):
-        """The one trainer of this aligner's steps (made on first use after initialize)."""
-        if not self.ready:
-            raise ValueError("update() before initialize(): call nlp.initialize(get_examples) first")
-        if self._trainer is None:
-            self._trainer = training_module("train").CRFTrainer(self, self.settings)
-        return self._trainer
-
-    def update(self, pairs: Sequence[TrainingPair]) -> float:
-        """One training step on a batch of gold pairs; returns the summed loss."""
-        return self.trainer.update(pairs)[0]
-
-    def fit(self, pairs: Sequence[TrainingPair], log=None) -> None:
-        """settings.epochs passes of one-document steps over `pairs` (after `initialize`)."""
-        trainer = self.trainer
-        trainer.fit([trainer.features(p) for p in pairs], self.settings.epochs, log)
-
-    def to_bytes(self) -> bytes:
-        """config and weights (and the wide CRF's); weights that are not finite numbers are refused."""
-        self._check_saving(None)
-        msg = {"config": self._saved_config(), "model": state_bytes(self.current_state())}
-        if self.wide is not None:
-            msg["wide"] = self.wide.to_bytes()
-        return srsly.msgpack_dumps(msg)
-
-    def from_bytes(self, data: bytes) -> "CRFAligner":
-        msg = srsly.msgpack_loads(data)
-        check_learned(msg["config"], BYTES)
-        if msg["config"].get(WIDE_RECORD) and "wide" not in msg:
-            raise InputError("missing: the config records a wide CRF that they do not hold", str(BYTES))
-        config = as_saved(msg["config"])
-        state = state_from_bytes(msg["model"], BYTES)
-        check_shapes(state, config, BYTES)
-        self._replace(config, state, BYTES)
-        if "wide" in msg:
-            self.attach_wide(lambda encoder: CRFAligner(encoder=encoder).from_bytes(msg["wide"]))
-        return self
-
-    def to_disk(self, path) -> None:
-        self.save(path)
-
-    def from_disk(self, path) -> "CRFAligner":
-        if not (Path(path) / "config.json").is_file():
-            return self
-        self._replace(*read_weights(path), path)
-        self.attach_wide(wide_loader(path))
-        return self
-
-    def check_width(self, width: int, where) -> None:
-        """Weights `width` wide (their hidden), loaded from `where`, have the width the config asked
-        for (asked_hidden, when it asked for one other than the default): else a one-line error
-        naming both, as the registered form that asked."""
-        if self.asked_hidden is not None and width != self.asked_hidden:
-            raise setting_error(
-                f"{self.form}: hidden = {self.asked_hidden}: the loaded weights have hidden = {width} ({where}); "
-                "a loaded model's width is its weights'"
-            )
-
-    def _replace(self, config: Dict[str, Any], state, where) -> "CRFAligner":
-        """Take over a saved aligner's config and weights, loaded from `where` (the encoder stays)."""
-        self.check_width(config.get("hidden", DEFAULT_HIDDEN), where)
-        cfg = copy.deepcopy(DEFAULT_CONFIG)
-        cfg.update(config)
-        self.config = cfg
-        self._load_state(state)
-        self._featurizer, self._trainer, self.ready = None, None, True
-        self.attach_wide(None)
-        return self
-
-    @classmethod
-    def default(cls, encoder=None, overrides: Optional[Dict[str, Any]] = None) -> "CRFAligner":
-        """The shipped weights: the CRF of DEplain-web dev (all 82 documents) and, in wide/, the wide
-        CRF of those and the 30 sgc-dev documents (choice.py)."""
-        return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides)
 
 
 def train_aligner(
