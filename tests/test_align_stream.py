@@ -327,3 +327,22 @@ def test_align_parses_its_aligner_config_once(tmp_path, deplain_pairs, monkeypat
     assert main(["align", str(src), str(tmp_path / "out.jsonl"), "--method", "tfidf"]) == 0
     capsys.readouterr()
     assert len(parses) == 1
+
+
+def test_align_checks_its_paths_once(tmp_path, deplain_pairs, monkeypatch, capsys):
+    """The command line checks a command's paths before it runs; align_file, which checks them for
+    a caller from Python, does not check them again for the command."""
+    from spacy_simalign import __main__ as entry
+    from spacy_simalign.engines import align_file
+
+    src = tmp_path / "pairs.jsonl"
+    src.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:1]), encoding="utf-8")
+    checks = []
+    for module in (entry, align_file):
+        original = module.check_paths
+        monkeypatch.setattr(
+            module, "check_paths", lambda paths, _original=original: checks.append(paths) or _original(paths)
+        )
+    assert main(["align", str(src), str(tmp_path / "out.jsonl"), "--method", "tfidf"]) == 0
+    capsys.readouterr()
+    assert len(checks) == 1 and str(src) in checks[0].inputs

@@ -203,10 +203,10 @@ def run(args) -> int:
 
         output = texts[2]
         with text_pairs_file(*texts, options, lambda message: print(message, file=sys.stderr)) as (path, shown):
-            summary = align_file(path, output, job, engine, args.resume, args.lang, args.progress)
+            summary = align_file(path, output, job, engine, args.resume, args.lang, args.progress, paths_checked=True)
     else:
         output, shown = args.output, args.input
-        summary = align_file(args.input, output, job, engine, args.resume, args.lang, args.progress)
+        summary = align_file(args.input, output, job, engine, args.resume, args.lang, args.progress, paths_checked=True)
     if summary.complete:
         say(
             f"{output} is complete: it holds all {summary.pairs} pairs of {shown}, nothing to resume "

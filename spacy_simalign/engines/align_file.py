@@ -66,12 +66,16 @@ def align_file(
     resume: bool = False,
     lang: Optional[str] = None,
     progress: Optional[bool] = None,
+    paths_checked: bool = False,
 ) -> AlignSummary:
     """Align every pair of `input_path` (`-`: standard input; a stream is read once, see
     stream_input) into `output_path` (see the module docstring); on a failure after some
-    batches, the partial output is kept and a note on stderr says how to resume."""
+    batches, the partial output is kept and a note on stderr says how to resume. The paths are
+    checked first (output_paths.check_paths) unless the caller did (`paths_checked`: the command
+    line checks every command's paths before it runs)."""
     t0 = time.monotonic()
-    check_paths(Paths([input_path], PartialOutput.files(output_path)))
+    if not paths_checked:
+        check_paths(Paths([input_path], PartialOutput.files(output_path)))
     spool_dir = os.path.dirname(PartialOutput.real_files(output_path)[0])
     with rereadable(input_path, spool_dir) as (path, shown):
         summary = _align(path, shown, output_path, job, engine, resume, lang, progress)
