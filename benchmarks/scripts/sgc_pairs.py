@@ -16,7 +16,7 @@ import pickletools
 import sys
 from pathlib import PurePosixPath
 
-from upstream import Upstream, arguments, check, done, fail, md5, write_files
+from upstream import Upstream, convert_one_file, fail
 
 SET = "sgc-dev"
 FOLDER = "results/hand_aligned"
@@ -113,13 +113,7 @@ def pair_lines(upstream: Upstream) -> bytes:
 
 
 def main(argv=None) -> int:
-    args = arguments(__doc__.splitlines()[0]).parse_args(argv)
-    data = pair_lines(Upstream(args.archive))
-    check(f"{args.archive}: {SET}/pairs.jsonl", md5(data), args.md5[0])
-    folder = f"{args.out_dir}/{SET}"
-    write_files(folder, {"pairs.jsonl": data})
-    pairs = data.count(b"\n")
-    return done(folder, f"pairs.jsonl, {pairs} pairs (MD5 {md5(data)})")
+    return convert_one_file(__doc__.splitlines()[0], SET, pair_lines, argv)
 
 
 if __name__ == "__main__":

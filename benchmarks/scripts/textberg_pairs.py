@@ -11,7 +11,7 @@ import ast
 import json
 import sys
 
-from upstream import Upstream, arguments, check, done, fail, md5, write_files
+from upstream import Upstream, convert_one_file, fail
 
 SET = "textberg-dev-de-fr"
 RECORD = {
@@ -50,12 +50,7 @@ def pair_line(upstream: Upstream) -> bytes:
 
 
 def main(argv=None) -> int:
-    args = arguments(__doc__.splitlines()[0]).parse_args(argv)
-    data = pair_line(Upstream(args.archive))
-    check(f"{args.archive}: {SET}/pairs.jsonl", md5(data), args.md5[0])
-    folder = f"{args.out_dir}/{SET}"
-    write_files(folder, {"pairs.jsonl": data})
-    return done(folder, f"pairs.jsonl (MD5 {md5(data)})")
+    return convert_one_file(__doc__.splitlines()[0], SET, pair_line, argv)
 
 
 if __name__ == "__main__":

@@ -105,3 +105,15 @@ def done(folder: str, what: str) -> int:
     """Say what was written (stderr) and give the exit status of success."""
     print(f"{folder}: {what}", file=sys.stderr)
     return 0
+
+
+def convert_one_file(description: str, set_name: str, convert, argv=None) -> int:
+    """The command of a recipe whose set is one pairs.jsonl: `convert(Upstream)` makes its bytes,
+    kept in OUT_DIR/set_name only when their MD5 is the one given (nothing written otherwise)."""
+    args = arguments(description).parse_args(argv)
+    data = convert(Upstream(args.archive))
+    check(f"{args.archive}: {set_name}/pairs.jsonl", md5(data), args.md5[0])
+    folder = f"{args.out_dir}/{set_name}"
+    write_files(folder, {"pairs.jsonl": data})
+    count = data.count(b"\n")
+    return done(folder, f"pairs.jsonl, {count} pair{'' if count == 1 else 's'} (MD5 {md5(data)})")
