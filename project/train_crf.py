@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from script_output import add_set_option  # noqa: E402
+from script_options import add_set_option  # noqa: E402
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
 from spacy_simalign.core.config_sections import resolve_section  # noqa: E402
