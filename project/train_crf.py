@@ -46,7 +46,7 @@ def build_aligner(config_path: str, overrides):
     """The untrained aligner of the config's aligner block, with --set overrides."""
     from spacy.util import load_config, registry
 
-    from spacy_simalign import registry as _registries  # noqa: F401  (creates the plugin's registries)
+    from spacy_simalign.core import registries as _registries  # noqa: F401  (creates the plugin's registries)
 
     aligner = load_config(config_path, interpolate=True)["components"]["sentence_aligner"]["aligner"]
     # the config holds only the settings that differ from the defaults: fill in the others, so that
