@@ -57,20 +57,22 @@ $(CHROMIUM):
 	test -x $(CHROMIUM)
 
 # Speed and memory are measured here, never by timed unit tests: the `benchmarks` workflow of
-# project.yml, the user's project (startup, CRF, scale, docmatch, long sentence, hostile input); each
-# command prints its table and writes it under metrics/bench/. The data sets are read from
-# ../shared/data, or from SIMALIGN_SHARED_DATA when it is set (the project's vars.shared).
-PROJECT_VARS := $(if $(SIMALIGN_SHARED_DATA),--vars.shared $(SIMALIGN_SHARED_DATA))
+# benchmarks/project.yml (startup, CRF, scale, docmatch, long sentence, hostile input), run in
+# benchmarks/; each command prints its table and writes it under benchmarks/metrics/bench/. The data
+# sets are read from ../shared/data, or from SIMALIGN_SHARED_DATA when it is set (vars.shared). Its
+# commands run `env PYTHONPATH=helpers python`: the venv's bin first on PATH makes that python ours.
+BENCH_VARS := $(if $(SIMALIGN_SHARED_DATA),--vars.shared $(abspath $(SIMALIGN_SHARED_DATA)))
+BENCH_RUN := cd benchmarks && PATH=$(abspath $(VENV))/bin:$$PATH $(abspath $(PY)) -m spacy project run
 
 bench: $(STAMP)
-	$(PY) -m spacy project run benchmarks . $(PROJECT_VARS)
+	$(BENCH_RUN) benchmarks . $(BENCH_VARS)
 
 bench-startup: $(BASE_STAMP)
-	$(PY) -m spacy project run bench-startup . $(PROJECT_VARS)
+	$(BENCH_RUN) bench-startup . $(BENCH_VARS)
 
-# bertalign against our aligners on the same USE encoder, every gold set at hand (project.yml's
-# bench-peers command, project/bench_peers.py): writes metrics/bench/peers.{md,json} and rewrites
-# the peer tables of README.md and docs/results.md. Not part of `make test` or `make bench`: it
+# bertalign against our aligners on the same USE encoder, every gold set at hand (benchmarks/project.yml's
+# bench-peers command, benchmarks/scripts/bench_peers.py): writes benchmarks/metrics/bench/peers.{md,json}
+# and rewrites the peer tables of README.md and docs/results.md. Not part of `make test` or `make bench`: it
 # builds its own venvs, .venv-peers with Python 3.12 (bertalign 2.0.1 needs it) and .venv-align
 # (ours as a user installs it), and runs without the embedding cache so that the whole times
 # include encoding.
@@ -93,23 +95,23 @@ $(ALIGN_STAMP): setup.cfg setup.py $(CONSTRAINTS)
 
 setup-align: $(ALIGN_STAMP)
 
-$(PEERS_STAMP): project/requirements-peers.txt
+$(PEERS_STAMP): benchmarks/requirements-peers.txt
 	@test -n "$(PYTHON312)" || { echo "error: python3.12 not found: make bench-peers PYTHON312=/path/to/python3.12"; exit 2; }
 	test -x $(PEERS_VENV)/bin/python || $(PYTHON312) -m venv $(PEERS_VENV)
-	$(PEERS_VENV)/bin/python -m pip install -q --no-deps -r project/requirements-peers.txt
+	$(PEERS_VENV)/bin/python -m pip install -q --no-deps -r benchmarks/requirements-peers.txt
 	touch $(PEERS_STAMP)
 
 bench-peers: $(STAMP) $(PEERS_STAMP) $(ALIGN_STAMP)
-	env -u SPACY_SIMALIGN_CACHE $(PY) -m spacy project run bench-peers . $(PROJECT_VARS)
+	env -u SPACY_SIMALIGN_CACHE sh -c '$(BENCH_RUN) bench-peers . $(BENCH_VARS)'
 
 # ruff over the code, then mypy over the package (setup.cfg's [mypy]: files and options).
 lint: $(STAMP)
-	$(PY) -m ruff check spacy_simalign project lab tests
-	$(PY) -m ruff format --check spacy_simalign project lab tests
+	$(PY) -m ruff check spacy_simalign project benchmarks lab tests
+	$(PY) -m ruff format --check spacy_simalign project benchmarks lab tests
 	$(PY) -m mypy
 
 format: $(STAMP)
-	$(PY) -m ruff format spacy_simalign project lab tests
+	$(PY) -m ruff format spacy_simalign project benchmarks lab tests
 
 clean:
 	rm -rf $(VENV) $(PEERS_VENV) $(ALIGN_VENV) build dist *.egg-info

@@ -5,9 +5,9 @@ eval_adapt.py measures the curve on German domains that a base was trained witho
 what a user of another language gets: the shipped weights (DEplain-web CRF with its wide CRF, kept
 beside the adapted one as `adapt` keeps it; background DEplain-web dev, adapt's default) adapted on
 k gold documents of the corpus, scored on documents adapt did not see. The corpus is cut into F
-folds by document (gold_folds.folds_of, seed --fold-seed). For each held-out fold and each draw d,
-the documents of the other folds are shuffled with random.Random(d): adapt gets the first k of
-that order (nested: the k = 2 documents hold the k = 1 one), or all of them (k = all, the draws
+folds by document (script_options.folds_of, seed --fold-seed: the benchmarks' folds). For each
+held-out fold and each draw d, the documents of the other folds are shuffled with random.Random(d):
+adapt gets the first k of that order (nested: the k = 2 documents hold the k = 1 one), or all of them (k = all, the draws
 differing by the training seed only); adapt's training seed is d. Each document of the corpus is
 held out once per draw, so one (k, draw) is one pooled figure over the whole corpus; the table gives
 the mean over the draws and their range. k = 0 is the shipped aligner. Task 1 (Jiang et al. 2020):
@@ -15,7 +15,7 @@ link P/R/F1 with links between identical sentences left out of gold and predicti
 --exclude-identical`); link F1 and bead-text F1 are the plain ones. Wiki-Manual's grouping is
 CC BY-NC-SA 4.0: weights adapted on it are NonCommercial and are never saved here.
 
-    SPACY_SIMALIGN_CACHE=.cache/emb python -m spacy project run eval-adapt-wikimanual
+    python -m spacy project run wikimanual-evaluate       # cd benchmarks && spacy project run eval-adapt-wikimanual
     python project/eval_adapt_folds.py GOLD.jsonl [--folds 5] [--only-folds 0] [--ks 0,1,2,4,8,all] \\
         [--draws 0,1,2] [--json metrics/adapt_wikimanual.json] [--output metrics/adapt_wikimanual.md] \\
         [--scores metrics/wikimanual_cv.json]
@@ -33,8 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gold_folds import folds_of
-from script_output import add_output_option, add_set_option, run_main, write_json
+from script_options import add_output_option, add_set_option, folds_of, run_main, write_json
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner
@@ -76,7 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument("gold", help="pair JSONL with gold (Wiki-Manual dev: ../shared/data/wikimanual-dev/pairs.jsonl)")
     ap.add_argument("--lang", default="en", help="language of pairs without a 'lang' field")
     ap.add_argument("--folds", type=int, default=5, help="folds by document")
-    ap.add_argument("--fold-seed", type=int, default=0, help="seed of the folds (gold_folds.folds_of)")
+    ap.add_argument("--fold-seed", type=int, default=0, help="seed of the folds (script_options.folds_of)")
     ap.add_argument("--only-folds", default=None, help="hold out only these folds (comma-separated; to time one)")
     ap.add_argument("--ks", default="0,1,2,4,8,all", help=f"gold documents given to adapt ('{ALL}': every other one)")
     ap.add_argument("--draws", default="0,1,2", help="seeds of the draws of the k documents and of adapt's training")

@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from script_output import add_set_option  # noqa: E402
+from script_options import add_set_option  # noqa: E402
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS  # noqa: E402
 from spacy_simalign.core.config_sections import resolve_section  # noqa: E402
@@ -46,7 +46,7 @@ def build_aligner(config_path: str, overrides):
     """The untrained aligner of the config's aligner block, with --set overrides."""
     from spacy.util import load_config, registry
 
-    from spacy_simalign import registry as _registries  # noqa: F401  (creates the plugin's registries)
+    from spacy_simalign.core import registries as _registries  # noqa: F401  (creates the plugin's registries)
 
     aligner = load_config(config_path, interpolate=True)["components"]["sentence_aligner"]["aligner"]
     # the config holds only the settings that differ from the defaults: fill in the others, so that

@@ -46,7 +46,7 @@ def test_bead_types_and_runs():
 def test_translation_article_beats_the_one_label_crf(textberg):
     """The dev article (468 German / 554 French sentences, a third of the beads not 1:1): the bead
     decoder on USE sums scores n:m beads as units (bertalign with the same encoder: link F1 0.925,
-    strict 0.862, project/bench_peers.py)."""
+    strict 0.862, benchmarks/scripts/bench_peers.py)."""
     beads = make_bead_dp().align(textberg.side("complex"), textberg.side("simple"))
     scores = score(textberg, beads)
     assert scores["link"]["f"] > 0.925 and scores["bead_text"]["f"] > 0.862

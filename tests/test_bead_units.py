@@ -81,7 +81,7 @@ def transread(shared_data):
 
 def test_units_beat_the_sum_and_bertalign_on_transread_with_few_more_strings(transread):
     """The 3 TransRead dev novels: strict bead F1 0.860 with the summed runs, 0.862 bertalign on
-    the same USE vectors (project/bench_peers.py), 0.892 with the candidates scored as units
+    the same USE vectors (benchmarks/scripts/bench_peers.py), 0.892 with the candidates scored as units
     (in-sample: the penalty was chosen on it and on Text+Berg); the encoder sees the sentences
     and composes fewer runs than half their number from them (use_runs.py), where bertalign
     embeds 4,988 strings."""

@@ -1,7 +1,7 @@
 """One huge pre-segmented sentence costs bounded memory. What a sentence
 contributes to the sentence encoder and to the CRF's pair TF-IDF is its first
 limits.MAX_TEXT_CHARS characters; the sentence itself is kept whole and aligned. (The memory
-itself is measured by project/bench_long_sentence.py, not here: no timed or sized unit tests.)"""
+itself is measured by benchmarks/scripts/bench_long_sentence.py, not here: no timed or sized unit tests.)"""
 
 import json
 

@@ -75,7 +75,7 @@ def position_baseline(complex, simple):
 @pytest.mark.parametrize("name", METHODS)
 def test_paragraph_pairs_beat_the_position_baseline(name, news):
     """Paragraph-pair F1 on ten news documents: at least 0.65 (on all 82 documents the
-    methods reach 0.73-0.82 with TF-IDF, see project/eval_lexical.py) and above the
+    methods reach 0.73-0.82 with TF-IDF, see benchmarks/scripts/eval_lexical.py) and above the
     relative-position baseline."""
     prf, base = PRF(), PRF()
     for pair in news:

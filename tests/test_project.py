@@ -1,9 +1,10 @@
 """The three spaCy projects: the user's (project.yml at the root, its scripts in project/), whose `ci`
 workflow runs here with weasel's project_run in a copy (convert a few DEplain documents, spacy train
-for two epochs, evaluate, assemble the de and en pipelines and build the de sdist), and the lab
-(lab/project.yml, lab/scripts/) and the benchmarks (benchmarks/project.yml, benchmarks/scripts/),
-checked for being valid projects whose scripts exist. The data recipes of all three are run in
-test_recipes.py."""
+for two epochs, evaluate, assemble the de and en pipelines and build the de sdist); the benchmarks
+(benchmarks/project.yml, benchmarks/scripts/, the figures of the README and docs/ and the data
+recipes) and the lab (lab/project.yml, lab/scripts/), which share benchmarks/helpers/. All three are
+checked for being valid projects whose commands name the scripts they run and the modules those
+import; the data recipes are run in test_recipes.py."""
 
 import json
 import shutil
@@ -112,19 +113,20 @@ def test_ci_package_installs_into_a_fresh_environment_and_aligns(ci_project):
     assert "torch" not in installed
 
 
-# -- every script of project/ is a command of project.yml ---------------------------------------
+# -- the three projects: every script run by a command that names it, helpers on the command line --
 
-HELPERS = {  # scripts of project/ that no command runs itself, and why
-    "peers_bertalign.py": "the bertalign side of bench_peers.py, which starts it in .venv-peers (Python 3.12)",
-    "peers_vecalign.py": "the vecalign side of bench_peers.py (sentalign), which starts it in .venv-peers (Python 3.12)",
-    "peers_table.py": "the tables of bench_peers.py (imported by it), also rewritten into README.md and docs/results.md",
-    "script_output.py": "the --output and --json files of the table scripts (imported by them)",
-    "gold_folds.py": "the folds by document and the gold with its domains of the CRF evaluations (imported by them)",
-    "training_runs.py": "the seeded training runs of eval_crf_domains.py and the --set reading of cv_crf.py",
-}
+BENCH = ROOT / "benchmarks"
+LAB = ROOT / "lab"
+HELPERS = BENCH / "helpers"  # the modules that the benchmarks' and the lab's scripts share
+SCRIPT_FOLDERS = (ROOT / "project", BENCH / "scripts", HELPERS, LAB / "scripts")
+
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
-    "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
-    "bench-spacy-cli": "needs a second environment without the plugin (vars.bare_python), made by hand",
+    ROOT: {"train-crf": "the recipe of the shipped weights, run on its own to compare with them"},
+    BENCH: {
+        "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
+        "bench-spacy-cli": "needs a second environment without the plugin (vars.bare_python), made by hand",
+    },
+    LAB: {},
 }
 
 
@@ -142,127 +144,143 @@ def scripts_of(command, prefix="project/"):
     }
 
 
-def local_imports(script: Path):
-    """The modules beside `script` that it imports (a script's own folder is first on sys.path)."""
+def imported(script: Path):
+    """The top-level names of the modules that `script` imports."""
     import ast
 
-    stems = {p.stem for p in script.parent.glob("*.py")}
     names = set()
     for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-    return {f"{name}.py" for name in names & stems}
+    return names
 
 
-def test_every_project_script_is_run_by_a_command_or_is_a_named_helper():
-    used = set().union(*(scripts_of(command) for command in project_commands()))
-    for path in sorted((ROOT / "project").glob("*.py")):
-        assert f"project/{path.name}" in used or path.name in HELPERS, (
-            f"project/{path.name} is run by no command of project.yml"
-        )
-    for name in HELPERS:
-        assert (ROOT / "project" / name).is_file() and f"project/{name}" not in used, name
+def local_imports(script: Path, *folders: Path):
+    """The modules beside `script`, or in `folders`, that it imports (a script's own folder is first on
+    sys.path, then PYTHONPATH's), as paths."""
+    found = set()
+    for name in imported(script):
+        for folder in (script.parent, *folders):
+            if (folder / f"{name}.py").is_file():
+                found.add(folder / f"{name}.py")
+                break
+    return found
 
 
-def test_every_command_depends_on_its_scripts_and_is_in_a_workflow():
+def run_lines(folder: Path):
+    """(command, its PYTHONPATH folder or None, the script it runs) of each line of folder/project.yml
+    that runs a Python file: `python FILE ...` or `env PYTHONPATH=DIR python FILE ...`."""
+    for command in project_commands(folder):
+        for line in command["script"]:
+            words = line.split()
+            path = None
+            if words[0] == "env" and words[1].startswith("PYTHONPATH="):
+                path, words = (folder / words[1].split("=", 1)[1]).resolve(), words[2:]
+            if words[0] == "python" and words[1].endswith(".py"):
+                yield command, path, folder / words[1]
+
+
+def relative(path: Path, folder: Path) -> str:
+    """`path` as a project.yml in `folder` names it (a dep)."""
+    import os
+
+    return os.path.relpath(path, folder).replace(os.sep, "/")
+
+
+@pytest.mark.parametrize("folder", [ROOT, BENCH, LAB], ids=["user", "benchmarks", "lab"])
+def test_every_command_runs_scripts_that_its_deps_name_with_their_modules_and_is_in_a_workflow(folder):
+    """Each script line runs an existing file that the command's deps name, with every module it imports
+    from beside it or from its PYTHONPATH; a script that needs the helpers gets them on the command line
+    (`env PYTHONPATH=...`), never by editing sys.path. Each command keeps an output and is in a workflow."""
     from weasel.util import load_project_config
 
-    commands = project_commands()
-    for command in commands:
-        deps = command.get("deps", [])
-        assert command.get("outputs"), f"{command['name']} declares no outputs"
-        for script in scripts_of(command):
-            assert (ROOT / script).is_file(), f"{command['name']} runs {script}, which does not exist"
-            assert script in deps, f"{command['name']} runs {script}, which its deps do not name"
-            for module in local_imports(ROOT / script):
-                assert f"project/{module}" in deps, f"{command['name']}: {script} imports {module}, not in its deps"
-        # a list item `${vars.a}` right before `${vars.b}/...` comes back as one item "a, b/..."
-        assert not [dep for dep in deps if ", " in dep], command["name"]
-    # started or imported by bench_peers.py
-    peers = {"project/peers_bertalign.py", "project/peers_vecalign.py", "project/peers_table.py"}
-    assert peers <= set(next(c for c in commands if c["name"] == "bench-peers")["deps"])
-    workflows = load_project_config(ROOT)["workflows"]
-    in_workflows = {step for steps in workflows.values() for step in steps}
-    assert in_workflows <= {c["name"] for c in commands}
-    assert {c["name"] for c in commands} - in_workflows == set(OUTSIDE_WORKFLOWS)
-
-
-def test_project_scripts_import_the_package_not_the_other_project():
-    """No script edits sys.path: a script imports the package and the modules beside it, so the
-    user's project and the lab never import each other's code."""
-    folders = (ROOT / "project", ROOT / "lab" / "scripts", ROOT / "benchmarks" / "scripts")
-    scripts = [p for folder in folders for p in sorted(folder.glob("*.py"))]
-    offenders = [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")]
-    assert offenders == []
-    stems = [p.stem for p in scripts]
-    names = {stem for stem in stems if stems.count(stem) > 1}
-    assert names == set(), "a module name in two projects could be imported from the wrong one"
-
-
-# -- the lab project (lab/project.yml) ----------------------------------------------------------
-
-
-def test_the_lab_is_a_valid_project_whose_commands_run_its_own_scripts():
-    from weasel.util import load_project_config
-
-    lab = ROOT / "lab"
-    config = load_project_config(lab)  # validated against weasel's schema
-    commands = config["commands"]
-    assert commands and {s for steps in config["workflows"].values() for s in steps} == {c["name"] for c in commands}
-    used = set()
-    for command in commands:
-        scripts = scripts_of(command, "scripts/")
-        assert scripts, f"lab command {command['name']} runs no script of lab/scripts"
-        for script in scripts:
-            assert (lab / script).is_file(), f"lab command {command['name']} runs {script}, which does not exist"
-            assert script in command["deps"], f"lab command {command['name']}: {script} not in its deps"
-            assert {f"scripts/{m}" for m in local_imports(lab / script)} <= set(command["deps"]), command["name"]
-        used |= scripts | {dep for dep in command["deps"] if dep.startswith("scripts/")}  # run or imported
-        for path in command["deps"]:  # data: the user's project's assets or ../shared/data
-            assert not path.startswith("project/"), f"lab command {command['name']} depends on {path}"
-    for path in (lab / "scripts").glob("*.py"):
-        assert f"scripts/{path.name}" in used or path.name == "lab_common.py", (
-            f"lab/scripts/{path.name} is run by nothing"
-        )
-    root_commands = {c["name"] for c in project_commands()}
-    assert not root_commands & {c["name"] for c in commands}, "a command in both projects"
-
-
-def test_the_benchmarks_are_a_valid_project_whose_commands_run_their_own_standard_library_scripts():
-    """benchmarks/: each command runs a script of benchmarks/scripts (named in its deps with the modules it
-    imports), keeps an output, and is in a workflow; the data recipes import nothing beyond the standard
-    library (they run before anything is installed) and their assets are the root project's, same URLs."""
-    import ast
-
-    from weasel.util import load_project_config
-
-    folder = ROOT / "benchmarks"
     config = load_project_config(folder)  # validated against weasel's schema
+    for command, path, script in run_lines(folder):
+        deps = command.get("deps", [])
+        assert script.is_file() and relative(script, folder) in deps, f"{command['name']}: {script}"
+        modules = local_imports(script, *([path] if path else []))
+        for module in modules:
+            assert relative(module, folder) in deps, f"{command['name']}: {script.name} imports {module}"
+        needed = {m for m in modules for n in local_imports(m, HELPERS) if n.parent == HELPERS} | modules
+        if any(m.parent == HELPERS for m in needed):
+            assert path == HELPERS, f"{command['name']}: {script.name} needs PYTHONPATH={relative(HELPERS, folder)}"
     commands = config["commands"]
-    assert commands and {s for steps in config["workflows"].values() for s in steps} == {c["name"] for c in commands}
-    used = set()
     for command in commands:
-        scripts = scripts_of(command, "scripts/")
-        assert scripts and command.get("outputs"), command["name"]
-        for script in scripts:
-            assert (folder / script).is_file() and script in command["deps"], f"{command['name']}: {script}"
-            assert {f"scripts/{m}" for m in local_imports(folder / script)} <= set(command["deps"]), command["name"]
-            used |= {script} | {f"scripts/{m}" for m in local_imports(folder / script)}
-    assert {f"scripts/{p.name}" for p in (folder / "scripts").glob("*.py")} == used
-    stems = {p.stem for p in (folder / "scripts").glob("*.py")}
+        assert command.get("outputs"), f"{command['name']} declares no outputs"
+        # a list item `${vars.a}` right before `${vars.b}/...` comes back as one item "a, b/..."
+        assert not [dep for dep in command.get("deps", []) if ", " in dep], command["name"]
+    in_workflows = {step for steps in config["workflows"].values() for step in steps}
+    assert in_workflows <= {c["name"] for c in commands}
+    assert {c["name"] for c in commands} - in_workflows == set(OUTSIDE_WORKFLOWS[folder])
+
+
+def test_every_script_is_run_by_a_command_imported_by_one_or_a_named_helper():
+    """No script is left that nothing runs or imports: project/ (the user's project), benchmarks/scripts
+    and benchmarks/helpers (the benchmarks' or the lab's commands), lab/scripts; bench_peers.py's
+    drivers, which it starts in .venv-peers, are among bench-peers' deps."""
+    used = set()
+    for folder in (ROOT, BENCH, LAB):
+        for command, path, script in run_lines(folder):
+            used |= {script, *local_imports(script, *([path] if path else []))}
+            used |= {folder / dep for dep in command["deps"] if dep.endswith(".py")}  # started by the script
+    used = {p.resolve() for p in used}
+    for scripts in SCRIPT_FOLDERS:
+        for path in sorted(scripts.glob("*.py")):
+            assert path in used, f"{path} is run or imported by no command"
+    peers = next(c for c in project_commands(BENCH) if c["name"] == "bench-peers")["deps"]
+    assert {"scripts/peers_bertalign.py", "scripts/peers_vecalign.py", "scripts/peers_table.py"} <= set(peers)
+
+
+def test_no_script_edits_sys_path_or_imports_a_project_it_may_not():
+    """Scripts import the package, the modules beside them and, for the benchmarks and the lab, the
+    helpers that their commands put on PYTHONPATH: the user's project imports nothing from benchmarks/
+    or lab/, the benchmarks nothing from lab/, and a module name is in one folder only."""
+    scripts = [p for folder in SCRIPT_FOLDERS for p in sorted(folder.glob("*.py"))]
+    assert [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")] == []
+    stems = [p.stem for p in scripts]
+    assert {stem for stem in stems if stems.count(stem) > 1} == set(), "a module name in two folders"
+    stems_of = {folder: {p.stem for p in folder.glob("*.py")} for folder in SCRIPT_FOLDERS}
+    allowed = {
+        ROOT / "project": stems_of[ROOT / "project"],
+        BENCH / "scripts": stems_of[BENCH / "scripts"] | stems_of[HELPERS],
+        HELPERS: stems_of[HELPERS],
+        LAB / "scripts": stems_of[LAB / "scripts"] | stems_of[HELPERS],
+    }
+    every = set(stems)
+    for folder in SCRIPT_FOLDERS:
+        for path in folder.glob("*.py"):
+            assert imported(path) & every <= allowed[folder], path
+    for folder, others in ((ROOT, ("benchmarks/", "lab/", "PYTHONPATH")), (BENCH, ("../lab/",))):
+        for command in project_commands(folder):
+            words = " ".join(command["script"] + command.get("deps", [])).split()
+            assert not [w for w in words if w.startswith(others)], command["name"]
+
+
+def test_the_data_recipes_of_the_benchmarks_import_the_standard_library_only():
+    """The benchmarks' `data` workflow runs before anything is installed: its scripts import nothing
+    beyond the standard library and the modules beside them; its assets are its own (the user's
+    project fetches only the archives of the sets it converts)."""
+    from weasel.util import load_project_config
+
     stdlib = getattr(sys, "stdlib_module_names", None)  # Python 3.10 and later
-    for path in (folder / "scripts").glob("*.py") if stdlib else ():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-                for module in modules:
-                    top = module.split(".")[0]
-                    assert top in stems or top in stdlib, f"{path.name} imports {module}"
-    root_urls = {a["dest"]: a["url"] for a in load_project_config(ROOT)["assets"] if "url" in a}
-    assert {a["dest"]: a["url"] for a in config["assets"]}.items() <= root_urls.items()
-    assert not {c["name"] for c in project_commands()} & {c["name"] for c in commands}, "a command in both projects"
+    if stdlib is None:
+        pytest.skip("sys.stdlib_module_names is Python 3.10 and later")
+    config = load_project_config(BENCH)
+    data = set(config["workflows"]["data"])
+    recipes = {script for command, _, script in run_lines(BENCH) if command["name"] in data}
+    assert recipes
+    for script in recipes:
+        for module in {script, *local_imports(script)}:
+            assert imported(module) <= stdlib | {p.stem for p in (BENCH / "scripts").glob("*.py")}, module.name
+    root_assets = {a["dest"] for a in load_project_config(ROOT)["assets"]}
+    assert not root_assets & {a["dest"] for a in config["assets"]}, "an archive fetched by both projects"
+
+
+def test_no_command_is_in_two_projects():
+    names = [c["name"] for folder in (ROOT, BENCH, LAB) for c in project_commands(folder)]
+    assert {n for n in names if names.count(n) > 1} == set()
 
 
 def test_the_generated_project_documents_are_up_to_date(tmp_path):
@@ -270,8 +288,8 @@ def test_the_generated_project_documents_are_up_to_date(tmp_path):
     writes for each project.yml (rerun it after editing a project.yml)."""
     readmes = (
         (ROOT, ROOT / "project" / "README.md"),
-        (ROOT / "lab", ROOT / "lab" / "README.md"),
-        (ROOT / "benchmarks", ROOT / "benchmarks" / "README.md"),
+        (LAB, LAB / "README.md"),
+        (BENCH, BENCH / "README.md"),
     )
     for folder, readme in readmes:
         out = tmp_path / (folder.name + ".md")
@@ -285,6 +303,7 @@ def test_tests_neither_import_nor_run_project_scripts():
     and test_recipes.py their data recipes. (Docstrings and comments may name project scripts.)"""
     import ast
 
+    stems = {p.stem for folder in SCRIPT_FOLDERS for p in folder.glob("*.py")}
     for path in sorted((ROOT / "tests").glob("*.py")):
         if path.name in (Path(__file__).name, "test_recipes.py"):  # the projects, and their data recipes
             continue
@@ -296,35 +315,45 @@ def test_tests_neither_import_nor_run_project_scripts():
             if isinstance(node, ast.Constant)
             and isinstance(node.value, str)
             and id(node) not in docstrings
-            and (node.value == "project" or node.value.startswith("project/"))
+            and (node.value in ("project", "benchmarks", "lab") or node.value.startswith(("project/", "benchmarks/")))
         ]
-        assert not named, f"{path.name}:{named} names project/"
+        assert not named, f"{path.name}:{named} names a project's folder"
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-                stems = {p.stem for p in (ROOT / "project").glob("*.py")}
-                stems |= {p.stem for p in (ROOT / "lab" / "scripts").glob("*.py")}
-                stems |= {p.stem for p in (ROOT / "benchmarks" / "scripts").glob("*.py")}
                 assert not {m.split(".")[0] for m in modules} & stems, f"{path.name}:{node.lineno}"
 
 
-def project_module(name: str):
-    """A helper module of project/, imported as its scripts import it (their folder on sys.path)."""
+def module_of(name: str, *folders: Path):
+    """A module of a project, imported as its scripts import it (`folders` first on sys.path)."""
     import importlib
-    import sys
 
-    sys.path.insert(0, str(ROOT / "project"))
+    sys.path[:0] = [str(folder) for folder in folders]
     try:
         return importlib.import_module(name)
     finally:
-        sys.path.remove(str(ROOT / "project"))
+        del sys.path[: len(folders)]
 
 
-def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_run(tmp_path, capsys):
-    """project/script_output.py's run_main: the `--output FILE` of the project's table scripts."""
+def project_module(name: str):
+    """A module of project/ (the user's project), as its scripts import it."""
+    return module_of(name, ROOT / "project")
+
+
+def bench_module(name: str):
+    """A module of benchmarks/scripts or benchmarks/helpers, as the benchmarks' commands import it."""
+    return module_of(name, BENCH / "scripts", HELPERS)
+
+
+OUTPUT_MODULES = [("project", "script_options"), ("benchmarks", "script_output")]
+
+
+@pytest.mark.parametrize("where, name", OUTPUT_MODULES)
+def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_run(tmp_path, capsys, where, name):
+    """run_main: the `--output FILE` of the table scripts (the user's project's and the benchmarks' and lab's)."""
     import argparse
 
-    output = project_module("script_output")
+    output = project_module(name) if where == "project" else bench_module(name)
     add_output_option, run_main = output.add_output_option, output.run_main
 
     def main(argv):
@@ -344,11 +373,10 @@ def test_a_script_output_file_holds_what_it_printed_and_only_after_a_successful_
     assert run_main(main, []) == 0 and sorted(p.name for p in report.parent.iterdir()) == ["table.md"]
 
 
-def test_a_script_json_file_is_written_whole_into_a_new_folder(tmp_path):
-    """project/script_output.py's write_json: every script's `--json FILE` (the folder made; nothing without a path)."""
-    import json
-
-    write_json = project_module("script_output").write_json
+@pytest.mark.parametrize("where, name", OUTPUT_MODULES)
+def test_a_script_json_file_is_written_whole_into_a_new_folder(tmp_path, where, name):
+    """write_json: every script's `--json FILE` (the folder made; nothing without a path)."""
+    write_json = (project_module(name) if where == "project" else bench_module(name)).write_json
 
     path = tmp_path / "metrics" / "new" / "figures.json"
     write_json(str(path), {"f1": 0.5, "rows": [1, 2]})
@@ -357,11 +385,21 @@ def test_a_script_json_file_is_written_whole_into_a_new_folder(tmp_path):
     write_json(None, {"ignored": True})
 
 
-def run_script(*args, cwd=ROOT):
-    import subprocess
-    import sys
+def test_the_user_project_draws_the_folds_of_the_benchmarks():
+    """eval_adapt_folds.py (the user's project) and the benchmarks' CRF evaluations cut the same folds."""
+    ours, theirs = project_module("script_options"), bench_module("gold_folds")
+    for n, k, seed in ((49, 5, 0), (82, 5, 0), (11, 3, 1)):
+        assert ours.folds_of(n, k, seed) == theirs.folds_of(n, k, seed)
+    assert ours.setting("top_k=8") == bench_module("script_output").setting("top_k=8") == ("top_k", 8)
 
-    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+def run_script(*args, cwd=ROOT, pythonpath=None):
+    """A script run in a fresh process; `pythonpath`: the folder its command puts on PYTHONPATH."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(pythonpath)) if pythonpath else None
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env)
 
 
 def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(tmp_path):
@@ -467,6 +505,8 @@ def test_generated_project_outputs_are_not_versioned():
         "lab/project.lock",
         "benchmarks/assets/upstream/ntrex.tar.gz",
         "benchmarks/data/ntrex-news/en-de.jsonl",
+        "benchmarks/metrics/bench/peers.json",
+        "benchmarks/corpus/klexikon/README.md",
         "benchmarks/project.lock",
     ]
     ignored = subprocess.run(["git", "check-ignore", *generated], cwd=ROOT, capture_output=True, text=True).stdout
@@ -523,7 +563,7 @@ def test_train_crf_wide_data_saves_a_pair_whose_crf_is_the_one_trained_alone(tmp
     assert (tmp_path / "crf" / "model.npz").read_bytes() == paired
 
 
-# -- the peer table (project/bench_peers.py, project/peers_table.py) --------------------------------
+# -- the peer table (benchmarks/scripts/bench_peers.py and peers_table.py) ------------------------
 
 
 def peer_system(bead, f, whole):
@@ -541,7 +581,7 @@ def two_peer_sets(**run):
 
 
 def test_the_peer_table_means_the_sets_and_rewrites_only_the_marked_blocks(tmp_path):
-    table = project_module("peers_table")
+    table = bench_module("peers_table")
     results = two_peer_sets(notes=["a note"], complete=True, load=[3.0, 4.0])
     results["sets"]["a"]["systems"] = {"ours": peer_system(0.9, 0.95, 10.0), "bertalign": peer_system(0.8, 0.9, 20.0)}
     results["sets"]["b"]["systems"] = {"ours": peer_system(0.5, 0.7, 5.0), "bertalign": peer_system(0.7, 0.8, 5.0)}
@@ -568,7 +608,7 @@ def test_the_peer_table_gives_vecalign_its_columns_only_when_the_run_holds_it():
     """A run with vecalign: its strict / link cells and difference after bertalign's, its whole time
     third, the best figure of a row in bold, the mean over the sets that hold all three systems, and
     no vecalign among the other rows of ours."""
-    table = project_module("peers_table")
+    table = bench_module("peers_table")
     results = two_peer_sets(notes=[], load=[1.0])
     a, b = results["sets"]["a"]["systems"], results["sets"]["b"]["systems"]
     a.update(
@@ -612,7 +652,7 @@ def test_a_set_apart_stays_out_of_the_mean_and_a_run_of_it_alone_rewrites_only_i
     line under the table. Merged into the blocks of a run without it, a run of that set alone gives
     the blocks of a whole run with it, the same when merged twice; merged into the docs, it adds its
     lines and keeps every other one."""
-    table = project_module("peers_table")
+    table = bench_module("peers_table")
     base = two_peer_sets(notes=["a note"], complete=True, load=[1.0])
     base["sets"]["a"]["systems"] = {"ours": peer_system(0.9, 0.95, 10.0), "bertalign": peer_system(0.8, 0.9, 20.0)}
     base["sets"]["b"]["systems"] = {"ours": peer_system(0.5, 0.7, 5.0), "bertalign": peer_system(0.7, 0.8, 5.0)}
@@ -653,10 +693,10 @@ def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path, s
     German Corpus documents (read from the seed corpora) with their website held out (a wide CRF of 2
     epochs trained without it), scored; no .venv-peers needed; such a partial run may not rewrite the docs."""
     data = shared_data("sgc-dev").parent
-    script = ROOT / "project" / "bench_peers.py"
+    script = BENCH / "scripts" / "bench_peers.py"
     out, report = tmp_path / "peers.json", tmp_path / "peers.md"
     args = ["--sets", "sgc", "--limit", "2", "--no-bertalign", "--no-algorithm-time", "--epochs", "2", "--data", data]
-    run = run_script(script, *args, "--json", out, "--output", report, cwd=tmp_path)
+    run = run_script(script, *args, "--json", out, "--output", report, cwd=tmp_path, pythonpath=HELPERS)
     assert run.returncode == 0, run.stderr
     results = json.loads(out.read_text(encoding="utf-8"))
     assert list(results["sets"]) == ["sgc"] and results["complete"] is False
@@ -668,9 +708,9 @@ def test_a_smoke_run_of_the_peer_table_scores_ours_without_bertalign(tmp_path, s
     )
     assert 0.5 < ours["f"] <= 1.0 and 0.0 < ours["bead"] <= 1.0 and ours["whole"] > 0  # CRF links most splits
     assert "| Simple German Corpus dev (2 documents, " in report.read_text(encoding="utf-8")
-    refused = run_script(script, *args, "--docs", ROOT / "README.md", cwd=tmp_path)
+    refused = run_script(script, *args, "--docs", ROOT / "README.md", cwd=tmp_path, pythonpath=HELPERS)
     assert refused.returncode == 2 and "only from a whole run" in refused.stderr
-    refused = run_script(script, "--from-json", out, "--docs", ROOT / "README.md", cwd=tmp_path)
+    refused = run_script(script, "--from-json", out, "--docs", ROOT / "README.md", cwd=tmp_path, pythonpath=HELPERS)
     assert refused.returncode == 2 and "is not a whole run" in refused.stderr
 
 
@@ -680,10 +720,21 @@ def test_a_smoke_run_of_wiki_manual_scores_task_1_with_the_lexical_methods_besid
     --method tfidf / massalign / cats-c3g` on 3 Wiki-Manual documents, link P/R/F1 by Task 1 (what
     `evaluate --exclude-identical` gives for the same output), the set's notes with it."""
     data = shared_data("wikimanual-dev").parent
-    script = ROOT / "project" / "bench_peers.py"
+    script = BENCH / "scripts" / "bench_peers.py"
     out = tmp_path / "peers.json"
     args = ["--sets", "wikimanual", "--limit", "3", "--no-bertalign", "--no-algorithm-time", "--repeat", "1"]
-    run = run_script(script, *args, "--data", data, "--json", out, "--output", tmp_path / "peers.md", cwd=tmp_path)
+    run = run_script(
+        script,
+        *args,
+        "--data",
+        data,
+        "--json",
+        out,
+        "--output",
+        tmp_path / "peers.md",
+        cwd=tmp_path,
+        pythonpath=HELPERS,
+    )
     assert run.returncode == 0, run.stderr
     s = json.loads(out.read_text(encoding="utf-8"))["sets"]["wikimanual"]
     assert set(s["systems"]) == {"ours", "tfidf", "massalign", "cats-c3g"} and s["link"].startswith("Task 1 (")
@@ -720,7 +771,7 @@ def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate
 
 
 def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
-    """The README's tuned-example figures stand in a marked block that project/readme_figures.py
+    """The README's tuned-example figures stand in a marked block that benchmarks/scripts/readme_figures.py
     (command readme-figures) rewrites, so that they are what the commands give, not typed in by hand."""
     import yaml
 
@@ -728,15 +779,15 @@ def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes()
     assert readme.count("<!-- readme-figures: begin") == 1 and readme.count("<!-- readme-figures: end -->") == 1
     block = readme.split("<!-- readme-figures: begin")[1].split("<!-- readme-figures: end -->")[0]
     assert "link\nprecision goes from 0." in block and "threshold = 0.8" in readme.split("<!-- readme-figures")[0]
-    steps = {c["name"]: c["script"] for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
-    assert steps["readme-figures"][0].startswith("python project/readme_figures.py ")
+    steps = {c["name"]: c["script"] for c in yaml.safe_load((BENCH / "project.yml").read_text())["commands"]}
+    assert steps["readme-figures"][0].startswith("env PYTHONPATH=helpers python scripts/readme_figures.py ")
 
 
 @pytest.mark.slow
 def test_the_readme_figures_are_those_the_commands_give_today(tmp_path):
-    """project/readme_figures.py --check: align and evaluate the 82 pairs with both configs (about a
+    """benchmarks/scripts/readme_figures.py --check: align and evaluate the 82 pairs with both configs (about a
     CPU minute) and compare with the README's block, rewriting nothing."""
-    run = run_script(ROOT / "project" / "readme_figures.py", "--check")
+    run = run_script(BENCH / "scripts" / "readme_figures.py", "--check", pythonpath=HELPERS)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "up to date" in run.stderr
 

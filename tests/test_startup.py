@@ -1,5 +1,5 @@
 """What a short job pays at start-up beyond spaCy's blank pipeline and the encoder's load (timed by
-project/bench_startup.py, never here): the USE weights are read once, not once per encoding thread, and
+benchmarks/scripts/bench_startup.py, never here): the USE weights are read once, not once per encoding thread, and
 a command builds only its own arguments (another command's add_arguments may import its whole subsystem:
 match-docs and calibrate-docs import docmatch). Our own blank pipelines load no other package's spaCy
 factories, spaCy's long tokenizer patterns come from the start-up cache, and the command line skips the

@@ -1,6 +1,6 @@
 """The TF-IDF aligner reads its similarities in column blocks (similarity.scores),
 so its memory is bounded by a block, not by sentences squared, and its beads are those of the
-dense matrix. The 20,000 x 20,000 peak is measured by project/bench_align_scale.py --big."""
+dense matrix. The 20,000 x 20,000 peak is measured by benchmarks/scripts/bench_align_scale.py --big."""
 
 import numpy as np
 import pytest

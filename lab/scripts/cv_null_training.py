@@ -1,4 +1,4 @@
-"""DEplain-web dev 5-fold CV by document (project/cv_crf.py's folds, seed 0) of a CRF trained with
+"""DEplain-web dev 5-fold CV by document (benchmarks/scripts/cv_crf.py's folds, seed 0) of a CRF trained with
 synthetic no-counterpart documents (null_augment.py) made from the training folds only: link and
 bead-text F1, mean of folds, with the DEplain-web CRF alone (wide = false).
 
@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from lab_common import add_output_option, run_main
+from gold_folds import folds_of
 from null_augment import augmented
+from script_output import add_output_option, run_main
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.training_settings import TrainingSettings
@@ -22,12 +23,6 @@ from spacy_simalign.formats.pair_jsonl import read_training_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLAIN = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
-
-
-def folds_of(n, k, seed):
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[f::k]) for f in range(k)]
 
 
 def main(argv=None):

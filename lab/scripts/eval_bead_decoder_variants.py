@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
-from lab_common import add_output_option, run_main, write_json
+from script_output import add_output_option, run_main, write_json
 
 from spacy_simalign.aligners.band_scores import BandScores, band_cells
 from spacy_simalign.aligners.bead_anchors import SharedAnchors, sentence_anchors

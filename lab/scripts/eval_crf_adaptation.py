@@ -1,7 +1,7 @@
 """How many gold documents of a new domain the CRF needs: train on the 71 web portal documents plus
 k bible documents, test on bible documents none of those runs trained on (DEplain-web dev).
 
-The 11 bible documents are cut into 3 test folds (the seeded shuffle of lab_common.folds_of); for
+The 11 bible documents are cut into 3 test folds (the seeded shuffle of gold_folds.folds_of); for
 each fold and each k, the run trains on the portal documents and the first k of the fold's other
 bible documents (in a seeded order, so a larger k adds documents to a smaller one's). Pooled link
 and bead-text P/R/F1 over the three folds' test documents per k; k = 0 is "the domain unseen".
@@ -21,17 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from lab_common import (
-    BIBLE,
-    PORTAL,
-    add_output_option,
-    folds_of,
-    prepare_runs,
-    read_gold_pairs,
-    run_main,
-    run_training,
-    write_json,
-)
+from gold_folds import BIBLE, PORTAL, folds_of, read_gold_pairs
+from script_output import add_output_option, run_main, write_json
+from training_runs import prepare_runs, run_training
 
 from spacy_simalign.evaluation.tally import Tally
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from lab_common import add_output_option, read_gold_pairs, run_main
+from gold_folds import read_gold_pairs
+from script_output import add_output_option, run_main
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner
 

@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
-from lab_common import add_output_option, read_gold_pairs, run_main
+from gold_folds import folds_of, read_gold_pairs
 from null_augment import augmented
+from script_output import add_output_option, run_main
 from task1 import prf, task1_links
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
@@ -166,12 +167,6 @@ def margin_folds(rows, per_doc) -> None:
                 held[k] += sum(per_doc[label][d][k] for d in test)
         p, r, f = prf(*held)
         print(f"{title}: chosen by fold {chosen}; held-out pooled P {p:.3f} R {r:.3f} F1 {f:.3f}")
-
-
-def folds_of(n, k, seed):
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[f::k]) for f in range(k)]
 
 
 def fold_model(path: Path, train, encoder, overrides=None) -> CRFAligner:

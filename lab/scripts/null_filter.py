@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
-from lab_common import add_output_option, read_gold_pairs, run_main
+from gold_folds import read_gold_pairs
 from null_choice import DEPLAIN, SGC, WM, Scored, choose_by, lone
+from script_output import add_output_option, run_main
 from task1 import prf, task1_links
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from lab_common import add_output_option, run_main
+from script_output import add_output_option, run_main
 from task1 import prf, task1_links
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner

@@ -9,7 +9,7 @@ import json
 import random
 import sys
 
-from lab_common import add_output_option, run_main
+from script_output import add_output_option, run_main
 from task1 import prf
 from wm_eval import evaluate
 
