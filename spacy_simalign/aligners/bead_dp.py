@@ -423,7 +423,7 @@ def make_bead_dp(
 ) -> BeadDPAligner:
     """Monotone bead alignment (bertalign's two passes) on sentence embeddings; default USE.
     candidate_gap and candidate_penalty are the "candidates" concatenation's (bead_units.py):
-    chosen on the Text+Berg and TransRead dev sets (in-sample, project/eval_translations.py)."""
+    chosen on the Text+Berg and TransRead dev sets (in-sample, benchmarks/scripts/eval_translations.py)."""
     settings = {name: value for name, value in locals().items() if name != "similarity"}  # the arguments
     return BeadDPAligner(similarity, anchor_weight=0.0, **settings)
 

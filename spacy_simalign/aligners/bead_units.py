@@ -14,7 +14,7 @@ restricted to those candidates; 1:1 beads and skips keep their scores. The candi
 are encoded once by text (the USE encoder composes them from its sentences' encoding,
 similarity/use_runs.py); their number grows with the close alternatives, not with every run: on
 Text+Berg dev 344 runs beside the 1,022 sentences (bertalign: 4,088 strings),
-project/eval_translations.py."""
+benchmarks/scripts/eval_translations.py."""
 
 from typing import Callable, Dict, List, Set, Tuple
 

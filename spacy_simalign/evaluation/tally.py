@@ -1,5 +1,5 @@
 """Link, bead-text and strict bead P/R/F1 of CRF predictions pooled over documents, with the error
-analysis of the CRF experiments (project/eval_crf_domains.py, eval_crf_adaptation.py): recall per
+analysis of the CRF experiments (benchmarks/scripts/eval_crf_domains.py, eval_crf_adaptation.py): recall per
 gold bead shape, and which wrong links touch an added or a deleted sentence."""
 
 from typing import Dict, Sequence

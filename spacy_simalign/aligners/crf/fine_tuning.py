@@ -9,7 +9,7 @@ trained on, DEplain-web dev for the shipped ones). Then (`refit`) the two stages
 fits on held-out decodes, the learned combination (its bias holds the null/threshold trade-off)
 and the bead decoder's scorer, are refitted on the adapted CRF's decodes of the user documents:
 the domain's own marginals, although in-sample (with epochs = 0: the base's decodes, held out).
-project/eval_adapt.py compares this order with refitting before fine-tuning or alone
+benchmarks/scripts/eval_adapt.py compares this order with refitting before fine-tuning or alone
 (docs/results.md). Adapting can also lose on a domain (where the
 wide CRF already aligns it better): held_out_check measures that on the user's own gold, leaving
 one document out at a time."""
