@@ -3,13 +3,15 @@ language's tokenizer and segmenter (spacy.blank(lang) + simalign_segmenter +
 simalign_sentence_aligner), each saved with its meta as OUTPUT/<lang>/.
 
     python project/assemble.py MODEL OUTPUT --name simalign_web --version 0.1.0 [--langs de,nl,fr,en] \
-        [--trained-on TEXT --license TEXT --source TEXT]
+        [--trained-on TEXT --license TEXT --source TEXT] [--adapted-on GOLD]
 
 `spacy package OUTPUT/<lang> packages --name NAME --version VERSION` then builds <lang>_NAME;
 its requirements name spacy-simalign (found through the factories' entry points). The meta says what
 the weights were trained on and under which licence; the defaults are the shipped weights' (DEplain-web
 dev): weights adapted on other data name that data and its licence (`--trained-on`, `--license`,
-`--source`), since its terms bind the weights (the `wikimanual` workflow: CC BY-NC-SA 4.0)."""
+`--source`), since its terms bind the weights (the `wikimanual` workflow: CC BY-NC-SA 4.0).
+`--adapted-on GOLD` (the `adapt` workflow): the shipped weights fine-tuned on GOLD, which the meta
+names beside DEplain-web as a source whose terms bind the weights too."""
 
 import argparse
 import json
@@ -82,7 +84,20 @@ def main(argv=None) -> int:
         default=None,
         help="a data source of the weights, as the meta lists it (repeatable)",
     )
+    ap.add_argument(
+        "--adapted-on",
+        default=None,
+        metavar="GOLD",
+        help="the gold the shipped weights were adapted on: named in the description, the sources and the licence",
+    )
     args = ap.parse_args(argv)
+    if args.adapted_on:
+        args.trained_on = (
+            f"{args.trained_on}, adapted on {args.adapted_on}" if args.trained_on == TRAINED_ON else args.trained_on
+        )
+        args.source = (args.source or [SOURCES]) + [f"{args.adapted_on}: the gold the weights were adapted on"]
+        if args.license == LICENSE:
+            args.license = f"{LICENSE}, adapted on {args.adapted_on}, whose terms bind the weights too"
     metrics = None
     if args.metrics and Path(args.metrics).exists():
         metrics = json.loads(Path(args.metrics).read_text(encoding="utf-8"))["scores"]

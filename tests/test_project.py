@@ -452,6 +452,27 @@ def test_package_check_takes_the_plugin_wheel_from_the_packages_folder(tmp_path)
     assert f"no spacy_simalign-{spacy_simalign.__version__} wheel in {tmp_path}: run the package step" in result.stderr
 
 
+def test_an_adapted_pipeline_names_the_gold_it_was_adapted_on(tmp_path):
+    """The adapt workflow packages the shipped weights fine-tuned on the user's gold: the meta must name
+    that gold (description, sources, licence) beside DEplain-web, whose terms alone bound the
+    unadapted weights; without --adapted-on the meta names DEplain-web alone."""
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter", name="segmenter")
+    nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner")
+    nlp.to_disk(tmp_path / "trained")
+    gold = "corpus/my-domain/gold.jsonl"
+    assemble = project_module("assemble")
+    metas = {}
+    for label, extra in (("adapted", ["--adapted-on", gold]), ("shipped", [])):
+        out = tmp_path / label
+        assert assemble.main([str(tmp_path / "trained"), str(out), "--langs", "de", *extra]) == 0
+        metas[label] = json.loads((out / "de" / "meta.json").read_text(encoding="utf-8"))
+    adapted, shipped = metas["adapted"], metas["shipped"]
+    assert f"adapted on {gold}" in adapted["description"] and f"adapted on {gold}" in adapted["license"]
+    assert adapted["sources"][0] == shipped["sources"][0] and gold in adapted["sources"][1]
+    assert gold not in json.dumps(shipped) and len(shipped["sources"]) == 1
+
+
 def test_the_package_check_script_aligns_with_the_package_as_it_is(tmp_path):
     """CHECK, the text that package_check.py runs in the fresh environment, run here on saved de and en
     pipelines (blank + segmenter + the shipped weights) and a DEplain-web dev pair: every module and
