@@ -171,3 +171,24 @@ def test_klexikon_command(tmp_path, klexikon_folder, capsys):
 def test_klexikon_command_missing_folder(tmp_path, capsys):
     assert main(["klexikon", str(tmp_path), str(tmp_path / "out")]) == 2
     assert "missing folder 'wiki/'" in capsys.readouterr().err
+
+
+def test_titles_pair_once_composed_and_a_title_twice_is_refused(tmp_path, capsys):
+    """A title written decomposed (NFD, as macOS writes file names) pairs with the same title written
+    composed on the other side, and the article's title is the composed one; two files of one title
+    on a side (composed and decomposed) are refused naming both."""
+    import unicodedata
+
+    composed = "Zürich"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+    for side, name in (("wiki", composed), ("klexikon", decomposed)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / f"{name}.txt").write_text(ARTICLE, encoding="utf-8")
+    pairs, orphans = read_article_pairs(str(tmp_path))
+    assert orphans == [] and [(w.title, k.title) for w, k in pairs] == [(composed, composed)]
+    (tmp_path / "wiki" / f"{decomposed}.txt").write_text(ARTICLE, encoding="utf-8")
+    assert main(["klexikon", str(tmp_path), str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "two articles with the title" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
