@@ -244,3 +244,22 @@ def test_amsterdam_command_refuses_alignment_indices_out_of_range(tmp_path, depl
     out = tmp_path / "corpus"
     assert main(["amsterdam", str(pairs), str(out), "--alignments", str(alignments)]) == 2
     assert not out.exists()
+
+
+def test_amsterdam_keeps_an_earlier_corpus_unless_told_to_replace_it(tmp_path, deplain_pairs, capsys):
+    """As `export`: a folder that holds an earlier corpus is refused in one line with nothing
+    changed, and `--overwrite` replaces that corpus's files (a file of the user's beside it stays)."""
+    source = tmp_path / "pairs.jsonl"
+    source.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in deplain_pairs[:3]), encoding="utf-8")
+    out = tmp_path / "corpus"
+    assert main(["amsterdam", str(source), str(out)]) == 0
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    assert main(["amsterdam", str(source), str(out), "--formats", "csv"]) == 2
+    err = capsys.readouterr().err
+    assert "--overwrite" in err and len(err.strip().splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert main(["amsterdam", str(source), str(out), "--formats", "csv", "--overwrite"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "notes.txt", "pairs.csv"]
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"

@@ -58,6 +58,11 @@ def add_arguments(parser):
     parser.add_argument("--name", default="amsterdam-style-corpus", help="corpus name in the data card")
     parser.add_argument("--anonymise", action="store_true", help="run the simalign_anonymiser on both sides first")
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the export already in the output folder (the files its data card lists; others are kept)",
+    )
 
 
 def paths(args) -> Paths:
@@ -118,7 +123,10 @@ def run(args) -> int:
         args.input,
         tables={"Rows before and after each rule": table},
     )
-    written = export_corpus(rows, args.output, formats, info, record_language_pairs(records))
+    inputs = [path for path in (args.input, args.alignments) if path]
+    written = export_corpus(
+        rows, args.output, formats, info, record_language_pairs(records), overwrite=args.overwrite, inputs=inputs
+    )
     print(
         f"documents {report.documents}, aligned paragraph pairs {report.paragraph_pairs}, "
         f"candidate rows {report.candidates}"
