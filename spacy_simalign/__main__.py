@@ -21,7 +21,7 @@ import sys
 from typing import List, Optional
 
 from . import commands
-from .core.errors import InputError, OutputError, Terminated, disk_full_reason
+from .core.errors import InputError, OutputError, Terminated, disk_full_reason, sigterm_as_exception
 from .core.output_paths import check_paths
 from .core.terminal_text import safe
 
@@ -134,9 +134,10 @@ def run_command(argv: List[str], prog: str = PROG) -> int:
         parser.print_help()
         return 2
     try:
-        if args._paths is not None:
-            check_paths(args._paths(args))
-        return int(args._run(args) or 0)
+        with sigterm_as_exception():  # every command cleans up on SIGTERM as on Ctrl+C
+            if args._paths is not None:
+                check_paths(args._paths(args))
+            return int(args._run(args) or 0)
     except InputError as err:
         return report(err)
     except KeyboardInterrupt:

@@ -350,3 +350,33 @@ def test_min_score_must_be_a_finite_number(tmp_path, deplain_pairs, capsys, valu
     shown = {"nan": "nan", "inf": "inf", "-inf": "-inf", "1e999": "inf"}[value]
     assert one_line_error(capsys) == f"error: --min-score = {shown}: must be a finite number"
     assert not (tmp_path / "out").exists()
+
+
+def test_sigterm_while_an_export_writes_leaves_nothing_behind(tmp_path, deplain_pairs, capsys, monkeypatch):
+    """A job scheduler's stop (SIGTERM) while the files are written ends the command as Ctrl+C does:
+    one line, exit status 143, the staging folder removed and no output folder."""
+    import os
+    import signal
+
+    from spacy_simalign.corpus import export
+
+    pairs, align = write_gold_alignments(tmp_path, deplain_pairs)
+    write_delimited = export.write_delimited
+
+    def stopped_while_writing(rows, path, *args, **kwargs):
+        write_delimited(rows, path, *args, **kwargs)  # a file is in the staging folder
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(export, "write_delimited", stopped_while_writing)
+    missed = []  # a SIGTERM the command did not take: recorded here instead of ending the test run
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: missed.append(signum))
+    try:
+        out = tmp_path / "published"
+        argv = ["export", str(out), "--pairs", str(pairs), "--alignments", str(align), "--formats", "jsonl,tsv"]
+        assert main(argv) == 143 and missed == []
+        assert capsys.readouterr().err.strip().splitlines() == ["error: terminated (SIGTERM)"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([pairs.name, align.name])
+        os.kill(os.getpid(), signal.SIGTERM)  # the command gave the handler back
+        assert missed == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)

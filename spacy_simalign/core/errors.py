@@ -1,15 +1,38 @@
 """One exception for bad input, so every entry point can print one line and exit 2, one for an
 output that could not be written (a full disk: the same one line and exit 2), and one for a run
-ended by SIGTERM."""
+ended by SIGTERM (with the guard that raises it)."""
 
 import errno
 import os
-from typing import Optional
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 
 class Terminated(BaseException):
     """SIGTERM, turned into an exception so that a run ends as on Ctrl+C: partial output kept,
     a note on how to resume, one line `error: terminated`."""
+
+
+@contextmanager
+def sigterm_as_exception() -> Iterator[None]:
+    """While the block runs, SIGTERM (a job scheduler's stop, `kill`) raises Terminated in the main
+    thread instead of ending the process on the spot, so that the block's clean-up runs as on
+    Ctrl+C: partial files kept where they can be resumed, staging files removed. Elsewhere than in
+    the main thread, where no signal handler can be set, it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class InputError(ValueError):

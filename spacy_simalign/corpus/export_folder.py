@@ -7,8 +7,9 @@ full disk, a write error) removes the staging folder and leaves the output folde
 absent. A folder that already holds an export (a data card of ours, or any file this
 export writes) is refused unless `overwrite` is given; then the files of the earlier export, as its
 data card lists them, are replaced or removed, and any other file in the folder (an input of this
-export among them) is left alone. A run killed while it writes leaves only the hidden staging
-folder."""
+export among them) is left alone. A run stopped while it writes (Ctrl+C, or SIGTERM, which the
+command line turns into an exception) removes the staging folder too; one killed outright (SIGKILL)
+leaves only that hidden folder."""
 
 import os
 import re

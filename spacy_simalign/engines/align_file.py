@@ -8,15 +8,12 @@ output and says on stderr how to resume; `--resume` on a finished run has nothin
 
 import json
 import os
-import signal
 import sys
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
-from ..core.errors import OutputError, Terminated, disk_full_reason
+from ..core.errors import OutputError, disk_full_reason, sigterm_as_exception
 from ..core.output_paths import Paths, check_paths
 from ..core.terminal_text import say
 from ..formats.pair_jsonl import read_pairs, validate_pairs
@@ -38,24 +35,6 @@ class AlignSummary:
     seconds: float
     beads: int = 0
     complete: bool = False
-
-
-@contextmanager
-def sigterm_as_exception():
-    """While aligning, SIGTERM raises errors.Terminated in the main thread (instead of ending
-    the process on the spot), so the run stops as on Ctrl+C: partial output kept, note printed."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum, frame):
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def align_file(
