@@ -190,5 +190,5 @@ def test_titles_pair_once_composed_and_a_title_twice_is_refused(tmp_path, capsys
     (tmp_path / "wiki" / f"{decomposed}.txt").write_text(ARTICLE, encoding="utf-8")
     assert main(["klexikon", str(tmp_path), str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "two articles with the title" in err and len(err.strip().splitlines()) == 1
+    assert "two files with stems equal once composed (Unicode NFC)" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()

@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..aligners.scoring import PRF
 from ..core.errors import InputError
 from ..core.word_tokens import words
-from ..formats.text_files import file_stem, stem_key
+from ..formats.text_files import folder_files
 from ..formats.utf8 import read_utf8
 
 ARTICLE_FOLDERS = ("wiki", "klexikon")  # FOLDER/wiki/<Title>.txt pairs with FOLDER/klexikon/<Title>.txt
@@ -83,38 +83,23 @@ def read_article(path: str, title: Optional[str] = None) -> Article:
     return parse_article(text, title or os.path.splitext(os.path.basename(path))[0], path)
 
 
-def article_files(folder: str) -> Dict[str, str]:
-    """The `.txt` files of `folder` by title, the name without `.txt` in Unicode's composed form
-    (NFC): a title written decomposed (as macOS writes file names) pairs with the same title
-    written composed. Two files with one title are an error naming both."""
-    files: Dict[str, str] = {}
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".txt"):
-            continue
-        title = stem_key(file_stem(name))
-        if title in files:
-            raise InputError(
-                f"two articles with the title {title!r} once composed (Unicode NFC): {files[title]} and {name}", folder
-            )
-        files[title] = name
-    return files
-
-
 def read_article_pairs(folder: str) -> Tuple[List[Tuple[Article, Article]], List[str]]:
     """(Wikipedia article, Klexikon article) pairs of `folder/wiki` and `folder/klexikon`,
-    paired by title (article_files); also the titles found on one side only."""
+    paired by title: the name without `.txt` in Unicode's composed form (text_files.folder_files: a
+    title written decomposed, as macOS writes file names, pairs with the same title written composed;
+    two files of one title are an error); also the titles found on one side only."""
     sides = {}
     for side in ARTICLE_FOLDERS:
         sub = os.path.join(folder, side)
         if not os.path.isdir(sub):
             raise InputError(f"missing folder '{side}/' (expected {side}/<Title>.txt)", folder)
-        sides[side] = article_files(sub)
+        sides[side] = folder_files(sub, ".txt")
     common = sorted(set(sides["wiki"]) & set(sides["klexikon"]))
     orphans = sorted(set(sides["wiki"]) ^ set(sides["klexikon"]))
     pairs = [
         (
-            read_article(os.path.join(folder, "wiki", sides["wiki"][t]), t),
-            read_article(os.path.join(folder, "klexikon", sides["klexikon"][t]), t),
+            read_article(sides["wiki"][t], t),
+            read_article(sides["klexikon"][t], t),
         )
         for t in common
     ]

@@ -60,9 +60,10 @@ def stem_key(stem: str) -> str:
     return unicodedata.normalize("NFC", stem)
 
 
-def folder_files(folder: str) -> Dict[str, str]:
-    """The folder's files by stem_key, hidden files and subfolders aside; two files with one key
-    (the same stem, or stems that differ only in how their characters are composed) are an error."""
+def folder_files(folder: str, suffix: str = "") -> Dict[str, str]:
+    """The folder's files by stem_key (only those whose name ends with `suffix`), hidden files and
+    subfolders aside; two files with one key (the same stem, or stems that differ only in how their
+    characters are composed) are an error."""
     try:
         names = sorted(os.listdir(folder))
     except OSError as err:
@@ -70,7 +71,7 @@ def folder_files(folder: str) -> Dict[str, str]:
     files: Dict[str, str] = {}
     for name in names:
         path = os.path.join(folder, name)
-        if name.startswith(".") or not os.path.isfile(path):
+        if name.startswith(".") or not name.endswith(suffix) or not os.path.isfile(path):
             continue
         stem, key = file_stem(name), stem_key(file_stem(name))
         if key in files:
