@@ -246,16 +246,42 @@ def choose_by(scores: Dict[str, float], margins: Dict[str, float]) -> str:
     return surer[0] if first else min(surer, key=lambda n: scores[n])
 
 
+def domain_models(models: Path, domain: str, is_website: bool, drops=()) -> Dict[str, Path]:
+    """The folders of lodo's models for a held-out domain: the own CRF (DEplain-web without it: all
+    of DEplain-web for a website), the wide one and the synthetic ones of each drop rate."""
+    key = "all" if is_website else f"no-{domain}"
+    folders = {"own": models / f"own-{key}", "wide": models / f"wide-no-{domain}"}
+    folders.update({f"syn{drop}": models / f"syn{drop}-{key}" for drop in drops})
+    return folders
+
+
+def german_pool():
+    """(DEplain-web dev's and sgc-dev's training pairs, the domain of each, the websites' domains)."""
+    domain, pool = read_gold_pairs(str(DEPLAIN))
+    website, sgc = read_gold_pairs(str(SGC))
+    return pool + sgc, domain + website, set(website)
+
+
+def held_out_domains(models: Path, encoder, drops=()):
+    """Per held-out domain of the 8, with lodo's saved models: (domain, whether it is a website, its
+    test pairs, the candidates named as domain_models names them, each CRF alone)."""
+    pool, domain, websites = german_pool()
+    for d in dict.fromkeys(domain):
+        cands = {
+            name: lone(CRFAligner.load(str(folder), encoder=encoder))
+            for name, folder in domain_models(models, d, d in websites, drops).items()
+        }
+        yield d, d in websites, [pool[i] for i in range(len(pool)) if domain[i] == d], cands
+
+
 def lodo(a) -> None:
     import multiprocessing as mp
 
     import torch
 
     torch.set_num_threads(1)
-    domain, pool = read_gold_pairs(str(DEPLAIN))
-    website, sgc = read_gold_pairs(str(SGC))
-    nd = len(pool)
-    pool, domain = pool + sgc, domain + website
+    pool, domain, websites = german_pool()
+    nd = sum(d not in websites for d in domain)
     probe = CRFAligner({})
     LODO_STATE.update(pool=pool, encoder=probe.encoder)
     drops = [float(d) for d in a.drops.split(",")]
@@ -267,19 +293,16 @@ def lodo(a) -> None:
     for d in dict.fromkeys(domain):
         test = [i for i in range(len(pool)) if domain[i] == d]
         own_idx = [i for i in range(nd) if domain[i] != d]
-        units.append(
-            (d, test, own_idx, [i for i in range(len(pool)) if domain[i] != d], "all" if d in website else f"no-{d}")
-        )
+        units.append((d, test, own_idx, [i for i in range(len(pool)) if domain[i] != d], None))
     jobs, plan = [], {}
-    for name, test, own_idx, wide_idx, key in units:
-        plan[name] = {
-            "own": models / f"own-{key}",
-            "wide": models / ("wide-" + (key if key.startswith("fold") else f"no-{name}")),
-        }
+    for name, test, own_idx, wide_idx, fold in units:
+        if fold:
+            plan[name] = {"own": models / f"own-{fold}", "wide": models / f"wide-{fold}"}
+            plan[name].update({f"syn{drop}": models / f"syn{drop}-{fold}" for drop in drops})
+        else:
+            plan[name] = domain_models(models, name, name in websites, drops)
         jobs += [(str(plan[name]["own"]), own_idx, None), (str(plan[name]["wide"]), wide_idx, None)]
-        for drop in drops:
-            plan[name][f"syn{drop}"] = models / f"syn{drop}-{key}"
-            jobs.append((str(plan[name][f"syn{drop}"]), own_idx, drop))
+        jobs += [(str(plan[name][f"syn{drop}"]), own_idx, drop) for drop in drops]
     jobs = list({j[0]: j for j in jobs}.values())
     t0 = time.time()
     with mp.get_context("fork").Pool(a.jobs) as workers:
@@ -311,7 +334,7 @@ def lodo(a) -> None:
                 chosen = choose_by(doc.score, ms)
                 tally = picks[label][0 if in_cv else 1]
                 tally[chosen] = tally.get(chosen, 0) + 1
-                for sc in [scorer] + ([sgc_pooled[label]] if domain[i] in website and not in_cv else []):
+                for sc in [scorer] + ([sgc_pooled[label]] if domain[i] in websites and not in_cv else []):
                     sc.add(pool[i].gold, doc.beads(chosen), pool[i].complex.sentences, pool[i].simple.sentences)
             sc = scorer.scores()
             held[label][name] = (sc["link"]["f"], sc["bead_text"]["f"])

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
-from gold_folds import read_gold_pairs
-from null_choice import DEPLAIN, SGC, WM, Scored, choose_by, lone
+from null_choice import WM, Scored, choose_by, held_out_domains, lone
 from script_output import add_output_option, run_main
 from task1 import prf, task1_links
 
@@ -73,30 +72,21 @@ def main(argv=None) -> int:
             pred = task1_links(rec.raw, [[list(b.complex), list(b.simple)] for b in filtered(beads, best, threshold)])
             c = wm.setdefault(key, [0, 0, 0])
             c[0], c[1], c[2] = c[0] + len(gold & pred), c[1] + len(pred), c[2] + len(gold)
-    domain, pool = read_gold_pairs(str(DEPLAIN))
-    website, sgc = read_gold_pairs(str(SGC))
-    pool, domain = pool + sgc, domain + website
-    models = Path(a.models)
     held: Dict = {}
     web: Dict = {}
-    for d in dict.fromkeys(domain):
-        key = "all" if d in website else f"no-{d}"
-        cands = {
-            "own": lone(CRFAligner.load(str(models / f"own-{key}"), encoder=own.encoder)),
-            "wide": lone(CRFAligner.load(str(models / f"wide-no-{d}"), encoder=own.encoder)),
-        }
+    for d, is_website, test, cands in held_out_domains(Path(a.models), own.encoder):
         scorers: Dict = {}
-        for i in [i for i in range(len(pool)) if domain[i] == d]:
-            pair = own.featurize(pool[i].complex, pool[i].simple)
+        for tp in test:
+            pair = own.featurize(tp.complex, tp.simple)
             doc = Scored(pair, cands)
             beads = doc.beads(choose_by(doc.score, {"wide": 0.1}))
             for k, best, threshold in variants(pair, deltas):
                 fb = filtered(beads, best, threshold)
                 targets = [scorers.setdefault(k, AlignmentScorer())]
-                if d in website:
+                if is_website:
                     targets.append(web.setdefault(k, AlignmentScorer()))
                 for sc in targets:
-                    sc.add(pool[i].gold, fb, pool[i].complex.sentences, pool[i].simple.sentences)
+                    sc.add(tp.gold, fb, tp.complex.sentences, tp.simple.sentences)
         for k, sc in scorers.items():
             held.setdefault(k, {})[d] = sc.scores()["bead_text"]["f"]
     print("| filter (feature, level, delta) | WM Task 1 P / R / F1 | 8-domain mean | websites pooled |")

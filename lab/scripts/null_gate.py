@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Dict, Optional
 
 import numpy as np
-from gold_folds import read_gold_pairs
-from null_choice import DEPLAIN, SGC, WM, Scored, choose_by, lone
+from null_choice import WM, Scored, choose_by, held_out_domains, lone
 from script_output import add_output_option, run_main
 from task1 import prf, task1_links
 
@@ -58,29 +57,20 @@ def main(argv=None) -> int:
             pred = task1_links(rec.raw, [[list(b.complex), list(b.simple)] for b in beads])
             c = wm[g]
             c[0], c[1], c[2] = c[0] + len(gold & pred), c[1] + len(pred), c[2] + len(gold)
-    domain, pool = read_gold_pairs(str(DEPLAIN))
-    website, sgc = read_gold_pairs(str(SGC))
-    pool, domain = pool + sgc, domain + website
-    models = Path(a.models)
     held: Dict = {g: {} for g in gates}
     web = {g: AlignmentScorer() for g in gates}
     ratios: Dict[str, list] = {}
-    for d in dict.fromkeys(domain):
-        key = "all" if d in website else f"no-{d}"
-        cands = {
-            "own": lone(CRFAligner.load(str(models / f"own-{key}"), encoder=own.encoder)),
-            "wide": lone(CRFAligner.load(str(models / f"wide-no-{d}"), encoder=own.encoder)),
-            "syn": lone(CRFAligner.load(str(models / f"syn{a.drop}-{key}"), encoder=own.encoder)),
-        }
+    for d, is_website, test, cands in held_out_domains(Path(a.models), own.encoder, [float(a.drop)]):
+        cands["syn"] = cands.pop(f"syn{float(a.drop)}")
         scorers = {g: AlignmentScorer() for g in gates}
-        for i in [i for i in range(len(pool)) if domain[i] == d]:
-            doc = Scored(own.featurize(pool[i].complex, pool[i].simple), cands)
-            ratio = len(pool[i].complex) / max(1, len(pool[i].simple))
+        for tp in test:
+            doc = Scored(own.featurize(tp.complex, tp.simple), cands)
+            ratio = len(tp.complex) / max(1, len(tp.simple))
             ratios.setdefault(d, []).append(ratio)
             for g in gates:
                 beads = doc.beads(choose_by(doc.score, rule(ratio, g)))
-                for sc in [scorers[g]] + ([web[g]] if d in website else []):
-                    sc.add(pool[i].gold, beads, pool[i].complex.sentences, pool[i].simple.sentences)
+                for sc in [scorers[g]] + ([web[g]] if is_website else []):
+                    sc.add(tp.gold, beads, tp.complex.sentences, tp.simple.sentences)
         for g in gates:
             held[g][d] = scorers[g].scores()["bead_text"]["f"]
     print("complex / simple sentences per document: min, median, max")
