@@ -241,14 +241,19 @@ def brief_rows(results: Dict, apart: bool = False) -> List[str]:
 
 
 def apart_lines(results: Dict) -> List[str]:
-    """The README's line under the table for each set apart: what its link is and the published
-    figures (its other rows of ours are docs/results.md's, in the full table's other rows)."""
+    """The README's line under the table for each set apart: what its link is, its other rows of
+    ours and the published figures."""
     lines = []
     for s in results["sets"].values():
         if is_apart(s) and OURS in s["systems"]:
+            others = [r for key, r in s["systems"].items() if key not in (OURS, *PEERS)]
             text = f"{s['title']}: link = {s['link']}, not in the mean"
             if s.get("date"):
                 text += f"; measured {s['date']}"
+            if others:
+                text += ". Other rows of ours, strict / link F1: " + ", ".join(
+                    f"{r['name']} {cell(r, detail=False)}" for r in others
+                )
             lines.append(text + "." + (f" {s['published']}" if s.get("published") else ""))
     return lines
 
