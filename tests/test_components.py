@@ -38,7 +38,7 @@ def examples_of(nlp, records):
     return out
 
 
-CRF = "spacy-simalign.CRFAligner.v2"
+CRF = "spacy-simalign.CRFAligner.v3"
 MASSALIGN = {"aligner": {"@simalign_aligners": "spacy-simalign.MASSAlign.v1"}}
 
 

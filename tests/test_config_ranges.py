@@ -35,7 +35,7 @@ NESTED = {
     "spacy-simalign.CRFTranslations.v2": "translations",
     "spacy-simalign.CRFTranslations.v3": "translations",
 }
-CRF = "spacy-simalign.CRFAligner.v2"
+CRF = "spacy-simalign.CRFAligner.v3"
 PARAGRAPH = {
     "spacy-simalign.JiangParagraphs.v1",
     "spacy-simalign.JiangWikiParagraphs.v1",
@@ -226,14 +226,17 @@ def test_similarity_slot_naming_an_aligner_is_refused():
         build_aligner(config)
 
 
-def test_null_crf_settings_with_a_value_are_refused_in_v2_only():
-    """v2 refuses null where a setting has a value (threshold = null was the default, 0.5); the old
-    form, v1, takes it as the weights' value."""
+def test_null_crf_settings_with_a_value_are_refused_in_v2_and_v3_only():
+    """v3, the default, and v2 refuse null where a setting has a value (threshold = null was the
+    default, 0.5); the old form, v1, takes it as the weights' value."""
     assert ("aligner", CRF, "threshold", None) in CASES
     config = method_config("crf")
     config["aligner"]["threshold"] = None
     with pytest.raises(InputError, match=f"{CRF}: threshold = null: needs a value"):
         build_aligner(config)
+    v2 = {"@simalign_aligners": "spacy-simalign.CRFAligner.v2", "threshold": None}
+    with pytest.raises(InputError, match="spacy-simalign.CRFAligner.v2: threshold = null: needs a value"):
+        build_aligner(Config({"aligner": v2}))
     block = {"@simalign_aligners": "spacy-simalign.CRFAligner.v1", "threshold": None, "top_k": None}
     assert build_aligner(Config({"aligner": block})).config["threshold"] == 0.5
 

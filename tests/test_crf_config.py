@@ -13,10 +13,18 @@ from spacy.language import DEFAULT_CONFIG as SPACY_DEFAULTS
 from spacy.util import load_config, load_model_from_config, registry
 
 from spacy_simalign.aligners.crf import aligner as crf_aligner
-from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, VALUED, CRFAligner, make_crf_aligner, read_weights
+from spacy_simalign.aligners.crf.aligner import (
+    DEFAULT_WEIGHTS,
+    VALUED,
+    CRFAligner,
+    make_crf_aligner,
+    make_crf_aligner_v3,
+    read_weights,
+)
 from spacy_simalign.aligners.crf.choice import WIDE_RECORD
 from spacy_simalign.aligners.crf.encoders import similarity_from_spec
 from spacy_simalign.aligners.crf.legacy import make_crf_aligner_v1
+from spacy_simalign.aligners.crf.summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.translations import TranslationSettings
 from spacy_simalign.core.errors import InputError
@@ -46,13 +54,16 @@ def default_pipeline():
 
 
 def test_filled_config_shows_every_value_that_runs():
-    """No null but cross_encoder_path (accepted only at null, crf/retired.py); the values are the
-    shipped weights' own, with the translation decoder and the training as sub-configs."""
+    """No null (the default form, v3, has none of the settings that 0.1.0's pipelines keep at null,
+    crf/retired.py); the values are the shipped weights' own, with the translation decoder and the
+    training as sub-configs, and the word floor of summaries."""
     block = default_pipeline().config["components"]["simalign_sentence_aligner"]["aligner"]
+    assert block["@simalign_aligners"] == "spacy-simalign.CRFAligner.v3"
     nulls = sorted(
         k for section in (block, block["translations"], block["training"]) for k, v in section.items() if v is None
     )
-    assert nulls == ["cross_encoder_path"]
+    assert nulls == []
+    assert (block["summary_ratio"], block["summary_word_floor"]) == (SUMMARY_RATIO, SUMMARY_WORD_FLOOR)
     saved, _ = read_weights(DEFAULT_WEIGHTS)
     for key, value in block.items():
         if key in saved:
@@ -338,3 +349,16 @@ def test_align_model_folder_decodes_with_the_settings_it_was_saved_with(tmp_path
     pair = parse_pair(deplain_pairs[2]).training_pair()
     assert aligner.config["threshold"] == 0.9
     assert aligner.align(pair.complex, pair.simple) == strict.align(pair.complex, pair.simple)
+
+
+def test_v3_takes_v2s_settings_with_their_defaults():
+    """v3 repeats v2's signature (confection reads each registered function's own) but for the settings
+    kept only for 0.1.0's pipelines, and adds the word floor of summaries: the two must not drift."""
+    import inspect
+
+    v2 = inspect.signature(make_crf_aligner).parameters
+    v3 = inspect.signature(make_crf_aligner_v3).parameters
+    assert set(v2) - set(v3) == {"emission", "cross_encoder_path", "clauses"}
+    assert set(v3) - set(v2) == {"summary_ratio", "summary_word_floor"}
+    for name in set(v2) & set(v3):
+        assert (v3[name].default, v3[name].annotation) == (v2[name].default, v2[name].annotation), name

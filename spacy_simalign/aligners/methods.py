@@ -46,7 +46,7 @@ C3G = "spacy-simalign.CharNgramSimilarity.v1"
 MASSALIGN_TFIDF = "spacy-simalign.MassalignSimilarity.v1"
 
 SENTENCE_METHODS: Dict[str, Method] = {
-    "crf": Method("spacy-simalign.CRFAligner.v2", USE),
+    "crf": Method("spacy-simalign.CRFAligner.v3", USE),
     "massalign": Method("spacy-simalign.MASSAlign.v1", MASSALIGN_TFIDF),
     "cats-c3g": Method("spacy-simalign.CATS.v1", C3G),
     "cats-c3g-seq": Method("spacy-simalign.CATS.v1", C3G, {"strategy": "closest-seq"}),

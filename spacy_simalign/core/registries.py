@@ -4,7 +4,7 @@ parties through an entry-point group:
 - `simalign_similarity` (group `spacy_simalign_similarity`): sentence-similarity backends,
   `@simalign_similarity = "spacy-simalign.USESimilarity.v1"` in a config.
 - `simalign_aligners` (group `spacy_simalign_aligners`): sentence and paragraph aligners,
-  `@simalign_aligners = "spacy-simalign.CRFAligner.v2"`; the alignment components take one
+  `@simalign_aligners = "spacy-simalign.CRFAligner.v3"`; the alignment components take one
   as their `aligner` sub-config (see aligners/protocol.py for what an aligner implements).
 - `simalign_doc_indexes`, `simalign_doc_strategies`, `simalign_doc_rerankers` (groups
   `spacy_simalign_doc_...`): document matching's nearest-neighbour indexes, pair-selection

@@ -17,7 +17,8 @@ from ..startup.blank_pipelines import blank_language
 from . import doc_pair as pair
 from .saved import load_saved_pipeline
 
-CRF_V2 = "spacy-simalign.CRFAligner.v2"
+# the CRF's forms whose [aligner] block takes a weights folder's saved settings (align --model)
+CRF_FORMS = ("spacy-simalign.CRFAligner.v2", "spacy-simalign.CRFAligner.v3")
 
 
 def alignment_pipeline(lang: str, aligner: Optional[str] = None, model: Optional[str] = None, parsed=None):
@@ -41,7 +42,7 @@ def _build(lang: str, aligner: str, model: Optional[str], parsed=None):
     config = copy.deepcopy(parsed) if parsed is not None else Config().from_str(aligner)
     if model:
         config["aligner"]["weights"] = model
-        if config["aligner"].get("@simalign_aligners") == CRF_V2:
+        if config["aligner"].get("@simalign_aligners") in CRF_FORMS:
             from ..aligners.crf.aligner import saved_settings
 
             config["aligner"].update(saved_settings(model))

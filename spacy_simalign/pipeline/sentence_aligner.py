@@ -66,7 +66,7 @@ class SentenceAligner(TrainablePipe):
         if not isinstance(aligner, SentenceAlignerProtocol):
             raise ValueError(
                 f"[{name}] the aligner is not a sentence aligner (no align method): "
-                "use a sentence aligner such as spacy-simalign.CRFAligner.v2"
+                "use a sentence aligner such as spacy-simalign.CRFAligner.v3"
             )
         self.vocab, self.name, self.aligner, self.scorer = vocab, name, aligner, scorer
         self.use_paragraphs = use_paragraphs

@@ -2,4 +2,4 @@
 labels, cross-lingual pair features, exact CRF inference in numpy, both directions combined
 into n:m beads, splits and merges then chosen as units (bead_decoder.py).
 `CRFAligner.default().align(complex_side, simple_side)`; registered as
-`spacy-simalign.CRFAligner.v2`; trained by `train.CRFTrainer`."""
+`spacy-simalign.CRFAligner.v3` (v2 without the word floor of summaries); trained by `train.CRFTrainer`."""

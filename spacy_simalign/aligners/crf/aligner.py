@@ -1,8 +1,9 @@
 """CRFAligner: the neural CRF sentence aligner over `Side` objects, and its registered settings
-(`spacy-simalign.CRFAligner.v2` for the alignment components). This module decodes: features of a
-pair, both directions' marginals, the combination and the bead stage. The aligner's other jobs
-are parts of its own: the routing of translations (routing.py), the wide CRF and the per-document
-choice (choice.py), its weights on disk and in bytes (persistence.py) and training (trainable.py).
+(`spacy-simalign.CRFAligner.v3` for the alignment components; v2 without the word floor of
+summaries). This module decodes: features of a pair, both directions' marginals, the combination
+and the bead stage. The aligner's other jobs are parts of its own: the routing of translations
+(routing.py), the wide CRF and the per-document choice (choice.py), the links a summary keeps
+(summaries.py), its weights on disk and in bytes (persistence.py) and training (trainable.py).
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download. Aligning decodes in numpy (inference.py); training builds the
@@ -12,7 +13,7 @@ import copy
 import dataclasses
 import inspect
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 
@@ -46,6 +47,7 @@ from .persistence import BYTES, DEFAULT_WEIGHTS, TORCH_WEIGHTS_FILE, WEIGHTS_FIL
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
 from .routing import TranslationRouting
+from .summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR, is_summary, sharing_words
 from .trainable import Trainable, training_module
 from .training_settings import TrainingSettings
 from .translations import AnchoredPairKindSettings, PairKindSettings, TranslationSettings
@@ -66,6 +68,7 @@ __all__ = [
     "as_saved",
     "configured_aligner",
     "make_crf_aligner",
+    "make_crf_aligner_v3",
     "read_weights",
     "saved_settings",
     "train_aligner",
@@ -75,6 +78,7 @@ __all__ = [
 
 SHIPPED = "shipped"
 V2 = "spacy-simalign.CRFAligner.v2"
+V3 = "spacy-simalign.CRFAligner.v3"
 
 
 def _paragraph_pairs(links) -> Optional[List[Tuple[Sequence[int], Sequence[int]]]]:
@@ -132,6 +136,8 @@ class CRFAligner(TranslationRouting, WideChoice, WeightsIO, Trainable, SentenceA
         self._wide: Optional[CRFAligner] = None
         self._wide_loader: Optional[Callable[[Any], CRFAligner]] = None
         self.wide_allowed = True  # false (the config's wide = false): no wide CRF aligns, is saved or trained
+        # the word floor of summaries (summaries.py): off (0) but where CRFAligner.v3 sets it
+        self.summary_ratio, self.summary_word_floor = SUMMARY_RATIO, 0.0
         # the width the config asked for (hidden, other than the default) and the registered form that
         # asked: weights loaded later (from_disk, from_bytes) must have it (check_width)
         self.asked_hidden: Optional[int] = None
@@ -192,7 +198,16 @@ class CRFAligner(TranslationRouting, WideChoice, WeightsIO, Trainable, SentenceA
 
     def align_input(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
         """Beads from already computed features (used by training and cross-validation), by this
-        CRF or, if it has one and that one is surer of the document, by the wide CRF (choice.py)."""
+        CRF or, if it has one and that one is surer of the document, by the wide CRF (choice.py);
+        in a summary, only the links whose sentences share enough words (summaries.py)."""
+        beads = self.chosen_beads(pair, combination)
+        floor = self.summary_word_floor
+        if floor and not pair.cross_lingual and is_summary(pair.n_complex, pair.n_simple, self.summary_ratio):
+            return sharing_words(beads, pair.s2c.tgt_texts, pair.s2c.src_texts, floor)
+        return beads
+
+    def chosen_beads(self, pair: PairInput, combination: Optional[str] = None) -> List[Bead]:
+        """The beads of this CRF or of the wide CRF, whichever the per-document choice picks."""
         decoded = self.decoded(pair)
         wide = self.wide
         if wide is not None:  # its s2c direction scores the document; its c2s is decoded only if it wins
@@ -375,7 +390,8 @@ def make_crf_aligner(
     cross_encoder_path: Optional[str] = None,
     clauses: bool = False,
 ) -> CRFAligner:
-    """The neural CRF sentence aligner (the default). The defaults are the shipped weights' settings.
+    """The neural CRF sentence aligner as it was the default before v3 (which adds the word floor of
+    summaries). The defaults are the shipped weights' settings.
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
         `nlp.initialize()` prepares for `spacy train`; aligning before that is an error).
@@ -406,31 +422,94 @@ def make_crf_aligner(
     value, and null is refused in one line (VALUED), not taken as the default. Only the old form,
     `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name, takes
     null for a setting as the weights' value (a fresh model: the default)."""
-    translations = sub_config(translations, AnchoredPairKindSettings)
+    return valued_aligner(V2, locals())
+
+
+# the settings of v2 and v3 that the aligner's config holds (what config.json saves)
+CONFIG_SETTINGS = (
+    "combination",
+    "threshold",
+    "top_k",
+    "top_k_lexical",
+    "band",
+    "neighbours",
+    "hidden",
+    "identical",
+    "identical_min_words",
+    "split_fill",
+    "link_floor",
+    "bead_threshold",
+    "bead_candidate_floor",
+    "bead_max_split",
+    "bead_max_merge",
+    "bead_max_block",
+    "torch_threads",
+    "wide_margin",
+)
+
+
+def valued_aligner(form: str, args: Dict[str, Any]) -> CRFAligner:
+    """The aligner of v2 or v3 (`form`) from its registered function's arguments `args`."""
+    translations = sub_config(args["translations"], AnchoredPairKindSettings)
     if isinstance(translations, str):
         translations = AnchoredPairKindSettings(mode=translations)
-    settings = sub_config(training, TrainingSettings)
-    given = {
-        "combination": combination,
-        "threshold": threshold,
-        "top_k": top_k,
-        "top_k_lexical": top_k_lexical,
-        "band": band,
-        "neighbours": neighbours,
-        "hidden": hidden,
-        "identical": identical,
-        "identical_min_words": identical_min_words,
-        "split_fill": split_fill,
-        "link_floor": link_floor,
-        "bead_threshold": bead_threshold,
-        "bead_candidate_floor": bead_candidate_floor,
-        "bead_max_split": bead_max_split,
-        "bead_max_merge": bead_max_merge,
-        "bead_max_block": bead_max_block,
-        "torch_threads": torch_threads,
-        "wide_margin": wide_margin,
-    }
-    return configured_aligner(V2, weights, similarity, given, settings, translations, wide)
+    settings = sub_config(args["training"], TrainingSettings)
+    given = {key: args[key] for key in CONFIG_SETTINGS}
+    return configured_aligner(form, args["weights"], args["similarity"], given, settings, translations, args["wide"])
+
+
+V3_RANGES = {
+    **{k: v for k, v in V2_RANGES.items() if k not in RETIRED},
+    "summary_ratio": Required(AT_LEAST_0, NULL_IS_OLD_FORM),
+    "summary_word_floor": Required(UNIT, NULL_IS_OLD_FORM),
+}
+
+
+@aligner_registry(V3)
+@ranges(**V3_RANGES)
+def make_crf_aligner_v3(
+    weights: Optional[str] = SHIPPED,
+    similarity=None,
+    combination: Optional[str] = "learned",
+    threshold: Optional[float] = 0.5,
+    top_k: Optional[int] = 6,
+    top_k_lexical: Optional[int] = 4,
+    band: Optional[int] = 3,
+    neighbours: Optional[int] = 2,
+    hidden: Optional[int] = DEFAULT_HIDDEN,
+    identical: Optional[str] = "unique",
+    identical_min_words: int = MIN_WORDS_UNLINKED,
+    split_fill: Optional[float] = 0.4,
+    link_floor: float = LINK_FLOOR,
+    bead_threshold: Optional[float] = 0.5,
+    bead_candidate_floor: float = CANDIDATE_FLOOR,
+    bead_max_split: int = MAX_SPLIT,
+    bead_max_merge: int = MAX_MERGE,
+    bead_max_block: int = MAX_BLOCK,
+    torch_threads: int = 1,
+    wide: bool = True,
+    wide_margin: float = 0.1,
+    summary_ratio: Optional[float] = SUMMARY_RATIO,
+    summary_word_floor: Optional[float] = SUMMARY_WORD_FLOOR,
+    translations: Union[PairKindSettings, TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
+    training: TrainingSettings = TRAINING,  # type: ignore[assignment]
+) -> CRFAligner:
+    """The neural CRF sentence aligner (the default): v2's settings, whose docstring
+    (make_crf_aligner) says what each does, with the same defaults, and the word floor of summaries.
+
+    summary_ratio, summary_word_floor: a document whose complex side has at least summary_ratio
+        times the simple side's sentences is a summary (a long text shortened: English Wikipedia
+        and its Simple English version), where the CRF links simple sentences that have no
+        counterpart; there a link whose sentences' word TF-IDF cosine is below summary_word_floor
+        is dropped (crf/summaries.py; 0: none; cross-lingual pairs: none).
+
+    v2's settings kept for pipelines saved by 0.1.0 (emission, cross_encoder_path, clauses) are not
+    settings of v3. Null is refused for every setting but weights, similarity, hidden and
+    split_fill, as in v2."""
+    aligner = valued_aligner(V3, locals())
+    # null for either is refused by V3_RANGES before this runs
+    aligner.summary_ratio, aligner.summary_word_floor = cast(float, summary_ratio), cast(float, summary_word_floor)
+    return aligner
 
 
 def configured_aligner(

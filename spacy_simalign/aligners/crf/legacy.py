@@ -1,6 +1,6 @@
 """`spacy-simalign.CRFAligner.v1`: the CRF aligner's first config form, kept so that pipelines and
 configs saved with it (flat training keys, `translations = "bead-dp"`, null for the settings the
-weights bring) load and decode as they did. New configs name `spacy-simalign.CRFAligner.v2`
+weights bring) load and decode as they did. New configs name `spacy-simalign.CRFAligner.v3`
 (aligner.py), whose filled config shows every value that runs."""
 
 from typing import Optional
