@@ -10,7 +10,8 @@ held-out fold and each draw d, the documents of the other folds are shuffled wit
 adapt gets the first k of that order (nested: the k = 2 documents hold the k = 1 one), or all of them (k = all, the draws
 differing by the training seed only); adapt's training seed is d. Each document of the corpus is
 held out once per draw, so one (k, draw) is one pooled figure over the whole corpus; the table gives
-the mean over the draws and their range. k = 0 is the shipped aligner. Task 1 (Jiang et al. 2020):
+the mean over the draws and their range. k = 0 is the shipped aligner. Every aligner decodes as the
+default form (CRFAligner.v3: the word floor of summaries after the CRF; `--form v2`: without). Task 1 (Jiang et al. 2020):
 link P/R/F1 with links between identical sentences left out of gold and prediction (`evaluate
 --exclude-identical`); link F1 and bead-text F1 are the plain ones. Wiki-Manual's grouping is
 CC BY-NC-SA 4.0: weights adapted on it are NonCommercial and are never saved here.
@@ -37,6 +38,7 @@ from script_options import add_output_option, add_set_option, folds_of, run_main
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
 from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner
+from spacy_simalign.aligners.crf.summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pair_jsonl import read_pairs
@@ -88,6 +90,12 @@ def main(argv=None) -> int:
         help="keep the base's wide CRF beside the adapted one, as adapt does (keep), or adapt its CRF alone (none)",
     )
     add_set_option(ap, "an AdaptSettings value (epochs=10, repeat=20, learn_rate=0.01)")
+    ap.add_argument(
+        "--form",
+        choices=("v3", "v2"),
+        default="v3",
+        help="decode as CRFAligner.v3, the default (the word floor of summaries), or as v2 (without)",
+    )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--scores", default=None, help="write the last k's mean figures for assemble.py --metrics")
     add_output_option(ap)
@@ -109,7 +117,10 @@ def main(argv=None) -> int:
     folds = folds_of(len(pairs), args.folds, args.fold_seed)
     held_out = range(args.folds) if args.only_folds is None else [int(f) for f in args.only_folds.split(",")]
 
+    floor = SUMMARY_WORD_FLOOR if args.form == "v3" else 0.0
+
     def score(aligner, test, pooled):
+        aligner.summary_ratio, aligner.summary_word_floor = SUMMARY_RATIO, floor
         for i in test:
             beads = aligner.align_input(plain_inputs[i])
             for scorer in pooled:
@@ -155,6 +166,7 @@ def main(argv=None) -> int:
         f"\n{args.gold}: {len(pairs)} documents, {args.folds} folds by document (seed {args.fold_seed}), held out: "
         f"folds {', '.join(str(f) for f in held_out)} ({n_test} documents); draws {draws}; base {args.base}"
         + (" (its CRF alone: no wide CRF)" if args.wide == "none" else "")
+        + f"; decoded as CRFAligner.{args.form}"
     )
     print(f"settings: {dataclasses.asdict(AdaptSettings(**fixed))} (seed = the draw)\n")
     print("| k | Task 1 link F1: mean (range) | Task 1 P / R | link F1 | bead-text F1 | draws | s per draw |")
@@ -196,6 +208,7 @@ def main(argv=None) -> int:
             "draws": draws,
             "settings": settings,
             "wide": args.wide,
+            "form": args.form,
             "runs": runs,
         },
     )
