@@ -37,8 +37,7 @@ from pathlib import Path
 from script_options import add_output_option, add_set_option, folds_of, run_main, write_json
 
 from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
-from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner
-from spacy_simalign.aligners.crf.summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR
+from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, decoding_as_default
 from spacy_simalign.aligners.crf.train import featurize_all
 from spacy_simalign.aligners.scoring import AlignmentScorer
 from spacy_simalign.formats.pair_jsonl import read_pairs
@@ -117,10 +116,9 @@ def main(argv=None) -> int:
     folds = folds_of(len(pairs), args.folds, args.fold_seed)
     held_out = range(args.folds) if args.only_folds is None else [int(f) for f in args.only_folds.split(",")]
 
-    floor = SUMMARY_WORD_FLOOR if args.form == "v3" else 0.0
-
     def score(aligner, test, pooled):
-        aligner.summary_ratio, aligner.summary_word_floor = SUMMARY_RATIO, floor
+        if args.form == "v3":  # else as loaded: the CRF alone, as v2
+            decoding_as_default(aligner)
         for i in test:
             beads = aligner.align_input(plain_inputs[i])
             for scorer in pooled:

@@ -125,3 +125,23 @@ def test_a_floor_of_zero_is_v2_and_a_floor_outside_zero_to_one_is_refused(aligne
         InputError, match="spacy-simalign.CRFAligner.v3: summary_word_floor = 1.5: must be between 0 and 1"
     ):
         make_crf_aligner_v3(summary_word_floor=1.5)
+
+
+def test_adapt_check_scores_the_base_as_a_v3_pipeline_decodes(aligners, deplain):
+    """`adapt --check` measures what a pipeline with the adapted weights does: the base's held-out
+    figure on summaries is v3's, not the CRF's alone."""
+    from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
+    from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, held_out_check
+    from spacy_simalign.aligners.crf.train import featurize_all
+
+    v2, v3 = aligners
+    pairs = [summarised(p) for p in deplain if len(p.complex) >= 30][:3]
+    plain = featurize_all(v2, pairs, with_gold=False)
+    check = held_out_check(DEFAULT_WEIGHTS, pairs, [], plain, [], AdaptSettings(epochs=0), v2.encoder)
+    figures = {}
+    for name, aligner in (("v2", v2), ("v3", v3)):
+        scorer = AlignmentScorer()
+        for pair, x in zip(pairs, plain):
+            scorer.add(pair.gold, aligner.align_input(x), pair.complex.sentences, pair.simple.sentences)
+        figures[name] = scorer.scores()["link"]
+    assert check.base["link"] == figures["v3"] != figures["v2"]

@@ -27,6 +27,7 @@ from ..scoring import AlignmentScorer
 from .aligner import CRFAligner, training_module
 from .combine import fit_combination
 from .features import PairInput
+from .summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR
 
 
 @dataclass
@@ -123,6 +124,13 @@ class HeldOutCheck:
         return self.adapted["bead_text"]["f"] > self.base["bead_text"]["f"]
 
 
+def decoding_as_default(aligner: CRFAligner) -> CRFAligner:
+    """The aligner decoding as the default form, CRFAligner.v3, decodes its weights (the word floor
+    of summaries, crf/summaries.py): what a pipeline with the adapted weights does with a document."""
+    aligner.summary_ratio, aligner.summary_word_floor = SUMMARY_RATIO, SUMMARY_WORD_FLOOR
+    return aligner
+
+
 def held_out_check(
     folder,
     pairs: Sequence[TrainingPair],
@@ -134,23 +142,26 @@ def held_out_check(
     tick: Optional[Callable[[], None]] = None,
 ) -> HeldOutCheck:
     """Leave-one-document-out over the user documents (at least 2; arguments as adapted_aligner's):
-    one adapt per document, on the others, with the same settings."""
+    one adapt per document, on the others, with the same settings. The base and the adapted aligners
+    decode as a pipeline with the default form does (decoding_as_default)."""
     if len(pairs) < 2:
         raise InputError(f"the held-out check leaves one gold document out: it needs at least 2, got {len(pairs)}")
-    base = CRFAligner.load(folder, encoder=encoder)
+    base = decoding_as_default(CRFAligner.load(folder, encoder=encoder))
     before, after = AlignmentScorer(), AlignmentScorer()
     documents = []
     for i, (pair, x) in enumerate(zip(pairs, plain)):
         rest = [j for j in range(len(pairs)) if j != i]
-        adapted = adapted_aligner(
-            folder,
-            [pairs[j] for j in rest],
-            [inputs[j] for j in rest] if inputs else [],
-            [plain[j] for j in rest],
-            background,
-            settings,
-            encoder,
-            tick,
+        adapted = decoding_as_default(
+            adapted_aligner(
+                folder,
+                [pairs[j] for j in rest],
+                [inputs[j] for j in rest] if inputs else [],
+                [plain[j] for j in rest],
+                background,
+                settings,
+                encoder,
+                tick,
+            )
         )
         texts = (pair.complex.sentences, pair.simple.sentences)
         figures = []
