@@ -6,6 +6,7 @@ defaults."""
 import ast
 import json
 from pathlib import Path
+from typing import Optional
 
 import pytest
 import spacy
@@ -361,4 +362,6 @@ def test_v3_takes_v2s_settings_with_their_defaults():
     assert set(v2) - set(v3) == {"emission", "cross_encoder_path", "clauses"}
     assert set(v3) - set(v2) == {"summary_ratio", "summary_word_floor"}
     for name in set(v2) & set(v3):
-        assert (v3[name].default, v3[name].annotation) == (v2[name].default, v2[name].annotation), name
+        assert v3[name].default == v2[name].default, name
+        # v3 admits null in the type of every setting, so that its ranges refuse null in one line
+        assert v3[name].annotation in (v2[name].annotation, Optional[v2[name].annotation]), name

@@ -478,17 +478,17 @@ def make_crf_aligner_v3(
     neighbours: Optional[int] = 2,
     hidden: Optional[int] = DEFAULT_HIDDEN,
     identical: Optional[str] = "unique",
-    identical_min_words: int = MIN_WORDS_UNLINKED,
+    identical_min_words: Optional[int] = MIN_WORDS_UNLINKED,
     split_fill: Optional[float] = 0.4,
-    link_floor: float = LINK_FLOOR,
+    link_floor: Optional[float] = LINK_FLOOR,
     bead_threshold: Optional[float] = 0.5,
-    bead_candidate_floor: float = CANDIDATE_FLOOR,
-    bead_max_split: int = MAX_SPLIT,
-    bead_max_merge: int = MAX_MERGE,
-    bead_max_block: int = MAX_BLOCK,
-    torch_threads: int = 1,
-    wide: bool = True,
-    wide_margin: float = 0.1,
+    bead_candidate_floor: Optional[float] = CANDIDATE_FLOOR,
+    bead_max_split: Optional[int] = MAX_SPLIT,
+    bead_max_merge: Optional[int] = MAX_MERGE,
+    bead_max_block: Optional[int] = MAX_BLOCK,
+    torch_threads: Optional[int] = 1,
+    wide: Optional[bool] = True,
+    wide_margin: Optional[float] = 0.1,
     summary_ratio: Optional[float] = SUMMARY_RATIO,
     summary_word_floor: Optional[float] = SUMMARY_WORD_FLOOR,
     translations: Union[PairKindSettings, TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
@@ -505,7 +505,9 @@ def make_crf_aligner_v3(
 
     v2's settings kept for pipelines saved by 0.1.0 (emission, cross_encoder_path, clauses) are not
     settings of v3. Null is refused for every setting but weights, similarity, hidden and
-    split_fill, as in v2."""
+    split_fill, as in v2, and always in one line naming the setting: every setting that has a
+    value admits null in its type, so that the declared ranges refuse it (v2 left some to the
+    config's own type check)."""
     aligner = valued_aligner(V3, locals())
     # null for either is refused by V3_RANGES before this runs
     aligner.summary_ratio, aligner.summary_word_floor = cast(float, summary_ratio), cast(float, summary_word_floor)
