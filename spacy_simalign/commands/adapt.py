@@ -5,7 +5,12 @@ that spacy.load reads). The background documents shown beside them are the data 
 trained on: for the shipped weights, DEplain-web dev (assets/deplain-web-dev in the repository).
 A base with a wide CRF (the shipped weights, crf/choice.py) keeps it unchanged beside the adapted
 one, which aligns every document the wide CRF is not surer of. `--check` also says whether adapting
-helps on the user's domain, from documents adapt did not see (adapt.held_out_check)."""
+helps on the user's domain, from documents adapt did not see (adapt.held_out_check).
+
+The base (the shipped weights by default) is an input like the gold: no output may replace it,
+and nothing is written into the installed package (core/output_paths.py). The --pipeline folder
+is replaced whole, so before any work it must be empty, missing or an earlier pipeline, unless
+--overwrite; never one holding OUTPUT_DIR, an input or the package."""
 
 import argparse
 import os
@@ -14,9 +19,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import List
 
 from ..core.errors import InputError
-from ..core.output_paths import Paths
+from ..core.output_paths import PACKAGE, Paths, inside
 from ..core.terminal_text import safe
 from ..engines.progress import add_progress_option
 from . import crf_weights
@@ -71,17 +77,73 @@ def add_arguments(parser) -> None:
         "is pessimistic",
     )
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
-    parser.add_argument("--pipeline", default=None, metavar="DIR", help="also save a spaCy pipeline with it here")
+    parser.add_argument(
+        "--pipeline",
+        default=None,
+        metavar="DIR",
+        help="also save a spaCy pipeline with it here (replaces an earlier pipeline in DIR; any other files "
+        "only with --overwrite)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the --pipeline folder even when it holds files that are not a spaCy pipeline (all of them)",
+    )
     add_progress_option(parser)
 
 
-def paths(args) -> Paths:
-    """The gold and the base's files are read; OUTPUT_DIR's two files are replaced."""
-    from ..aligners.crf.aligner import WEIGHTS_FILE, weights_file
+def input_paths(args) -> List[str]:
+    """What adapt reads: the gold, the background files (by default DEplain-web dev) and the base's
+    files (by default the shipped weights')."""
+    from ..aligners.crf.aligner import DEFAULT_WEIGHTS, weights_file
 
-    base = [os.path.join(args.base, "config.json"), str(weights_file(Path(args.base)))] if args.base else []
+    base = Path(args.base) if args.base else DEFAULT_WEIGHTS
+    background = args.background or [str(REPO_BACKGROUND)]
+    return [args.gold, *background, str(base / "config.json"), str(weights_file(base))]
+
+
+def paths(args) -> Paths:
+    """The gold, the background and the base's files are read; OUTPUT_DIR's two files are replaced."""
+    from ..aligners.crf.aligner import WEIGHTS_FILE
+
     out = [os.path.join(args.output, name) for name in ("config.json", WEIGHTS_FILE)]
-    return Paths(inputs=[args.gold, *(args.background or []), *base], outputs=out, folders=[args.output, args.pipeline])
+    return Paths(inputs=input_paths(args), outputs=out, folders=[args.output, args.pipeline])
+
+
+def check_pipeline_folder(args) -> None:
+    """Refuse (InputError, before any work) a --pipeline folder whose replacement would delete what
+    is not an earlier pipeline: OUTPUT_DIR, an input or the package in it (even with --overwrite),
+    or any other file unless --overwrite (pipeline/saved.foreign_entries)."""
+    from ..pipeline.saved import foreign_entries
+
+    folder = args.pipeline
+    if not folder:
+        return
+    if inside(args.output, folder) or inside(folder, args.output):
+        raise InputError(f"--pipeline and OUTPUT_DIR ({args.output}) must be two separate folders", folder)
+    for source in [PACKAGE, *input_paths(args), args.base]:
+        if source and inside(source, folder):
+            what = f"the installed spacy_simalign package ({PACKAGE})" if source == PACKAGE else f"the input {source}"
+            raise InputError(
+                f"--pipeline folder holds {what}, which replacing the folder would delete: "
+                "choose another folder (nothing was written)",
+                folder,
+            )
+        if source and os.path.isdir(source) and inside(folder, source):
+            raise InputError(
+                f"--pipeline folder is inside the input folder {source}: choose another folder (nothing was written)",
+                folder,
+            )
+    if not os.path.isdir(folder) or args.overwrite:
+        return
+    foreign = foreign_entries(folder)
+    if foreign:
+        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        raise InputError(
+            f"--pipeline folder holds files that are not an earlier pipeline ({shown}): choose an empty or new "
+            "folder, or give --overwrite to replace the folder with all it holds",
+            folder,
+        )
 
 
 def gold_pairs(path: str, lang, what: str = "GOLD.jsonl"):
@@ -149,6 +211,7 @@ def check_table(check) -> str:
 def run(args) -> int:
     from ..core.extras import check_installed
 
+    check_pipeline_folder(args)
     check_installed("train", "torch", "adapt (training the CRF aligner)")
     from ..aligners.crf.aligner import CRFAligner
     from ..aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, held_out_check, schedule
@@ -190,11 +253,12 @@ def run(args) -> int:
         from ..pipeline.build import carried_pipeline
 
         nlp = carried_pipeline(pairs[0].complex.lang, args.output)
-        staging = tempfile.mkdtemp(prefix=".adapt-", dir=str(Path(args.pipeline).resolve().parent))
+        final = os.path.realpath(args.pipeline)  # a symbolic link stays: its target is replaced
+        staging = tempfile.mkdtemp(prefix=".adapt-", dir=os.path.dirname(final))
         try:  # a failed save (a full disk) leaves the old pipeline and no staging folder
             nlp.to_disk(staging)
-            shutil.rmtree(args.pipeline, ignore_errors=True)
-            os.replace(staging, args.pipeline)
+            shutil.rmtree(final, ignore_errors=True)
+            os.replace(staging, final)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     print(

@@ -1,11 +1,14 @@
 """`klexikon FOLDER OUT_DIR`: read Klexikon/Wikipedia article pairs (FOLDER/klexikon,
 FOLDER/wiki), clean them, drop short Wikipedia articles, write train/validation/test pair
-JSONL (length-stratified, fixed seed) and the lead-3 baseline, and print the counts."""
+JSONL (length-stratified, fixed seed) and the lead-3 baseline, and print the counts. Its files are
+written all or none (corpus.export_folder), and an OUT_DIR that already holds one of them is refused
+before any work unless --overwrite, which replaces only those files."""
 
 import os
 import statistics
 
 from ..core.output_paths import Paths
+from ..corpus.export_folder import check_free, staged_export
 from ..corpus.klexikon import ARTICLE_FOLDERS, CLEANUP_RULES, KlexikonSettings, run_pipeline
 from ..formats.jsonl import atomic_output, dump_line
 
@@ -36,6 +39,11 @@ def add_arguments(parser):
         default=KlexikonSettings.seed,
         help=f"seed of the stratified split (default {KlexikonSettings.seed})",
     )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the files of an earlier run in the output folder (only those; others are kept)",
+    )
 
 
 OUTPUT_FILES = ("train.jsonl", "validation.jsonl", "test.jsonl", "lead3.jsonl", "counts.txt")
@@ -52,17 +60,10 @@ def paths(args) -> Paths:
 
 
 def run(args) -> int:
+    check_free(args.output, OUTPUT_FILES, args.overwrite, card=False)  # before the articles are read
     sides = tuple(s.strip() for s in args.sides.split(",") if s.strip())
     settings = KlexikonSettings(args.skip, sides, args.min_paragraphs, args.seed)
     splits, lead3, report = run_pipeline(args.folder, settings)
-    os.makedirs(args.output, exist_ok=True)
-    for name, records in splits.items():
-        with atomic_output(os.path.join(args.output, f"{name}.jsonl")) as handle:
-            for record in records:
-                handle.write(dump_line(record))
-    with atomic_output(os.path.join(args.output, "lead3.jsonl")) as handle:
-        for row in lead3:
-            handle.write(dump_line(row))
     lines = [
         report.table(),
         "",
@@ -77,7 +78,15 @@ def run(args) -> int:
                 + " ".join(f"{statistics.mean(r[k] for r in rows):>8.4f}" for k in ("rouge1", "rouge2", "rougeL"))
             )
     text = "\n".join(lines)
-    with atomic_output(os.path.join(args.output, "counts.txt")) as handle:
-        handle.write(text + "\n")
+    with staged_export(args.output, OUTPUT_FILES, args.overwrite, [args.folder], card=False) as stage:
+        for name, records in splits.items():
+            with atomic_output(os.path.join(stage, f"{name}.jsonl")) as handle:
+                for record in records:
+                    handle.write(dump_line(record))
+        with atomic_output(os.path.join(stage, "lead3.jsonl")) as handle:
+            for row in lead3:
+                handle.write(dump_line(row))
+        with atomic_output(os.path.join(stage, "counts.txt")) as handle:
+            handle.write(text + "\n")
     print(text)
     return 0

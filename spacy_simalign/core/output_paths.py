@@ -13,6 +13,13 @@ folders, `klexikon`) declares those folders: each of their files is an input (a 
 the folder stands for its target), and an output may not be written into one even as a new file,
 since the next run would read it as one more document.
 
+The installed package's own files (its weights, resources, templates, code) are inputs of every
+run: no output and no output folder may be in the package's folder, whatever path names it (a
+symbolic link to it, a folder above a link). Writing there would change what every later run on
+that install aligns with. The shipped weights are written on purpose only by the project's
+`train-crf` recipe (project/train_crf.py), which saves them through the library from a checkout
+and declares no paths: nothing a command or engines.align_file writes goes there.
+
 Commands declare their paths with a `paths(args) -> Paths` function; `__main__` runs
 `check_paths` on them. Library functions that write (engines.align_file) call it as well."""
 
@@ -21,6 +28,9 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from .errors import InputError
+
+# the installed package's folder (spacy_simalign/), symbolic links resolved
+PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 # what stands for standard input as an input; as an output only a command that prints one
 # stream takes it (rank --output), and it declares no output path for it
@@ -51,6 +61,24 @@ def same_file(a: str, b: str) -> bool:
     except OSError:
         return False
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def inside(path: str, folder: str) -> bool:
+    """True when `path` is `folder` or in it, once symbolic links are resolved in both (a path
+    that does not exist yet is resolved as far as it does)."""
+    real, real_folder = os.path.realpath(path), os.path.realpath(folder)
+    return real == real_folder or real.startswith(real_folder.rstrip(os.sep) + os.sep)
+
+
+def check_outside_package(path: str, what: str = "output") -> None:
+    """Refuse (InputError) a path to write that is in the installed package's folder: its files are
+    inputs of every run (see the module docstring)."""
+    if inside(path, PACKAGE):
+        raise InputError(
+            f"{what} is inside the installed spacy_simalign package ({PACKAGE}), whose files every run reads: "
+            "write it elsewhere (nothing was written)",
+            path,
+        )
 
 
 def _folder_file(out: str, folder: str) -> Optional[str]:
@@ -146,8 +174,8 @@ def _check_output(path: str, folders: Iterable[str]) -> None:
 
 
 def check_paths(paths: Paths) -> None:
-    """Raise InputError (naming the output) when an output cannot be written or would
-    overwrite an input or another output; see the module docstring."""
+    """Raise InputError (naming the output) when an output cannot be written, is in the installed
+    package, or would overwrite an input or another output; see the module docstring."""
     inputs = [p for p in paths.inputs if p]
     outputs = [p for p in paths.outputs if p]
     folders = [p for p in paths.folders if p]
@@ -157,6 +185,10 @@ def check_paths(paths: Paths) -> None:
             f"output '{STDOUT}' would be standard output, but this command's outputs are files written "
             "atomically (and resumable), which a stream cannot be: give a file name"
         )
+    for folder in folders:
+        check_outside_package(folder, "output folder")
+    for out in outputs:
+        check_outside_package(out)
     for folder in folders:
         _check_folder(folder)
         for source in inputs:

@@ -63,16 +63,18 @@ def earlier_export(folder: str) -> List[str]:
     return [n for n in dict.fromkeys(names) if os.path.lexists(os.path.join(folder, n))]
 
 
-def check_free(folder: str, names: Sequence[str], overwrite: bool) -> List[str]:
+def check_free(folder: str, names: Sequence[str], overwrite: bool, card: bool = True) -> List[str]:
     """Refuse (InputError) a `folder` that holds another export, or any file of `names` (what this
-    export writes), unless `overwrite`; the earlier export's files (earlier_export)."""
+    export writes), unless `overwrite`; the earlier export's files (earlier_export). `card`: the
+    writer publishes a data card; a writer of other files (`klexikon`) passes False, and only its
+    own `names` are refused and replaced, whatever else the folder holds."""
     if not os.path.isdir(folder):
         return []
-    earlier = earlier_export(folder)
+    earlier = earlier_export(folder) if card else []
     clashing = list(dict.fromkeys(earlier + [n for n in names if os.path.lexists(os.path.join(folder, n))]))
     if clashing and not overwrite:
         shown = ", ".join(clashing[:4]) + (f" and {len(clashing) - 4} more" if len(clashing) > 4 else "")
-        what = "files of another export" if earlier else "files this export writes"
+        what = "files of another export" if earlier else f"files this {'export' if card else 'command'} writes"
         raise InputError(f"output folder holds {what} ({shown}): give --overwrite to replace them", folder)
     return earlier
 
@@ -108,13 +110,13 @@ def _place(staged: str, target: str) -> None:
 
 @contextmanager
 def staged_export(
-    folder: str, names: Sequence[str], overwrite: bool = False, inputs: Sequence[str] = ()
+    folder: str, names: Sequence[str], overwrite: bool = False, inputs: Sequence[str] = (), card: bool = True
 ) -> Iterator[str]:
     """A staging folder to write an export's files into, moved to `folder` when the block ends
     without an error and removed when it fails (see the module docstring). `names`: the files
-    this export writes, checked against the folder first (check_free); `inputs`: files this
-    export reads, never removed even where an earlier export's card lists them."""
-    earlier = check_free(folder, names, overwrite)
+    this export writes, checked against the folder first (check_free, with `card`); `inputs`: files
+    this export reads, never removed even where an earlier export's card lists them."""
+    earlier = check_free(folder, names, overwrite, card)
     final = os.path.realpath(folder)
     created = _missing_parents(final)
     try:

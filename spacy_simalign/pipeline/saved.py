@@ -4,9 +4,10 @@ read first, and whatever else fails to load is reported naming the folder. The C
 the folder name their own damaged file (aligners/crf/weights_files.py)."""
 
 import json
+import os
 import re
 from pathlib import Path
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ..core.config_sections import config_error
 from ..core.errors import InputError, first_line
@@ -44,6 +45,28 @@ def check_pipeline_files(folder: Path) -> None:
             raise InputError(f"damaged pipeline file: not JSON ({first_line(err)})", str(meta)) from None
         if not isinstance(value, dict):
             raise InputError("damaged pipeline file: not a JSON object", str(meta))
+
+
+# what nlp.to_disk writes beside a folder per component (meta.json lists the components)
+PIPELINE_ENTRIES = ("config.cfg", "meta.json", "tokenizer", "vocab")
+
+
+def foreign_entries(folder: str) -> List[str]:
+    """The names in `folder` that no saved spaCy pipeline holds (nlp.to_disk writes config.cfg,
+    meta.json, tokenizer, vocab/ and one entry per component that meta.json lists): every name
+    when config.cfg or meta.json is missing or meta.json is no JSON object. What a command that
+    replaces a pipeline folder whole (`adapt --pipeline`) refuses to delete unasked."""
+    names = sorted(os.listdir(folder))
+    try:
+        with open(os.path.join(folder, "meta.json"), "rb") as handle:
+            meta = json.loads(handle.read())
+    except (OSError, ValueError, RecursionError):
+        return names
+    if not isinstance(meta, dict) or not os.path.isfile(os.path.join(folder, "config.cfg")):
+        return names
+    lists = [meta.get(key) for key in ("pipeline", "components")]
+    listed = [name for names_ in lists if isinstance(names_, list) for name in names_ if isinstance(name, str)]
+    return [name for name in names if name not in PIPELINE_ENTRIES and name not in listed]
 
 
 def load_saved_pipeline(folder: str) -> Any:
