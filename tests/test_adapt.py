@@ -3,6 +3,7 @@ stages on them, the command's output folder and pipeline and its one-line errors
 documents ranked by how unsure the CRF is."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -172,8 +173,94 @@ def test_bad_options_and_base_are_one_line(tmp_path, deplain_pairs, capsys):
     assert capsys.readouterr().err.strip() == "error: --epochs = -1: must be at least 0"
     assert main(["adapt", str(gold), str(tmp_path / "a"), "--base", str(tmp_path)]) == 2
     assert "not a CRF aligner folder" in capsys.readouterr().err
-    assert main(["adapt", str(gold), str(DEFAULT_WEIGHTS), "--base", str(DEFAULT_WEIGHTS)]) == 2
+    base = tmp_path / "base"  # a copy: a check that failed must not replace the shipped weights
+    shutil.copytree(DEFAULT_WEIGHTS, base)
+    before = {p.relative_to(base): p.read_bytes() for p in base.rglob("*") if p.is_file()}
+    assert main(["adapt", str(gold), str(base), "--base", str(base), "--background", str(tmp_path / "none")]) == 2
     assert "would overwrite the input" in capsys.readouterr().err
+    assert {p.relative_to(base): p.read_bytes() for p in base.rglob("*") if p.is_file()} == before
+
+
+def test_the_default_base_and_background_are_inputs():
+    """Without --base and --background, adapt reads the shipped weights and DEplain-web dev: no output
+    may replace them (the package guard refuses the shipped weights' folder first, core/output_paths)."""
+    from spacy_simalign.__main__ import build_parser
+    from spacy_simalign.commands.adapt import REPO_BACKGROUND, paths
+
+    args = build_parser("adapt").parse_args(["adapt", "gold.jsonl", "out"])
+    inputs = paths(args).inputs
+    assert str(DEFAULT_WEIGHTS / "config.json") in inputs and str(DEFAULT_WEIGHTS / "model.npz") in inputs
+    assert str(REPO_BACKGROUND) in inputs
+
+
+def adapt_into_pipeline(tmp_path, deplain_pairs, capsys, *options):
+    """adapt of one SMALL gold document (no training: --epochs 0 --no-refit) with --pipeline tmp_path/pipe."""
+    rows = small_rows(deplain_pairs)
+    gold, background = write_jsonl(tmp_path / "gold.jsonl", rows[:1]), write_jsonl(tmp_path / "bg.jsonl", rows[1:2])
+    argv = ["adapt", str(gold), str(tmp_path / "out"), "--background", str(background), "--epochs", "0"]
+    code = main([*argv, "--no-refit", "--no-progress", "--pipeline", str(tmp_path / "pipe"), *options])
+    return code, capsys.readouterr().err.strip()
+
+
+def test_adapt_pipeline_replaces_only_an_earlier_pipeline_unless_overwrite(tmp_path, deplain_pairs, capsys):
+    """--pipeline DIR is replaced whole: a DIR holding anything but an earlier pipeline is refused before
+    any work (nothing written, OUTPUT_DIR not made) unless --overwrite; an earlier pipeline is replaced."""
+    pipe = tmp_path / "pipe"
+    pipe.mkdir()
+    (pipe / "notes.txt").write_text("mine", encoding="utf-8")
+    code, err = adapt_into_pipeline(tmp_path, deplain_pairs, capsys)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err == (
+        f"error: {pipe}: --pipeline folder holds files that are not an earlier pipeline (notes.txt): choose an "
+        "empty or new folder, or give --overwrite to replace the folder with all it holds"
+    )
+    assert [p.name for p in pipe.iterdir()] == ["notes.txt"] and not (tmp_path / "out").exists()
+    assert adapt_into_pipeline(tmp_path, deplain_pairs, capsys, "--overwrite")[0] == 0
+    assert {p.name for p in pipe.iterdir()} == {"config.cfg", "meta.json", "sentence_aligner", "tokenizer", "vocab"}
+    assert adapt_into_pipeline(tmp_path, deplain_pairs, capsys)[0] == 0  # an earlier pipeline: replaced unasked
+    (pipe / "notes.txt").write_text("mine", encoding="utf-8")  # a file of the user's put into it
+    code, err = adapt_into_pipeline(tmp_path, deplain_pairs, capsys)
+    assert code == 2 and "(notes.txt)" in err and (pipe / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_adapt_pipeline_through_a_link_replaces_the_target(tmp_path, deplain_pairs, capsys):
+    target = tmp_path / "real"
+    (tmp_path / "pipe").symlink_to(target)
+    assert adapt_into_pipeline(tmp_path, deplain_pairs, capsys)[0] == 0
+    assert (tmp_path / "pipe").is_symlink() and (target / "config.cfg").is_file()
+
+
+@pytest.mark.parametrize(
+    "pipeline, message",
+    [
+        ("{tmp}", "holds the input {tmp}/gold.jsonl"),
+        ("{tmp}/out", "--pipeline and OUTPUT_DIR ({tmp}/out) must be two separate folders"),
+        ("{tmp}/out/pipe", "--pipeline and OUTPUT_DIR ({tmp}/out) must be two separate folders"),
+        ("{tmp}/base/wide", "is inside the input folder {tmp}/base"),
+        ("{pkg}/..", "holds the installed spacy_simalign package ({pkg})"),
+    ],
+)
+def test_adapt_pipeline_never_replaces_its_inputs_even_with_overwrite(tmp_path, capsys, pipeline, message):
+    """Called as the command line calls it before any work, so that a check that failed deletes nothing."""
+    from types import SimpleNamespace
+
+    from spacy_simalign.commands.adapt import check_pipeline_folder
+    from spacy_simalign.core.errors import InputError
+    from spacy_simalign.core.output_paths import PACKAGE
+
+    names = {"tmp": str(tmp_path), "pkg": PACKAGE}
+    args = SimpleNamespace(
+        gold=str(tmp_path / "gold.jsonl"),
+        output=str(tmp_path / "out"),
+        base=str(tmp_path / "base"),
+        background=[str(tmp_path / "bg.jsonl")],
+        pipeline=pipeline.format(**names),
+        overwrite=True,
+    )
+    (tmp_path / "base" / "wide").mkdir(parents=True)
+    with pytest.raises(InputError) as caught:
+        check_pipeline_folder(args)
+    assert message.format(**names) in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_adapt_check_prints_base_and_held_out_adapted_figures(tmp_path, deplain_pairs, capsys):

@@ -192,3 +192,38 @@ def test_titles_pair_once_composed_and_a_title_twice_is_refused(tmp_path, capsys
     err = capsys.readouterr().err
     assert "two files with stems equal once composed (Unicode NFC)" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_klexikon_keeps_its_files_in_the_output_folder_unless_overwrite(tmp_path, capsys):
+    """As `export`: an output folder that holds a file klexikon writes (the user's own train.jsonl,
+    counts.txt) is refused in one line before any work, with every file left as it was; --overwrite
+    replaces klexikon's files only (a note of the user's and an export's data card beside them stay)."""
+    articles = tmp_path / "articles"
+    for side in ("wiki", "klexikon"):
+        (articles / side).mkdir(parents=True)
+        for title in ("Aare", "Bern", "Thun"):
+            (articles / side / f"{title}.txt").write_text(ARTICLE, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("train.jsonl", "counts.txt", "notes.txt", "pairs.jsonl"):
+        (out / name).write_text("mine\n", encoding="utf-8")
+    (out / "README.md").write_text("exported by spacy-simalign\n\n## Files\n\n- `pairs.jsonl`\n", encoding="utf-8")
+
+    def files():
+        return {p.relative_to(tmp_path): p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+
+    before = files()
+    argv = ["klexikon", str(articles), str(out), "--min-paragraphs", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"error: {out}: output folder holds files this command writes (train.jsonl, counts.txt): give --overwrite "
+        "to replace them"
+    )
+    assert files() == before
+    assert main(argv + ["--overwrite"]) == 0, capsys.readouterr().err
+    written = {"train.jsonl", "validation.jsonl", "test.jsonl", "lead3.jsonl", "counts.txt"}
+    assert {p.name for p in out.iterdir()} == written | {"notes.txt", "pairs.jsonl", "README.md"}
+    kept = files()
+    assert all(kept[p] == data for p, data in before.items() if p.name not in written)
+    assert kept[out.relative_to(tmp_path) / "counts.txt"] != b"mine\n" and "split sizes" in capsys.readouterr().out

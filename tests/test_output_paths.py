@@ -3,16 +3,19 @@ that is one of its inputs (the same path, a symbolic link, a hard link) or anoth
 outputs is refused with exit status 2 and the input left byte for byte; an output that is a
 folder, or in a folder that does not exist, is refused before aligning starts, so nothing
 (no OUTPUT.partial) is left behind. Every file of an input folder read as documents is an input,
-and an output may not be a new file there either."""
+and an output may not be a new file there either. Nothing is written into the installed package."""
 
 import importlib
 import json
 import os
 import pkgutil
+import shutil
+from pathlib import Path
 
 import pytest
 from conftest import DEPLAIN_PAIRS
 
+import spacy_simalign
 from spacy_simalign import commands
 from spacy_simalign.__main__ import main
 from spacy_simalign.core.output_paths import Paths, check_paths, same_file
@@ -299,3 +302,103 @@ def test_an_output_in_a_subfolder_of_an_input_folder_is_written(folders, capsys,
     (folders / "c" / "out").mkdir()
     assert main(["pairs", "c", "s", "c/out/pairs.jsonl", "--lang", "de"]) == 0, capsys.readouterr().err
     assert [json.loads(line)["id"] for line in (folders / "c" / "out" / "pairs.jsonl").open()] == ["a"]
+
+
+PACKAGE_DIR = Path(spacy_simalign.__file__).resolve().parent
+
+
+def package_files():
+    """The installed package's files (bytecode caches aside), relative path -> bytes."""
+    return {
+        p.relative_to(PACKAGE_DIR): p.read_bytes()
+        for p in sorted(PACKAGE_DIR.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture()
+def package_kept():
+    """The package's files before the test, put back after it whatever the test did (a guard that
+    failed must not leave the install changed for the tests after it), then compared byte for byte."""
+    before = package_files()
+    folders = {p for p in PACKAGE_DIR.rglob("*") if p.is_dir()}
+    yield
+    after = package_files()
+    for rel in after.keys() - before.keys():
+        (PACKAGE_DIR / rel).unlink()
+    for rel, data in before.items():
+        if after.get(rel) != data:
+            (PACKAGE_DIR / rel).parent.mkdir(parents=True, exist_ok=True)
+            (PACKAGE_DIR / rel).write_bytes(data)
+    for folder in sorted({p for p in PACKAGE_DIR.rglob("*") if p.is_dir()} - folders, reverse=True):
+        shutil.rmtree(folder, ignore_errors=True)
+    assert after == before, "the package's files changed"
+
+
+# command line with {pkg} (the package's folder), {link} (a symbolic link to its weights/crf) and
+# {linked_pkg} (a link to the package's folder); each run would fail on an input that does not exist
+# before it writes anything ({missing}, a --background file), so a guard that let one through does not
+# get to write or train; the fixture restores the package anyway
+INTO_THE_PACKAGE = {
+    "adapt-weights": (["adapt", "{pairs}", "{pkg}/weights/crf", "--background", "{tmp}/none.jsonl"], "folder"),
+    "adapt-link-to-weights": (["adapt", "{pairs}", "{link}", "--background", "{tmp}/none.jsonl"], "folder"),
+    "adapt-wide": (["adapt", "{pairs}", "{pkg}/weights/crf/wide", "--background", "{tmp}/none.jsonl"], "folder"),
+    "adapt-new-folder": (["adapt", "{pairs}", "{linked_pkg}/mine", "--background", "{tmp}/none.jsonl"], "folder"),
+    "adapt-pipeline": (
+        ["adapt", "{pairs}", "{tmp}/out", "--pipeline", "{pkg}/weights", "--overwrite", "--background", "{tmp}/none"],
+        "folder",
+    ),
+    "adapt-pipeline-link": (
+        ["adapt", "{pairs}", "{tmp}/out", "--pipeline", "{link}", "--overwrite", "--background", "{tmp}/none"],
+        "folder",
+    ),
+    "align": (["align", "{missing}", "{pkg}/resources/out.jsonl", "--method", "tfidf"], "file"),
+    "align-link": (["align", "{missing}", "{linked_pkg}/templates/out.jsonl", "--method", "tfidf"], "file"),
+    "align-replacing-a-package-file": (["align", "{missing}", "{pkg}/__init__.py", "--method", "tfidf"], "file"),
+    "evaluate": (["evaluate", "{pairs}", "{missing}", "--output", "{link}/config.json"], "file"),
+    "export": (["export", "{pkg}/resources", "--rows", "{missing}", "--overwrite"], "folder"),
+    "klexikon": (["klexikon", "{plans}", "{pkg}/weights", "--overwrite"], "folder"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INTO_THE_PACKAGE))
+def test_no_command_writes_into_the_installed_package(tmp_path, files, capsys, package_kept, case):
+    """The package's files are inputs of every run: an output or output folder in the package's
+    folder, named directly or through a symbolic link, is refused in one line before any work,
+    even with --overwrite."""
+    argv, kind = INTO_THE_PACKAGE[case]
+    (tmp_path / "link").symlink_to(PACKAGE_DIR / "weights" / "crf")
+    (tmp_path / "linked_pkg").symlink_to(PACKAGE_DIR)
+    names = {k: str(v) for k, v in files.items()}
+    names.update(pkg=str(PACKAGE_DIR), link=str(tmp_path / "link"), linked_pkg=str(tmp_path / "linked_pkg"))
+    names.update(tmp=str(tmp_path), missing=str(tmp_path / "missing.jsonl"))
+    argv = [a.format(**names) for a in argv]
+    before = snapshot(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    what = "output folder" if kind == "folder" else "output"
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("error: ") and f": {what} is inside the installed spacy_simalign package" in err, err
+    assert snapshot(tmp_path) == before and not (tmp_path / "out").exists()
+
+
+def test_the_library_writes_no_alignment_into_the_package(files, package_kept):
+    """engines.align_file checks its paths as the command line does."""
+    from spacy_simalign.aligners.methods import method_config
+    from spacy_simalign.engines.align_file import align_file
+    from spacy_simalign.engines.job import AlignJob
+
+    out = PACKAGE_DIR / "resources" / "aligned.jsonl"
+    with pytest.raises(ValueError, match="inside the installed spacy_simalign package"):
+        align_file(str(files["pairs"]) + ".missing", str(out), AlignJob(method_config("tfidf").to_str()))
+    assert not out.exists()
+
+
+def test_outputs_beside_the_package_are_not_in_it(tmp_path):
+    """Only the package's own folder is guarded: a sibling whose name starts with the package's is not in it."""
+    from spacy_simalign.core.output_paths import inside
+
+    assert inside(str(PACKAGE_DIR / "weights" / "new"), str(PACKAGE_DIR))
+    assert not inside(str(PACKAGE_DIR) + "-mine/out.jsonl", str(PACKAGE_DIR))
+    assert not inside(str(PACKAGE_DIR.parent), str(PACKAGE_DIR))
+    check_paths(Paths([], [str(tmp_path / "out.jsonl")], [str(tmp_path)]))

@@ -25,6 +25,7 @@ from pathlib import Path
 from script_output import add_output_option, run_main
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "spacy_simalign"  # the package the commands run (PYTHONPATH=ROOT)
 DEV = ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl"
 ZWSP = "\u200b"
 
@@ -607,6 +608,48 @@ CASES_WEIGHTS = [
     ),
 ]
 
+
+def user_files(folder: Path, names) -> None:
+    """A folder of the user's own files (each `mine`)."""
+    folder.mkdir()
+    for name in names:
+        write(folder, name, b"mine\n")
+
+
+def klexikon_articles(folder: Path) -> None:
+    """articles/wiki and articles/klexikon with one article each, and out/ holding the user's own
+    train.jsonl and counts.txt."""
+    for side in ("wiki", "klexikon"):
+        (folder / "articles" / side).mkdir(parents=True)
+        write(folder / "articles" / side, "Aare.txt", "Die Aare ist ein Fluss.\n\nSie ist lang.\n".encode())
+    user_files(folder / "out", ("train.jsonl", "counts.txt"))
+
+
+# nothing is written into the installed package, whatever path names it; folders replaced whole or
+# holding the user's files are refused unless --overwrite
+CASES_PACKAGE = [
+    (
+        "`adapt` into the shipped weights, through a symbolic link to them",
+        ["adapt", "gold.jsonl", "crf"],
+        lambda f: (f / "crf").symlink_to(PACKAGE / "weights" / "crf"),
+    ),
+    (
+        "`align` output in the installed package, through a symbolic link to it",
+        ["align", "in.jsonl", "pkg/out.jsonl", *TFIDF],
+        lambda f: (f / "pkg").symlink_to(PACKAGE),
+    ),
+    (
+        "`adapt --pipeline` into a folder holding a file of the user's",
+        ["adapt", "gold.jsonl", "out", "--pipeline", "pipe"],
+        lambda f: user_files(f / "pipe", ("notes.txt",)),
+    ),
+    (
+        "`klexikon` into a folder holding the user's `train.jsonl` and `counts.txt`",
+        ["klexikon", "articles", "out", "--min-paragraphs", "1"],
+        klexikon_articles,
+    ),
+]
+
 CASES = (
     CASES
     + CASES_FILES
@@ -617,6 +660,7 @@ CASES = (
     + CASES_EXPORT
     + CASES_WEIGHTS
     + CASES_SPACY
+    + CASES_PACKAGE
 )
 
 
@@ -740,6 +784,7 @@ def run_case(argv, setup):
                 said = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout.decode("utf-8", "replace")).splitlines()
                 err = "\n".join(line for line in said if line.startswith("\u2718")) + err
         err = err.replace(str(folder) + os.sep, "")  # an absolute path shown as within the case's folder
+        err = err.replace(str(PACKAGE), "SITE/spacy_simalign")  # where the package is installed
         lines = [line for line in err.strip().splitlines() if line]
         shown = " / ".join(lines[:2]) if setup in ("sigterm", "sigint", "edited") else (lines[0] if lines else "")
         if len(shown) > 170:

@@ -112,15 +112,13 @@ def paths(args) -> Paths:
 
 def check_pipeline_folder(args) -> None:
     """Refuse (InputError, before any work) a --pipeline folder whose replacement would delete what
-    is not an earlier pipeline: OUTPUT_DIR, an input or the package in it (even with --overwrite),
+    is not an earlier pipeline: an input, the package or OUTPUT_DIR in it (even with --overwrite),
     or any other file unless --overwrite (pipeline/saved.foreign_entries)."""
     from ..pipeline.saved import foreign_entries
 
     folder = args.pipeline
     if not folder:
         return
-    if inside(args.output, folder) or inside(folder, args.output):
-        raise InputError(f"--pipeline and OUTPUT_DIR ({args.output}) must be two separate folders", folder)
     for source in [PACKAGE, *input_paths(args), args.base]:
         if source and inside(source, folder):
             what = f"the installed spacy_simalign package ({PACKAGE})" if source == PACKAGE else f"the input {source}"
@@ -134,6 +132,8 @@ def check_pipeline_folder(args) -> None:
                 f"--pipeline folder is inside the input folder {source}: choose another folder (nothing was written)",
                 folder,
             )
+    if inside(args.output, folder) or inside(folder, args.output):
+        raise InputError(f"--pipeline and OUTPUT_DIR ({args.output}) must be two separate folders", folder)
     if not os.path.isdir(folder) or args.overwrite:
         return
     foreign = foreign_entries(folder)
