@@ -1,6 +1,10 @@
 """Train the CRF aligner's default weights on all DEplain-web dev documents (fixed seed)
 and save them where the package ships them (spacy_simalign/weights/crf/).
 
+This script is the one writer of the shipped weights: it saves through the library (CRFAligner.save)
+from a checkout, which declares no paths, while every command refuses an output inside the installed
+package (core/output_paths.py), so that `adapt` or `align` can never replace them by accident.
+
     SPACY_SIMALIGN_CACHE=.cache/emb .venv/bin/python project/train_crf.py [--output DIR]
 
 The aligner and its training settings are the [components.sentence_aligner.aligner] block of
