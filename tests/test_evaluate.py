@@ -77,7 +77,7 @@ def test_raw_text_gold_beyond_the_predicted_sentences_is_a_located_error(tmp_pat
     gold = tmp_path / "gold.jsonl"
     gold.write_text(json.dumps(obj, ensure_ascii=False) + "\n", encoding="utf-8")
     line = perfect([deplain_pairs[0]])[0]
-    line["simple_sentences"] = sentences[:2]  # the prediction split the text into two sentences only
+    line["simple_sentences"] = [sentences[0], " ".join(sentences[1:])]  # the text split into two sentences only
     line["alignments"] = [b for b in line["alignments"] if max(b["simple"]) < 2]
     assert main(["evaluate", str(gold), str(predictions(tmp_path / "pred.jsonl", [line]))]) == 2
     err = capsys.readouterr().err
