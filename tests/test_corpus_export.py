@@ -17,6 +17,7 @@ from spacy_simalign.corpus.export import (
     rows_from_alignment_file,
 )
 from spacy_simalign.corpus.sentence_pairs import SentencePair, read_amsterdam_csv
+from spacy_simalign.engines.job import sentences_digest
 
 
 @pytest.fixture(scope="module")
@@ -324,6 +325,50 @@ def test_sentences_an_alignment_carries_for_a_presegmented_side_must_be_the_pair
     assert main(export_args(tmp_path / "out", pairs, align)) == 2
     assert f"the complex sentences of pair '{deplain_pairs[0]['id']}' are not the pair's" in one_line_error(capsys)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_presegmented_pair_whose_sentences_changed_since_is_refused(tmp_path, shared_data, capsys):
+    """align carries no sentences for a pre-segmented side, so its line records their digest: a pair
+    given gold and another license since still exports the same rows, while one with two sentences
+    swapped since is refused in one line naming the pair, nothing written, from the command and from
+    Python alike (the probe's case: a textberg article, a translation)."""
+    article = json.loads(shared_data("textberg-dev-de-fr/pairs.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    pair = {key: article[key] for key in ("id", "lang", "lang_simple", "license")}
+    for name in ("complex", "simple"):
+        pair[name] = {"paragraphs": [article[name]["paragraphs"][0][:20]]}
+    pairs, aligned = tmp_path / "pairs.jsonl", tmp_path / "aligned.jsonl"
+    pairs.write_text(json.dumps(pair, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["align", str(pairs), str(aligned), "--method", "intersection"]) == 0
+    assert main(export_args(tmp_path / "first", pairs, aligned, "--formats", "jsonl")) == 0
+    expected = exported_rows(tmp_path / "first")
+    assert expected
+
+    reviewed = tmp_path / "reviewed.jsonl"
+    line = json.loads(aligned.read_text(encoding="utf-8"))
+    assert line["made_from"]["sentences"] == {
+        name: sentences_digest([s for p in pair[name]["paragraphs"] for s in p]) for name in ("complex", "simple")
+    }
+    gold = [[b["complex"], b["simple"]] for b in line["alignments"]]
+    reviewed.write_text(json.dumps(dict(pair, gold=gold, license="CC0-1.0"), ensure_ascii=False) + "\n", "utf-8")
+    assert main(export_args(tmp_path / "reviewed-out", reviewed, aligned, "--formats", "jsonl")) == 0
+    assert exported_rows(tmp_path / "reviewed-out") == expected
+
+    paragraphs = [list(p) for p in pair["complex"]["paragraphs"]]
+    k = next(k for k, p in enumerate(paragraphs) if len(p) > 1 and p[0] != p[1])
+    paragraphs[k][:2] = paragraphs[k][1::-1]
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(json.dumps(dict(pair, complex={"paragraphs": paragraphs}), ensure_ascii=False) + "\n", "utf-8")
+    before = {path: path.read_bytes() for path in (edited, aligned)}
+    capsys.readouterr()
+    assert main(export_args(tmp_path / "out", edited, aligned)) == 2
+    assert one_line_error(capsys) == (
+        f"error: {aligned}:1: the complex sentences of pair '{pair['id']}' are not the pair's in {edited} "
+        "(was it edited since it was aligned?): align the pair again"
+    )
+    assert not (tmp_path / "out").exists()
+    assert {path: path.read_bytes() for path in before} == before
+    with pytest.raises(InputError, match=f"the complex sentences of pair '{pair['id']}' are not the pair's"):
+        rows_from_alignment_file(str(edited), str(aligned))
 
 
 def test_align_xling_output_exports_from_its_pair_file(tmp_path, capsys):

@@ -77,7 +77,7 @@ def test_raw_text_gold_beyond_the_predicted_sentences_is_a_located_error(tmp_pat
     gold = tmp_path / "gold.jsonl"
     gold.write_text(json.dumps(obj, ensure_ascii=False) + "\n", encoding="utf-8")
     line = perfect([deplain_pairs[0]])[0]
-    line["simple_sentences"] = sentences[:2]  # the prediction split the text into two sentences only
+    line["simple_sentences"] = [sentences[0], " ".join(sentences[1:])]  # the text split into two sentences only
     line["alignments"] = [b for b in line["alignments"] if max(b["simple"]) < 2]
     assert main(["evaluate", str(gold), str(predictions(tmp_path / "pred.jsonl", [line]))]) == 2
     err = capsys.readouterr().err
@@ -156,3 +156,116 @@ def test_detail_gives_each_pair_the_figures_it_gets_alone_worst_first(tmp_path, 
     capsys.readouterr()
     assert main(["evaluate", str(gold), str(pred)]) == 0
     assert "worst first" not in capsys.readouterr().out  # the plain table stays as it was
+
+
+def without_gold(obj, given):
+    """A copy of a DEplain pair with no gold, its sides given pre-segmented or as raw text."""
+    pair = {"id": obj["id"], "lang": "de"}
+    for name in ("complex", "simple"):
+        paragraphs = obj[name]["paragraphs"]
+        pair[name] = {"paragraphs": paragraphs} if given == "paragraphs" else {"text": side_text(paragraphs)}
+    return pair
+
+
+def side_text(paragraphs):
+    return "\n\n".join(" ".join(p) for p in paragraphs)
+
+
+def swapped(pair, paragraphs, given):
+    """The pair with two neighbouring complex sentences swapped and its gold re-indexed: the edit
+    of a gold pair after predicting."""
+    p = next(k for k, para in enumerate(paragraphs) if len(para) > 1 and para[0] != para[1])
+    i = sum(len(para) for para in paragraphs[:p])
+    edited = [list(para) for para in paragraphs]
+    edited[p][:2] = edited[p][1::-1]
+    swap = {i: i + 1, i + 1: i}
+    gold = [[[swap.get(k, k) for k in c], s] for c, s in pair["gold"]]
+    side = {"paragraphs": edited} if given == "paragraphs" else {"text": side_text(edited)}
+    return dict(pair, complex=side, gold=gold)
+
+
+def write_pair(path, pair):
+    path.write_text(json.dumps(pair, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("given", ["paragraphs", "text"])
+def test_a_prediction_of_a_pair_whose_sentences_changed_since_is_refused(tmp_path, deplain_pairs, capsys, given):
+    """A pair aligned, then given gold (the predicted beads: a perfect score) and a license, still
+    scores; with two of its sentences swapped since and its gold re-indexed the prediction is
+    stale: one line naming the pair and both files, status 2, nothing written, from the command
+    and from Python alike."""
+    from spacy_simalign.core.errors import InputError
+    from spacy_simalign.evaluation.files import evaluate_files
+
+    pair = without_gold(deplain_pairs[0], given)
+    pred = tmp_path / "pred.jsonl"
+    assert main(["align", str(write_pair(tmp_path / "pairs.jsonl", pair)), str(pred), "--method", "tfidf"]) == 0
+    line = json.loads(pred.read_text(encoding="utf-8"))
+    gold_pair = dict(pair, license="CC BY-SA 4.0", gold=[[b["complex"], b["simple"]] for b in line["alignments"]])
+    gold = write_pair(tmp_path / "gold.jsonl", gold_pair)
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(gold), str(pred), "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["link"]["f"] == 1.0
+    assert evaluate_files(str(gold), str(pred))["link"]["f"] == 1.0
+    capsys.readouterr()
+
+    edited = write_pair(tmp_path / "edited.jsonl", swapped(gold_pair, deplain_pairs[0]["complex"]["paragraphs"], given))
+    before = {path: path.read_bytes() for path in (edited, pred)}
+    assert main(["evaluate", str(edited), str(pred), "--output", str(tmp_path / "stale.json")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: {pred}:1: the complex sentences of pair '{pair['id']}' are not the pair's in {edited} "
+        "(was it edited since it was aligned?): align the pair again\n"
+    )
+    assert not (tmp_path / "stale.json").exists()
+    assert {path: path.read_bytes() for path in before} == before
+    with pytest.raises(InputError, match=f"the complex sentences of pair '{pair['id']}' are not the pair's"):
+        evaluate_files(str(edited), str(pred))
+
+
+def test_a_prediction_that_does_not_record_its_sentences_is_read_as_before(tmp_path, deplain_pairs, capsys):
+    """A line an older version wrote (no `made_from.sentences`) of a pre-segmented pair edited since
+    cannot be told stale: it is indexed in the pair's sentences, as it always was."""
+    pair = without_gold(deplain_pairs[0], "paragraphs")
+    pred = tmp_path / "pred.jsonl"
+    assert main(["align", str(write_pair(tmp_path / "pairs.jsonl", pair)), str(pred), "--method", "tfidf"]) == 0
+    line = json.loads(pred.read_text(encoding="utf-8"))
+    del line["made_from"]["sentences"]
+    older = predictions(tmp_path / "older.jsonl", [line])
+    gold_pair = dict(pair, gold=deplain_pairs[0]["gold"])
+    edited = write_pair(tmp_path / "edited.jsonl", swapped(gold_pair, pair["complex"]["paragraphs"], "paragraphs"))
+    assert main(["evaluate", str(edited), str(older)]) == 0
+    assert main(["evaluate", str(edited), str(pred)]) == 2
+
+
+def test_predicted_ids_not_in_the_gold_are_counted_in_a_note(gold, tmp_path, capsys):
+    path, objs = gold
+    lines = perfect(objs) + [{"id": "not-in-the-gold", "alignments": [{"complex": [0], "simple": [0]}]}]
+    pred = predictions(tmp_path / "pred.jsonl", lines)
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(path), str(pred), "--output", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"note: {pred}: 1 predicted id is not in {path}, left out of the scores\n"
+    scores = json.loads(out.read_text())
+    assert scores["predictions_not_in_gold"] == 1 and scores["link"]["f"] == 1.0
+    assert main(["evaluate", str(path), str(predictions(tmp_path / "all.jsonl", perfect(objs)))]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_a_gold_file_with_no_pair_is_refused(gold, tmp_path, capsys, content):
+    """No pair to score against would score as zeros with status 0: refused in one line."""
+    from spacy_simalign.core.errors import InputError
+    from spacy_simalign.evaluation.files import evaluate_files
+
+    _, objs = gold
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content, encoding="utf-8")
+    pred = predictions(tmp_path / "pred.jsonl", perfect(objs))
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(empty), str(pred), "--output", str(out)]) == 2
+    assert capsys.readouterr().err == f"error: {empty}: no pair to score against: the gold file holds no pair\n"
+    assert not out.exists() and empty.read_text(encoding="utf-8") == content
+    with pytest.raises(InputError, match="no pair to score against"):
+        evaluate_files(str(empty), str(pred))

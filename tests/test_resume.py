@@ -353,6 +353,31 @@ def test_resume_on_a_finished_output_of_an_edited_input_aligns_again(tmp_path, e
     assert out.read_bytes() == new
 
 
+def without_sentence_digests(data: bytes) -> bytes:
+    """Output lines as an older version wrote them: `made_from` without `sentences`."""
+    lines = [json.loads(raw) for raw in data.splitlines()]
+    for line in lines:
+        del line["made_from"]["sentences"]
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+
+
+def test_resume_aligns_again_lines_an_older_version_wrote(tmp_path, edited, capsys):
+    """Lines that do not record the sentences they aligned (an older version's) could not be told
+    stale later: --resume, on a partial output or a finished one, aligns them again, with a note,
+    and the result is the bytes of an uninterrupted run."""
+    src, old, changed, new, pair_id = edited
+    out = tmp_path / "out.jsonl"
+    partial = write_partial(out, without_sentence_digests(b"".join(old.splitlines(keepends=True)[:6])), batch_size=3)
+    assert main(["align", str(src), str(out), *EDIT_OPTIONS, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert f"note: {partial}: line 1 does not record the sentences it aligned" in err and "from pair 1" in err
+    assert out.read_bytes() == old
+    out.write_bytes(without_sentence_digests(old))
+    assert main(["align", str(src), str(out), *EDIT_OPTIONS, "--resume"]) == 0
+    assert "an older version wrote it" in capsys.readouterr().err
+    assert out.read_bytes() == old
+
+
 @pytest.mark.parametrize("resume", [False, True])
 def test_align_reads_the_input_twice_whether_or_not_it_resumes(tmp_path, edited, capsys, monkeypatch, resume):
     """One pass checks every line before any work (and, when resuming, keeps each pair's id and

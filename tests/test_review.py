@@ -253,6 +253,28 @@ def test_saved_gold_is_what_evaluate_scores_against(client, files, tmp_path):
     assert scores["p"] == pytest.approx((total - lost) / total, abs=1e-4)
 
 
+def test_gold_saved_for_an_aligned_pair_leaves_its_alignment_current(tmp_path, deplain_pairs, capsys):
+    """Saving gold writes a `gold` field into the pair file, which changes the pair's digest but not
+    its sentences: evaluate still scores the alignment made before (here the gold is the aligned
+    beads: a perfect score), and export still exports it."""
+    from spacy_simalign.__main__ import main
+    from spacy_simalign.evaluation.files import evaluate_files
+
+    pairs, aligned = tmp_path / "pairs.jsonl", tmp_path / "aligned.jsonl"
+    obj = {key: deplain_pairs[0][key] for key in ("id", "lang", "complex", "simple")}
+    write_jsonl(pairs, [obj])
+    assert main(["align", str(pairs), str(aligned), "--method", "tfidf"]) == 0
+    client = token_client(create_app(str(pairs), str(aligned)))
+    data = client.get(f"/api/pairs/{obj['id']}").get_json()
+    beads = [[b["complex"], b["simple"]] for b in data["beads"]]
+    assert beads and put_gold(client, obj["id"], beads, data["etag"]).status_code == 200
+    assert json.loads(pairs.read_text(encoding="utf-8"))["gold"] == beads
+    assert evaluate_files(str(pairs), str(aligned))["link"]["f"] == pytest.approx(1.0)
+    capsys.readouterr()
+    argv = ["export", str(tmp_path / "out"), "--pairs", str(pairs), "--alignments", str(aligned), "--formats", "jsonl"]
+    assert main(argv) == 0
+
+
 def segmented(text):
     from spacy_simalign.segmentation.sides import side_from_text
 

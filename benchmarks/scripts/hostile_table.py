@@ -440,6 +440,22 @@ def earlier_export(folder: Path) -> None:
     subprocess.run(first, cwd=folder, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, check=True)
 
 
+def aligned_then_swapped(folder: Path) -> None:
+    """al.jsonl: the first dev pair (pre-segmented) aligned by TF-IDF; edited.jsonl: that pair with
+    two complex sentences swapped since and its gold re-indexed, as one edits a gold pair."""
+    write(folder, "in.jsonl", dev_lines(1)[0])
+    first = [sys.executable, "-m", "spacy_simalign", "align", "in.jsonl", "al.jsonl", *TFIDF]
+    subprocess.run(first, cwd=folder, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, check=True)
+    obj = json.loads(dev_lines(1)[0])
+    paragraphs = obj["complex"]["paragraphs"]
+    p = next(k for k, para in enumerate(paragraphs) if len(para) > 1 and para[0] != para[1])
+    i = sum(len(para) for para in paragraphs[:p])
+    paragraphs[p][:2] = paragraphs[p][1::-1]
+    swap = {i: i + 1, i + 1: i}
+    obj["gold"] = [[[swap.get(k, k) for k in c], s] for c, s in obj["gold"]]
+    write(folder, "edited.jsonl", (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
 CASES_EXPORT = [
     (
         "a lone surrogate (`\\ud800`, a JSON escape) in a pair's text, `export`",
@@ -458,6 +474,26 @@ CASES_EXPORT = [
             write(f, "edited.jsonl", pair(complex={"text": "Ein Satz dort. Noch ein Satz."})),
             write(f, "al.jsonl", ALIGNED_BEFORE_EDIT),
         ),
+    ),
+    (
+        "`export` of a pre-segmented pair with two sentences swapped since it was aligned",
+        ["export", "out", "--pairs", "edited.jsonl", "--alignments", "al.jsonl"],
+        aligned_then_swapped,
+    ),
+    (
+        "`evaluate` of a prediction whose gold pair had two sentences swapped since (its gold re-indexed)",
+        ["evaluate", "edited.jsonl", "al.jsonl"],
+        aligned_then_swapped,
+    ),
+    (
+        "`evaluate` against an empty gold file",
+        ["evaluate", "empty.jsonl", "pred.jsonl"],
+        lambda f: write(f, "empty.jsonl", b""),
+    ),
+    (
+        "`evaluate` of predictions with an id not in the gold",
+        ["evaluate", "gold.jsonl", "extra.jsonl"],
+        lambda f: write(f, "extra.jsonl", predictions(dev_lines()) + ONE_BEAD),
     ),
     (
         "`export --min-score nan`",

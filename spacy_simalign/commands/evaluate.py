@@ -2,7 +2,8 @@
 bead-text and paragraph-pair P/R/F1 of an alignment JSONL file against the gold beads of a pair JSONL
 file (evaluation.evaluate_files); `--detail` adds recall per bead shape and each pair's figures;
 `--exclude-identical` scores links by Wiki-Manual's Task 1 protocol, so that figures compare with
-the published ones of Jiang et al. (2020), which leave pairs of identical sentences out."""
+the published ones of Jiang et al. (2020), which leave pairs of identical sentences out. Predicted
+ids that are not in the gold are left out of the scores, with a note on stderr saying how many."""
 
 import json
 
@@ -41,6 +42,10 @@ def run(args) -> int:
     from ..evaluation.files import evaluate_files, format_table
 
     scores = evaluate_files(args.gold, args.predicted, detail=args.detail, exclude_identical=args.exclude_identical)
+    unknown = scores["predictions_not_in_gold"]
+    if unknown:
+        ids = "1 predicted id is" if unknown == 1 else f"{unknown} predicted ids are"
+        say(f"note: {args.predicted}: {ids} not in {args.gold}, left out of the scores", err=True)
     say(format_table(scores))
     if args.output:
         with atomic_output(args.output) as handle:

@@ -88,6 +88,12 @@ def _align(path, shown, output_path, job, engine, resume, lang, progress) -> Ali
             f"aligning again from pair {done + 1}",
             file=sys.stderr,
         )
+    if output.older:
+        print(
+            f"note: {output.partial}: line {output.older} does not record the sentences it aligned (an older "
+            f"version wrote it): aligning again from pair {done + 1}",
+            file=sys.stderr,
+        )
     bar = progress_bar(total, initial=done, enabled=progress)
     first, beads = done, 0
     try:

@@ -1,13 +1,15 @@
 """What an align run does to every batch (the job every engine ships to its workers), the
 settings of it that change the output (recorded for --resume), and what every output line says
-it was made from (`made_from`: a digest of its input pair and one of those settings), so that
---resume can tell a line of an input edited since, or of another --method or config, from one
-that still holds. No spaCy here: building the command line stays light."""
+it was made from (`made_from`: a digest of its input pair, one of those settings and one of each
+side's sentences as aligned), so that --resume can tell a line of an input edited since, or of
+another --method or config, from one that still holds, and evaluate and export can tell a line
+whose pair's sentences changed from one whose pair only gained gold or another field. No spaCy
+here: building the command line stays light."""
 
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,22 @@ def pair_digest(record) -> str:
     return digest([record.raw, record.lang, record.lang_simple])
 
 
-def made_from(record, settings_digest: str) -> Dict[str, str]:
+def sentences_digest(sentences: List[str]) -> str:
+    """The `made_from.sentences` of one side: its sentences as aligned, whitespace left out (as
+    the readers compare sentences), so that only an edit of the text changes it."""
+    return digest(["".join(sentence.split()) for sentence in sentences])
+
+
+def made_from(record, settings_digest: str, line: Dict[str, Any]) -> Dict[str, Any]:
     """What an output line records of its making (FORMATS.md, alignment JSONL `made_from`): the pair's
-    digest and the run's settings digest (AlignJob.digest, computed once per batch)."""
-    return {"pair": pair_digest(record), "settings": settings_digest}
+    digest, the run's settings digest (AlignJob.digest, computed once per batch) and a digest of
+    each side's sentences as aligned: those the `line` carries (a raw-text side, as segmented),
+    else the pair's own (a pre-segmented side, whose sentences the line does not carry)."""
+    sentences = {}
+    for name in ("complex", "simple"):
+        carried = line.get(f"{name}_sentences")
+        sentences[name] = sentences_digest(record.side(name).sentences if carried is None else carried)
+    return {"pair": pair_digest(record), "settings": settings_digest, "sentences": sentences}
 
 
 def aligner_id(config_text: str, name: str) -> str:

@@ -8,7 +8,9 @@ finished run (no partial file, OUTPUT holding every input id in order) has nothi
 What a line was made from is checked too (each line's `made_from`, engines.job): a kept line
 whose pair was edited since is aligned again, from the start of its batch (a batch's output
 depends on all its records, so that the result is the bytes of an uninterrupted run on the
-edited input); an OUTPUT made with other settings is refused, as a partial one is.
+edited input); an OUTPUT made with other settings is refused, as a partial one is. Lines that do
+not record the sentences they aligned (`made_from.sentences`: an older version wrote them) are
+aligned again too, so that every line of the result can be checked against its pair's text.
 
 OUTPUT given as a symbolic link is written through: the partial files lie beside the link's
 target and the finished file replaces the target, so the link stays a link.
@@ -74,6 +76,12 @@ def line_source(obj: Dict[str, Any]) -> Tuple[Optional[str], Optional[str]]:
     return made.get("pair"), made.get("settings")
 
 
+def records_sentences(obj: Dict[str, Any]) -> bool:
+    """Does an output line record the sentences it aligned (`made_from.sentences`, engines.job)?"""
+    made = obj.get("made_from")
+    return isinstance(made, dict) and isinstance(made.get("sentences"), dict)
+
+
 def complete_output(path: str, expected: Expected, settings: str) -> Tuple[Optional[int], Optional[str]]:
     """Is a finished OUTPUT what this run would write? (number of lines, None) when it holds
     exactly the input's ids, in order, each line whole JSON, made from these very pairs with
@@ -96,6 +104,8 @@ def complete_output(path: str, expected: Expected, settings: str) -> Tuple[Optio
                         "--batch-size); use the same options, or run without --resume to align again",
                         path,
                     )
+                elif not records_sentences(obj):
+                    unknown = True
                 elif pair != want[1] and edited is None:
                     edited = (count + 1, obj["id"])
                 count += 1
@@ -150,6 +160,7 @@ class PartialOutput:
         self.writing: Optional[Tuple[int, int]] = None  # `saved` once the batch being written is in
         self.created = False
         self.edited: Optional[Tuple[int, str]] = None  # (line, id) of the first kept line whose pair changed
+        self.older: Optional[int] = None  # the first line that does not record its sentences (an older version's)
 
     # -- opening ---------------------------------------------------------------------
     def open(self, expected: Expected, resume: bool = False) -> int:
@@ -230,7 +241,8 @@ class PartialOutput:
     def _keep_valid_prefix(self, expected: Expected) -> Tuple[int, int]:
         """(bytes, lines) of the complete lines that belong to this input, in order, and were
         made from its pairs as they are now; truncate the rest (a line torn by the kill, bytes
-        that never reached the disk, and from the start of the batch of a pair edited since)."""
+        that never reached the disk, and from the start of the batch of a pair edited since or of
+        a line an older version wrote, which does not record its sentences)."""
         pairs = iter(expected)
         batch = max(1, int(self.settings.get("batch_size") or 1))
         offset = count = 0
@@ -248,8 +260,12 @@ class PartialOutput:
                     )
                 if count % batch == 0:
                     batch_offset = offset
-                if line_source(obj) != (want[1], self.digest):
-                    self.edited = (count + 1, obj["id"])
+                current = line_source(obj) == (want[1], self.digest)
+                if not current or not records_sentences(obj):
+                    if current:
+                        self.older = count + 1
+                    else:
+                        self.edited = (count + 1, obj["id"])
                     offset, count = batch_offset, count - count % batch
                     break
                 offset += len(raw)

@@ -95,7 +95,7 @@ def align_batch(job: AlignJob, start: int, records: Sequence[PairRecord]):
     """Engine task: (start, [alignment JSONL line per record]) for the batch at `start`."""
     objects = align_records(records, job)
     settings = job.digest()
-    return start, [dump_line(dict(obj, made_from=made_from(r, settings))) for r, obj in zip(records, objects)]
+    return start, [dump_line(dict(obj, made_from=made_from(r, settings, obj))) for r, obj in zip(records, objects)]
 
 
 def worker_stats() -> Dict[str, int]:

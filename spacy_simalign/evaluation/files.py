@@ -1,7 +1,9 @@
 """Scoring an alignment JSONL file against the gold beads of a pair JSONL file (what
 `evaluate` runs): every prediction is checked like any other alignment file (one id once,
-indices naming sentences of the gold's sides), so a bad prediction is a located error,
-never a silently wrong score."""
+indices naming sentences of the gold's sides) and against the text it was made from (a stale
+prediction, of a pair whose sentences were edited since, is refused as `export` refuses it:
+corpus.aligned_sentences), so a bad prediction is a located error, never a silently wrong score.
+A gold file with no pair is an error too: it would score as zeros."""
 
 from typing import Any, Dict, List, Optional
 
@@ -9,6 +11,7 @@ from ..aligners.scoring import AlignmentScorer
 from ..core.errors import InputError
 from ..core.structures import Bead, Side, TrainingPair
 from ..core.terminal_text import safe
+from ..corpus.aligned_sentences import aligned_sentences
 from ..formats.alignments import AlignmentLine, load_alignments
 from ..formats.bead_parser import SIDES, check_raw_text_gold
 from ..formats.pair_jsonl import PairRecord, read_pairs
@@ -35,20 +38,25 @@ def evaluate_files(
     gold_path: str, pred_path: str, detail: bool = False, exclude_identical: bool = False
 ) -> Dict[str, Any]:
     """Link, bead-text and paragraph-pair P/R/F1 of the predictions, pooled over the gold pairs;
-    a gold pair without a prediction counts as predicting nothing. `detail`: also recall per gold
-    bead shape ("shapes") and each pair's own figures ("documents", worst bead-text F1 first).
-    `exclude_identical`: every link figure by Wiki-Manual's Task 1 protocol (AlignmentScorer)."""
+    a gold pair without a prediction counts as predicting nothing, and a prediction of an id that
+    is not in the gold is left out ("predictions_not_in_gold" counts them). `detail`: also recall
+    per gold bead shape ("shapes") and each pair's own figures ("documents", worst bead-text F1
+    first). `exclude_identical`: every link figure by Wiki-Manual's Task 1 protocol (AlignmentScorer)."""
     predicted = load_alignments(pred_path)
     scorer = AlignmentScorer(exclude_identical)
     tally, documents = Tally(exclude_identical), []
     missing = 0
+    gold_ids = set()
     for record in read_pairs(gold_path):
         gold = record.gold
         if gold is None:
             raise InputError(f"pair '{record.id}' has no 'gold' field", gold_path, record.line)
+        gold_ids.add(record.id)
         line = predicted.get(record.id)
         if line is None:
             missing += 1
+        else:
+            aligned_sentences(record, line, gold_path)  # a stale prediction is refused, naming the pair
         c, s = (_side(record, name, line, gold_path) for name in SIDES)
         sizes = (len(c), len(s))
         check_raw_text_gold(gold, sizes, "as split for the prediction", gold_path, record.line)
@@ -57,8 +65,11 @@ def evaluate_files(
         if detail:
             tally.add(TrainingPair(c, s, list(gold), id=record.id), beads)
             documents.append(document_figures(record.id, gold, beads, c, s, line is not None, exclude_identical))
+    if not gold_ids:
+        raise InputError("no pair to score against: the gold file holds no pair", gold_path)
     scores = scorer.scores()
     scores["missing_predictions"] = missing
+    scores["predictions_not_in_gold"] = sum(1 for pair_id in predicted if pair_id not in gold_ids)
     if detail:
         scores["shapes"] = tally.figures()["shapes"]
         scores["documents"] = sorted(documents, key=lambda d: (d["bead_text"]["f"], d["link"]["f"]))
