@@ -262,7 +262,9 @@ def config_problems(node: Mapping, where: str = "") -> List[str]:
         if found:
             out.append(f"{registered_name(function)}: {'; '.join(found)}")
     else:
-        found = [f"{key} = {shown(value)}: {problem}" for key, value in values.items() if (problem := number_problem(value))]
+        found = [
+            f"{key} = {shown(value)}: {problem}" for key, value in values.items() if (problem := number_problem(value))
+        ]
         if found:
             out.append(f"[{where}] {'; '.join(found)}" if where else "; ".join(found))
     for key, value in node.items():
