@@ -42,11 +42,12 @@ LEARNED_LENGTHS = {"combination_weights": N_LINK_FEATURES, "bead_weights": N_BEA
 # the keys whose null has a meaning: none learned, the split fill off (weights saved before it)
 NULLABLE = ("combination_weights", "bead_weights", *PREDATED_SETTINGS)
 INVALID = "invalid CRF weights config"
+SETTINGS_FORM = "spacy-simalign.CRFAligner.v2"  # the registered form whose settings config.json saves
 
 
 def config_problems(config: Dict[str, Any]) -> List[str]:
     """Every key of a weights config.json that is unknown, missing or of the wrong type or shape."""
-    from .aligner import make_crf_aligner  # its module reads weights through this one
+    from ...core.registries import aligner_registry
 
     known = set(REQUIRED) | set(LATER) | set(RETIRED)
     out = [f"unknown key {shown(key)}" for key in config if key not in known]
@@ -71,7 +72,8 @@ def config_problems(config: Dict[str, Any]) -> List[str]:
                 out.append(f"{key} = {shown(value)}: {problem}")
         else:
             settings[key] = value
-    return out + setting_problems(make_crf_aligner, settings)
+    # the settings as the registered CRF checks them (by its name: its module reads weights through this one)
+    return out + setting_problems(aligner_registry.get(SETTINGS_FORM), settings)
 
 
 def learned_problem(key: str, value) -> List[str]:
