@@ -303,3 +303,77 @@ def test_align_config_and_spacy_train_refuse_with_the_same_message(kind, name, k
     assert run.returncode == 1 and "Traceback" not in said
     assert f"\u2718 {message}" in said
     assert not (tmp_path / "trained" / "model-last").exists()  # (spaCy makes the folder first)
+
+
+# numbers no spaCy config holds: whole numbers beyond 64 bits, NaN and infinity ------------------------
+EXAMPLE = ROOT / "spacy_simalign" / "resources" / "example-de.jsonl"  # the bundled example pair
+BEYOND = "is beyond the whole numbers a spaCy config holds (-2^63 to 2^64 - 1)"
+UNHELD = [
+    ("summary_ratio", 2**64, BEYOND),
+    ("wide_margin", 2**64, BEYOND),
+    ("wide_margin", -(2**63) - 1, BEYOND),
+    ("summary_ratio", float("nan"), "must be a finite number"),
+    ("summary_word_floor", float("inf"), "must be a finite number"),
+]
+UNHELD_IDS = [f"{key}={value}" for key, value, _ in UNHELD]
+
+
+def folder_bytes(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_whole_numbers_a_spacy_config_holds_pass_and_no_others():
+    """spaCy checks a component's config with srsly's ujson, which holds int64 and uint64 values:
+    2^64 - 1 and -2^63 pass the check (and align), one beyond either is out of range."""
+    from spacy_simalign.aligners.crf.aligner import make_crf_aligner_v3
+    from spacy_simalign.core.setting_checks import setting_problems
+
+    assert setting_problems(make_crf_aligner_v3, {"summary_ratio": 2**64 - 1, "wide_margin": 2**64 - 1}) == []
+    assert setting_problems(make_crf_aligner_v3, {"summary_ratio": 2**64}) == [f"summary_ratio = {2**64}: {BEYOND}"]
+    translations = aligner_registry.get("spacy-simalign.CRFTranslations.v3")  # skip: any finite number
+    assert setting_problems(translations, {"skip": -(2**63)}) == []
+    assert setting_problems(translations, {"skip": -(2**63) - 1}) == [f"skip = {-(2**63) - 1}: {BEYOND}"]
+
+
+@pytest.mark.parametrize("key,value,problem", UNHELD, ids=UNHELD_IDS)
+def test_add_pipe_leaves_an_unheld_number_to_spacys_own_refusal(key, value, problem):
+    """spaCy checks add_pipe's config before the plugin runs (E961): that error stands, not a SystemError."""
+    nlp = spacy.blank("de")
+    with pytest.raises(ValueError, match=r"^\[E961\]"):
+        nlp.add_pipe("simalign_sentence_aligner", config={"aligner": {"@simalign_aligners": CRF, key: value}})
+
+
+@pytest.mark.parametrize("key,value,problem", UNHELD, ids=UNHELD_IDS)
+def test_align_config_refuses_an_unheld_number_in_one_line(key, value, problem, tmp_path, capsys):
+    from spacy_simalign.__main__ import main
+
+    bad = tmp_path / "bad.cfg"
+    Config({"aligner": {"@simalign_aligners": CRF, key: value}}).to_disk(bad)
+    before = bad.read_bytes()
+    out = tmp_path / "out.jsonl"
+    assert main(["align", str(EXAMPLE), str(out), "--config", str(bad)]) == 2
+    shown = json.dumps(value) if isinstance(value, int) else str(value)
+    assert capsys.readouterr().err == f"error: {bad}: invalid [aligner] config: {CRF}: {key} = {shown}: {problem}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.cfg"] and bad.read_bytes() == before
+
+
+@pytest.mark.parametrize("key,value,problem", UNHELD, ids=UNHELD_IDS)
+def test_align_model_refuses_an_unheld_number_in_a_saved_pipeline_config(key, value, problem, tmp_path, capsys):
+    """spacy.load itself raises spaCy's E961, or a SystemError from srsly's ujson, before any of the
+    plugin's code runs: align --model checks config.cfg first and names the setting and the file."""
+    from spacy_simalign.__main__ import main
+
+    folder = tmp_path / "pipeline"
+    shutil.copytree(SAVED, folder)
+    config = Config().from_disk(folder / "config.cfg", interpolate=False)
+    block = config["components"]["simalign_sentence_aligner"]["aligner"]
+    block.update({"@simalign_aligners": CRF, key: value})
+    for retired in ("emission", "cross_encoder_path", "clauses"):  # v2's, not v3's
+        block.pop(retired)
+    config.to_disk(folder / "config.cfg")
+    before = folder_bytes(folder)
+    out = tmp_path / "out.jsonl"
+    assert main(["align", str(EXAMPLE), str(out), "--model", str(folder)]) == 2
+    shown = json.dumps(value) if isinstance(value, int) else str(value)
+    assert capsys.readouterr().err == f"error: {folder / 'config.cfg'}: {CRF}: {key} = {shown}: {problem}\n"
+    assert not out.exists() and folder_bytes(folder) == before

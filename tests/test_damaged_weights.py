@@ -301,3 +301,68 @@ def test_the_shipped_weights_are_what_saving_writes_and_record_their_wide_crf(tm
     shutil.rmtree(tmp_path / "saved" / WIDE_FOLDER)
     with pytest.raises(InputError, match="config.json records the wide CRF saved here"):
         CRFAligner.load(tmp_path / "saved")
+
+
+# -- a config.json that is not a whole weights config ----------------------------------------------
+INVALID = "invalid CRF weights config: "
+REQUIRED = '"band", "combination", "combination_weights", "encoder", "hidden", "threshold", "top_k", "top_k_lexical", "torch_threads"'
+BAD_CONFIGS = [
+    ("threshold-nan", {"threshold": float("nan")}, "threshold = nan: must be a finite number"),
+    (
+        "wide_margin-2^64",
+        {"wide_margin": 2**64},
+        f"wide_margin = {2**64}: is beyond the whole numbers a spaCy config holds (-2^63 to 2^64 - 1)",
+    ),
+    ("short-bead_weights", {"bead_weights": [0.5] * 5}, "bead_weights holds 5 numbers: its stage has 23 features"),
+    ("unknown-encoder", {"encoder": "nonexistent-encoder"}, 'encoder = "nonexistent-encoder": not a sentence encoder'),
+    ("wide_crf-yes", {"wide_crf": "yes"}, 'wide_crf = "yes": must be true or false'),
+    ("top_k-string", {"top_k": "6"}, 'top_k = "6": must be an integer, not a string'),
+    ("misspelt-key", {"treshold": 0.5}, 'unknown key "treshold"'),
+    ("empty", None, f"missing {REQUIRED}"),
+]
+
+
+def write_bad_config(config_path: Path, change) -> None:
+    config = {} if change is None else {**json.loads(config_path.read_text(encoding="utf-8")), **change}
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+
+
+@pytest.mark.parametrize("change,said", [c[1:] for c in BAD_CONFIGS], ids=[c[0] for c in BAD_CONFIGS])
+def test_a_config_json_that_is_not_a_whole_weights_config_is_refused_on_every_way_in(
+    saved_pipeline, tmp_path, capsys, change, said
+):
+    """align --model and add_pipe with a weights folder, and spacy.load of a pipeline that carries
+    its weights: one line naming the file and the key, nothing written, the files as they were."""
+    weights = copy_of(WEIGHTS, tmp_path)
+    write_bad_config(weights / "config.json", change)
+    message = f"{weights / 'config.json'}: {INVALID}{said}"
+    before = (weights / "config.json").read_bytes()
+    assert align_with_model(tmp_path, weights, capsys).startswith(f"error: {message}")
+    nlp = spacy.blank("de")
+    with pytest.raises(InputError) as err:
+        nlp.add_pipe("simalign_sentence_aligner", config={"aligner": {"weights": str(weights)}})
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+    assert (weights / "config.json").read_bytes() == before
+
+    pipeline = copy_of(saved_pipeline, tmp_path)
+    carried = pipeline / SAVED_ALIGNER / "config.json"
+    write_bad_config(carried, change)
+    with pytest.raises(InputError) as err:
+        spacy.load(pipeline)
+    assert str(err.value).startswith(f"{carried}: {INVALID}{said}") and "\n" not in str(err.value)
+
+
+def test_the_shipped_and_older_configs_are_whole_weights_configs(tmp_path):
+    """The shipped weights and their wide CRF, 0.1.0's, and a folder saved before the settings that
+    came after the first weights (neighbours, identical, the bead stage, the split fill, the wide
+    CRF's record, the later settings) load; the ones it lacks keep their default."""
+    from spacy_simalign.aligners.crf.weights_config import LATER, config_problems
+
+    for folder in (WEIGHTS, WEIGHTS / WIDE_FOLDER, PIPELINE / ALIGNER, PIPELINE / ALIGNER / WIDE_FOLDER):
+        assert config_problems(json.loads((folder / "config.json").read_text(encoding="utf-8"))) == [], folder
+    older = copy_of(WEIGHTS, tmp_path)
+    shutil.rmtree(older / WIDE_FOLDER)
+    config = json.loads((older / "config.json").read_text(encoding="utf-8"))
+    (older / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k not in LATER}))
+    loaded = CRFAligner.load(older)
+    assert loaded.config["neighbours"] == 2 and loaded.config["bead_weights"] is None and loaded.wide is None

@@ -6,6 +6,7 @@ this process; one test runs `python -m spacy_simalign` itself (exit status and s
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -148,6 +149,29 @@ def test_the_module_entry_point_exits_2_with_one_located_line(tmp_path, deplain_
     assert result.returncode == 2, err
     assert len(err.splitlines()) == 1 and err.startswith(f"error: {src}:{line}: ") and expected in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_a_whole_number_beyond_64_bits_in_a_config_is_one_line_from_the_module(tmp_path):
+    """`python -m spacy_simalign align --config` with summary_ratio = 2^64, which spaCy's check of a
+    component's config cannot hold (a traceback of its E961 otherwise): exit 2, one line naming the
+    setting and the file, nothing written, the config as it was."""
+    example = Path(__file__).resolve().parents[1] / "spacy_simalign" / "resources" / "example-de.jsonl"
+    bad, out = tmp_path / "bad.cfg", tmp_path / "out.jsonl"
+    bad.write_text(
+        '[aligner]\n@simalign_aligners = "spacy-simalign.CRFAligner.v3"\nsummary_ratio = 18446744073709551616\n'
+    )
+    before = bad.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy_simalign", "align", str(example), str(out), "--config", str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {bad}: invalid [aligner] config: spacy-simalign.CRFAligner.v3: summary_ratio = 18446744073709551616: "
+        "is beyond the whole numbers a spaCy config holds (-2^63 to 2^64 - 1)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.cfg"] and bad.read_bytes() == before
 
 
 def test_a_missing_input_file_is_a_clear_error(tmp_path, capsys):

@@ -21,6 +21,7 @@ import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Callable
 
 from script_output import add_output_option, run_main
 
@@ -686,6 +687,64 @@ CASES_PACKAGE = [
     ),
 ]
 
+
+def edited_weights(change) -> Callable[[Path], None]:
+    """crf/: a copy of the shipped weights whose config.json has the keys of `change` (None: emptied to {})."""
+
+    def setup(folder: Path) -> None:
+        shutil.copytree(WEIGHTS, folder / WEIGHTS.name)
+        path = folder / WEIGHTS.name / "config.json"
+        config = {} if change is None else {**json.loads(path.read_text(encoding="utf-8")), **change}
+        path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+    return setup
+
+
+# numbers no spaCy config holds (whole numbers beyond 64 bits, NaN, infinity) and weights configs
+# that are not whole (a key unknown or missing, a value of another type or shape)
+CASES_NUMBERS = [
+    (
+        "CRF `summary_ratio = 18446744073709551616` (2^64) in a config",
+        ["align", "in.jsonl", "out.jsonl", "--config", "bad.cfg"],
+        config('@simalign_aligners = "spacy-simalign.CRFAligner.v3"\nsummary_ratio = 18446744073709551616\n'),
+    ),
+    (
+        "a trained pipeline whose config.cfg was edited to `wide_margin = 18446744073709551616`",
+        ["align", "in.jsonl", "out.jsonl", "--model", "pipeline"],
+        lambda f: edited_pipeline(f, "wide_margin = 0.1", "wide_margin = 18446744073709551616"),
+    ),
+    (
+        "a trained pipeline whose config.cfg was edited to `threshold = NaN`",
+        ["align", "in.jsonl", "out.jsonl", "--model", "pipeline"],
+        lambda f: edited_pipeline(f, "threshold = 0.5", "threshold = NaN"),
+    ),
+    (
+        'CRF weights folder, `"threshold": NaN` in its config.json',
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        edited_weights({"threshold": float("nan")}),
+    ),
+    (
+        "CRF weights folder, 5 bead weights (not 23) in its config.json",
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        edited_weights({"bead_weights": [0.5] * 5}),
+    ),
+    (
+        'CRF weights folder, `"encoder": "nonexistent-encoder"` in its config.json',
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        edited_weights({"encoder": "nonexistent-encoder"}),
+    ),
+    (
+        'CRF weights folder, `"wide_crf": "yes"` in its config.json',
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        edited_weights({"wide_crf": "yes"}),
+    ),
+    (
+        "CRF weights folder, its config.json `{}`",
+        ["align", "in.jsonl", "out.jsonl", "--model", WEIGHTS.name],
+        edited_weights(None),
+    ),
+]
+
 CASES = (
     CASES
     + CASES_FILES
@@ -697,6 +756,7 @@ CASES = (
     + CASES_WEIGHTS
     + CASES_SPACY
     + CASES_PACKAGE
+    + CASES_NUMBERS
 )
 
 

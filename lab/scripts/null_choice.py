@@ -171,7 +171,7 @@ def margin_folds(rows, per_doc) -> None:
 
 def fold_model(path: Path, train, encoder, overrides=None) -> CRFAligner:
     if not (path / "config.json").exists():
-        train_aligner(train, {"wide": False}, settings=TrainingSettings(), encoder=encoder).save(str(path))
+        train_aligner(train, {}, settings=TrainingSettings(), encoder=encoder).save(str(path))
     return lone(CRFAligner.load(str(path), encoder=encoder, overrides=overrides or {}))
 
 
@@ -229,7 +229,7 @@ def _train_job(job):
         rng = random.Random(0)
         syn = [augmented(p, rng, drop, 0.0, 0.0, (), 0.0) for p in train]
         train = [x for pair in zip(train, syn) for x in pair]
-    train_aligner(train, {"wide": False}, settings=TrainingSettings(), encoder=encoder).save(str(path))
+    train_aligner(train, {}, settings=TrainingSettings(), encoder=encoder).save(str(path))
     return folder
 
 

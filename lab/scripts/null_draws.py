@@ -32,7 +32,7 @@ def trained(folder: Path, drop: float, seed: int, copies: int, encoder) -> CRFAl
         pairs = list(read_training_pairs(str(DEPLAIN)))
         rng = random.Random(seed)
         mixed = [x for p in pairs for x in [p] + [augmented(p, rng, drop, 0.0, 0.0, (), 0.0) for _ in range(copies)]]
-        train_aligner(mixed, {"wide": False}, settings=TrainingSettings(), encoder=encoder).save(str(folder))
+        train_aligner(mixed, {}, settings=TrainingSettings(), encoder=encoder).save(str(folder))
     return CRFAligner.load(str(folder), encoder=encoder)
 
 

@@ -36,13 +36,18 @@ def read_config(path: str, section: str, what: str, hint: str = ""):
 def resolve_section(config, section: str, path: Optional[str] = None, overrides: Optional[Dict] = None):
     """The object a [section] of registered functions builds (third-party names included, by
     entry point); bad names or settings, and settings that their function refuses (core/setting_checks.py:
-    checked as each function is called, before its body runs), are one-line errors."""
+    checked as each function is called, before its body runs, and first here, before spaCy's own
+    check of the config that a pipeline built from it would meet), are one-line errors."""
     from catalogue import RegistryError
     from confection import ConfigValidationError
     from spacy.util import registry
 
     from . import registries as _registries  # noqa: F401  (creates the plugin's registries)
+    from .setting_checks import config_problems
 
+    found = config_problems(config[section], section) if isinstance(config[section], dict) else []
+    if found:
+        raise InputError(f"invalid [{section}] config: {'; '.join(found)}", path)
     try:
         return registry.resolve({section: config[section]}, overrides=overrides or {})[section]
     except (ConfigValidationError, RegistryError, ValueError, TypeError) as err:

@@ -3,7 +3,8 @@ of its settings allows with `@ranges(top_k=AT_LEAST_1, analyzer=Choice(...), ...
 call of it (an `add_pipe`, `spacy.load`, `spacy train`, a `--config` file, a direct call) checks
 its arguments before its body runs: the declared range or choices, the type the signature
 annotates (a number given as a string is refused), a finite number for every float, and for a
-`similarity` argument a similarity backend (one that embeds where EMBEDS is declared). Null
+`similarity` argument a similarity backend (one that embeds where EMBEDS is declared), and a
+whole number that a spaCy config can hold (SPACY_WHOLE). Null
 passes a range or choice (for the CRF's old form, null is the weights' value); a setting that
 null does not stand for declares Required(rule).
 
@@ -85,6 +86,27 @@ AT_LEAST_2 = Range(2)
 UNIT = Range(0, 1)  # probabilities, shares, relative distances
 COSINE = Range(-1, 1)  # a similarity threshold (embedding cosines may be negative)
 EMBEDS = Embeds()
+
+# The whole numbers a spaCy config can hold: -2^63 to 2^64 - 1. The config parser (confection,
+# Python's json) reads a number of any size, but spaCy checks each component's config with
+# srsly.is_json_serializable, whose ujson writes a whole number as a C int64 or uint64: beyond
+# them it fails (spaCy's E961), or, with a section after the number, leaves its OverflowError set
+# and Python raises a SystemError that names nothing (what spacy.load of such a config.cfg
+# does). 2^64 - 1 is a uint64: spaCy holds it, msgpack (to_bytes) too, and a count that large
+# is clipped to the document like any other.
+SPACY_WHOLE = (-(2**63), 2**64 - 1)
+
+
+def number_problem(value) -> Optional[str]:
+    """What no setting may hold, whatever its rule: a number that is not finite, or a whole
+    number beyond SPACY_WHOLE (also inside a list)."""
+    if isinstance(value, (list, tuple)):
+        return next((f"its item {shown(v)} {p}" for v in value if (p := number_problem(v))), None)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "must be a finite number"
+    if isinstance(value, int) and not isinstance(value, bool) and not SPACY_WHOLE[0] <= value <= SPACY_WHOLE[1]:
+        return "is beyond the whole numbers a spaCy config holds (-2^63 to 2^64 - 1)"
+    return None
 
 
 def shown(value) -> str:
@@ -207,8 +229,8 @@ def setting_problems(owner, values: Mapping[str, Any], flags: bool = False) -> L
     out: List[str] = []
     for key, value in values.items():
         problem = _type_problem(value, _expected(hints.get(key)))
-        if problem is None and isinstance(value, float) and not math.isfinite(value):
-            problem = "must be a finite number"
+        if problem is None:
+            problem = number_problem(value)
         if problem is None and key == "similarity":
             problem = _similarity_problem(value)
         if problem is None and key in rules:
@@ -216,6 +238,38 @@ def setting_problems(owner, values: Mapping[str, Any], flags: bool = False) -> L
         if problem:
             name = f"--{key.replace('_', '-')}" if flags else key
             out.append(f"{name} = {shown(value)}: {problem}")
+    return out
+
+
+def config_problems(node: Mapping, where: str = "") -> List[str]:
+    """Every setting of a parsed config section and the sections inside it that the check refuses,
+    found before spaCy resolves it (spaCy's own check of a component's config comes first and names
+    nothing): a section naming a registered function has its settings checked as a call of it
+    checks them; any other value only by number_problem. A section is named by its function, else
+    by its dotted path (`where`); a value still to interpolate (${...}) is left to the resolver."""
+    from . import registries as _registries  # noqa: F401  (creates the plugin's registries)
+
+    refs = [(key[1:], value) for key, value in node.items() if key.startswith("@")]
+    function = _function(*refs[0]) if refs and isinstance(refs[0][1], str) else None
+    values = {
+        key: value
+        for key, value in node.items()
+        if not key.startswith("@") and not isinstance(value, dict) and not (isinstance(value, str) and "${" in value)
+    }
+    out: List[str] = []
+    if function is not None and declared_ranges(function):
+        found = setting_problems(function, values)
+        if found:
+            out.append(f"{registered_name(function)}: {'; '.join(found)}")
+    else:
+        found = [
+            f"{key} = {shown(value)}: {problem}" for key, value in values.items() if (problem := number_problem(value))
+        ]
+        if found:
+            out.append(f"[{where}] {'; '.join(found)}" if where else "; ".join(found))
+    for key, value in node.items():
+        if isinstance(value, dict):
+            out.extend(config_problems(value, f"{where}.{key}" if where else str(key)))
     return out
 
 

@@ -1,6 +1,8 @@
 """A saved spaCy pipeline folder loaded for `align --model`, with one located error: spaCy reports
-a damaged config.cfg or meta.json by a parser's traceback that names no file, so those two are
-read first, and whatever else fails to load is reported naming the folder. The CRF weights inside
+a damaged config.cfg or meta.json by a parser's traceback that names no file, and a setting of
+config.cfg that no config can hold (NaN, a whole number beyond 64 bits) by an error that names
+neither setting nor file, so those two files are read and the components' settings checked first
+(core/setting_checks.py), and whatever else fails to load is reported naming the folder. The CRF weights inside
 the folder name their own damaged file (aligners/crf/weights_files.py)."""
 
 import json
@@ -24,12 +26,15 @@ def config_reason(err: BaseException) -> Tuple[str, Optional[int]]:
 
 
 def check_pipeline_files(folder: Path) -> None:
-    """config.cfg parses as a config and meta.json (when there) as a JSON object."""
+    """config.cfg parses as a config whose components' settings their functions accept, and
+    meta.json (when there) as a JSON object."""
     from thinc.api import Config
+
+    from ..core.setting_checks import config_problems
 
     config = folder / "config.cfg"
     try:
-        Config().from_str(config.read_text(encoding="utf-8"), interpolate=False)
+        parsed = Config().from_str(config.read_text(encoding="utf-8"), interpolate=False)
     except UnicodeDecodeError as err:
         raise InputError(f"damaged pipeline file: not UTF-8 at byte offset {err.start}", str(config)) from None
     except OSError as err:
@@ -37,6 +42,10 @@ def check_pipeline_files(folder: Path) -> None:
     except Exception as err:  # noqa: BLE001 - configparser's and confection's errors alike
         reason, line = config_reason(err)
         raise InputError(f"damaged pipeline file: not a spaCy config ({reason})", str(config), line) from None
+    components = parsed.get("components")
+    found = config_problems(components, "components") if isinstance(components, dict) else []
+    if found:
+        raise InputError("; ".join(found), str(config))
     meta = folder / "meta.json"
     if meta.exists():
         try:

@@ -18,6 +18,7 @@ from ...core.setting_checks import setting_error
 from .choice import WIDE_FOLDER, WIDE_RECORD
 from .config_defaults import DEFAULT_CONFIG, DEFAULT_HIDDEN, LATER_SETTINGS, as_saved
 from .parts import AlignerParts
+from .weights_config import check_config
 from .weights_files import (
     check_learned,
     check_saving,
@@ -43,7 +44,8 @@ def weights_file(folder: Path) -> Path:
 def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     """(config, learned arrays) of a weights folder; read once per process while the files stay
     the same (caches.shared), and each aligner keeps its own reference. A damaged file, weights
-    that are not finite numbers, or a wide CRF that config.json records and the folder lacks, is an
+    that are not finite numbers, a config.json that is not a whole weights config (weights_config.py),
+    or a wide CRF that config.json records and the folder lacks, is an
     InputError naming the file (or folder) as the caller named the weights folder."""
     given = Path(folder)
     folder = given.resolve()
@@ -54,6 +56,7 @@ def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np
             raise InputError(f"not a CRF aligner folder (config.json and {WEIGHTS_FILE} expected): {folder}")
         saved = read_config(given / "config.json")
         check_learned(saved, given / "config.json")
+        check_config(saved, given / "config.json")
         cfg = as_saved(saved, given / "config.json")
         if saved.get(WIDE_RECORD) and not (folder / WIDE_FOLDER).is_dir():
             raise InputError(
@@ -159,6 +162,7 @@ class WeightsIO:
     def from_bytes(self: AlignerParts, data: bytes) -> Any:
         msg = srsly.msgpack_loads(data)
         check_learned(msg["config"], BYTES)
+        check_config(msg["config"], BYTES)
         if msg["config"].get(WIDE_RECORD) and "wide" not in msg:
             raise InputError("missing: the config records a wide CRF that they do not hold", str(BYTES))
         config = as_saved(msg["config"])

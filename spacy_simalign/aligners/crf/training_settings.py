@@ -23,6 +23,7 @@ from .retired import TRAINING as RETIRED
     bead_c=Range(0),
     cross_lingual_rate=UNIT,
     combination_holdout=UNIT,
+    seed=Range(0, 2**32 - 1),  # numpy's random seeds (train.set_seed)
     **RETIRED,
 )
 class TrainingSettings:
