@@ -3,7 +3,9 @@
 summaries). This module decodes: features of a pair, both directions' marginals, the combination
 and the bead stage. The aligner's other jobs are parts of its own: the routing of translations
 (routing.py), the wide CRF and the per-document choice (choice.py), the links a summary keeps
-(summaries.py), its weights on disk and in bytes (persistence.py) and training (trainable.py).
+(summaries.py), its weights on disk and in bytes (persistence.py) and training (trainable.py). Its
+settings are declared once, in blocks (aligner_settings.py): the registered forms here take them
+flat, with signatures made from those declarations.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download. Aligning decodes in numpy (inference.py); training builds the
