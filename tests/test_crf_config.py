@@ -8,6 +8,7 @@ import inspect
 import json
 import typing
 from pathlib import Path
+
 import pytest
 import spacy
 from spacy.language import DEFAULT_CONFIG as SPACY_DEFAULTS

@@ -147,7 +147,6 @@ def test_adapt_check_scores_the_base_as_a_v3_pipeline_decodes(aligners, deplain)
     assert check.base["link"] == figures["v3"] != figures["v2"]
 
 
-
 def test_the_shipped_aligner_decodes_as_the_default_pipeline(aligners, deplain, encoder):
     """CRFAligner.default() (the shipped weights) keeps the word floor of summaries, as the default
     pipeline's aligner does, not the CRF's links alone (v2)."""

@@ -38,6 +38,7 @@ from .aligner_settings import (
     blocks_from,
     flat_parameters,
     flat_settings,
+    settings_doc,
 )
 from .bead_decoder import BeadContext, decode_beads
 from .choice import WideChoice, wide_is_surer
@@ -380,6 +381,7 @@ def flat_form(form: int, *extra: inspect.Parameter) -> Callable[[Callable[[Dict[
             return body(dict(bound.arguments))
 
         flat.__signature__ = signature  # type: ignore[attr-defined]
+        flat.__doc__ = f"{body.__doc__}\n\n    Its settings (aligner_settings.py):\n{settings_doc(form)}"
         flat.__annotations__ = {
             **{p.name: p.annotation for p in parameters if p.annotation is not inspect.Parameter.empty},
             "return": CRFAligner,

@@ -86,7 +86,7 @@ def block(key: str, name: str):
     def declare(cls):
         cls = dataclass(frozen=True)(cls)
         rules = {f.name: f.metadata[DECLARED].checked for f in dataclasses.fields(cls)}
-        cls.setting_ranges = {name: rule for name, rule in rules.items() if rule is not None}
+        cls.setting_ranges = {setting: rule for setting, rule in rules.items() if rule is not None}
         aligner_registry.register(name, func=cls)
         BLOCKS[key] = cls
         return cls
@@ -279,6 +279,13 @@ def flat_parameters(form: int) -> List[inspect.Parameter]:
         )
         for name in flat_settings(form)
     ]
+
+
+def settings_doc(form: int) -> str:
+    """The flat form `form`'s settings, each with its default and what it holds, for its docstring."""
+    return "\n".join(
+        f"    {name} (default {DEFAULTS[name]!r}): {DECLARATIONS[name].doc}" for name in flat_settings(form)
+    )
 
 
 def blocks_from(values: Mapping[str, Any]) -> List[SettingsBlock]:
