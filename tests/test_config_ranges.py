@@ -19,11 +19,12 @@ import spacy
 from conftest import FAKE_ENCODER, with_fake_encoder
 from thinc.api import Config
 
+from spacy_simalign.aligners.crf import aligner_settings
 from spacy_simalign.aligners.crf.retired import ANY, Retired
 from spacy_simalign.aligners.methods import build_aligner, method_config
 from spacy_simalign.core.errors import InputError
 from spacy_simalign.core.registries import aligner_registry, similarity_registry
-from spacy_simalign.core.setting_checks import EMBEDS, Choice, Range, Required, declared_ranges
+from spacy_simalign.core.setting_checks import EMBEDS, Choice, Range, Required, declared_ranges, registered_name
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVED = ROOT / "tests" / "data" / "pipeline-0.1.0"
@@ -36,6 +37,9 @@ NESTED = {
     "spacy-simalign.CRFTranslations.v3": "translations",
 }
 CRF = "spacy-simalign.CRFAligner.v3"
+# the blocks of the CRF's settings (crf/aligner_settings.py), which a form takes as sub-configs: v2 and
+# v3 take the same settings flat, checked by the same declarations; a block checks its own when made
+SETTING_BLOCKS = {registered_name(cls): cls for cls in aligner_settings.BLOCKS.values()}
 PARAGRAPH = {
     "spacy-simalign.JiangParagraphs.v1",
     "spacy-simalign.JiangWikiParagraphs.v1",
@@ -69,10 +73,14 @@ def own(table):
     return sorted((name, f) for name, f in table.get_all().items() if name.startswith("spacy-simalign."))
 
 
-def cases():
+def cases(blocks=False):
+    """(kind, registered name, setting, a value it refuses) of every declared setting; blocks: those of
+    the CRF's settings blocks, else of the rest."""
     out = []
     for kind, table in (("aligner", aligner_registry), ("similarity", similarity_registry)):
         for name, function in own(table):
+            if (name in SETTING_BLOCKS) != blocks:
+                continue
             parameters = inspect.signature(function).parameters
             for key, rule in declared_ranges(function).items():
                 if key not in parameters or rule is EMBEDS:
@@ -83,12 +91,14 @@ def cases():
     return out
 
 
-def null_cases():
+def null_cases(blocks=False):
     """Null for each setting declared Required whose type admits null (confection refuses null
     for the others before the function runs)."""
     out = []
     for kind, table in (("aligner", aligner_registry), ("similarity", similarity_registry)):
         for name, function in own(table):
+            if (name in SETTING_BLOCKS) != blocks:
+                continue
             parameters = inspect.signature(function).parameters
             for key, rule in declared_ranges(function).items():
                 if isinstance(rule, Required) and type(None) in typing.get_args(parameters[key].annotation):
@@ -97,6 +107,7 @@ def null_cases():
 
 
 CASES = cases() + null_cases()
+BLOCK_CASES = cases(blocks=True) + null_cases(blocks=True)
 
 
 def sentence_aligner(kind, name, key, value):
@@ -163,6 +174,20 @@ def test_a_value_outside_a_declared_setting_is_refused_on_every_way_in(kind, nam
     with pytest.raises(InputError) as err:
         spacy.load(folder)
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("kind,name,key,value", BLOCK_CASES, ids=[f"{c[1]}-{c[2]}" for c in BLOCK_CASES])
+def test_a_settings_block_refuses_what_the_flat_forms_refuse(kind, name, key, value):
+    """A block of the CRF's settings, resolved from a config as a form's sub-config is, refuses a value
+    outside its declaration in one line naming it; v3, which takes the setting flat, refuses it with
+    the same words (one declaration)."""
+    from confection import registry
+
+    with pytest.raises(InputError) as err:
+        registry.resolve(Config({"block": {"@simalign_aligners": name, key: value}}))
+    message = str(err.value)
+    assert message.startswith(expected(kind, name, key, value) + ": ") and "\n" not in message
+    assert refused_by_add_pipe(kind, CRF, key, value) == message.replace(name, CRF, 1)
 
 
 def test_every_registered_function_is_checked():

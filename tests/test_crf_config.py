@@ -4,9 +4,10 @@ that takes the aligner it trains, and configs/crf.cfg, which sets only what diff
 defaults."""
 
 import ast
+import inspect
 import json
+import typing
 from pathlib import Path
-from typing import Optional
 
 import pytest
 import spacy
@@ -29,6 +30,7 @@ from spacy_simalign.aligners.crf.summaries import SUMMARY_RATIO, SUMMARY_WORD_FL
 from spacy_simalign.aligners.crf.train import TrainingSettings
 from spacy_simalign.aligners.crf.translations import TranslationSettings
 from spacy_simalign.core.errors import InputError
+from spacy_simalign.core.setting_checks import Required
 from spacy_simalign.formats.pair_jsonl import parse_pair
 from spacy_simalign.similarity.backends import make_use_similarity
 
@@ -352,16 +354,84 @@ def test_align_model_folder_decodes_with_the_settings_it_was_saved_with(tmp_path
     assert aligner.align(pair.complex, pair.simple) == strict.align(pair.complex, pair.simple)
 
 
-def test_v3_takes_v2s_settings_with_their_defaults():
-    """v3 repeats v2's signature (confection reads each registered function's own) but for the settings
-    kept only for 0.1.0's pipelines, and adds the word floor of summaries: the two must not drift."""
+FORM_ARGUMENTS = {"weights", "similarity", "translations", "training"}  # a form's own, not settings
+
+
+def test_every_setting_of_v2_and_v3_is_declared_once_in_a_block():
+    """v2's and v3's flat signatures are made from the blocks of aligner_settings.py (confection reads
+    each registered function's own): each setting is a field of exactly one block, with the block's
+    default, type and rule, so that the forms and the blocks cannot drift."""
+    import dataclasses
     import inspect
 
+    from spacy_simalign.aligners.crf.aligner_settings import BLOCKS
+    from spacy_simalign.aligners.crf.retired import ALIGNER as RETIRED
+
+    fields = [f for cls in BLOCKS.values() for f in dataclasses.fields(cls)]
+    declared = {f.name: f for f in fields}
+    assert len(declared) == len(fields)  # no setting in two blocks
+    owner = {f.name: cls for cls in BLOCKS.values() for f in dataclasses.fields(cls)}
     v2 = inspect.signature(make_crf_aligner).parameters
     v3 = inspect.signature(make_crf_aligner_v3).parameters
-    assert set(v2) - set(v3) == {"emission", "cross_encoder_path", "clauses"}
-    assert set(v3) - set(v2) == {"summary_ratio", "summary_word_floor"}
-    for name in set(v2) & set(v3):
-        assert v3[name].default == v2[name].default, name
-        # v3 admits null in the type of every setting, so that its ranges refuse null in one line
-        assert v3[name].annotation in (v2[name].annotation, Optional[v2[name].annotation]), name
+    assert set(v2) - FORM_ARGUMENTS - set(RETIRED) == set(v3) - FORM_ARGUMENTS - {"summary_ratio", "summary_word_floor"}
+    assert set(v3) - FORM_ARGUMENTS == set(declared)
+    for form, parameters in (("spacy-simalign.CRFAligner.v2", v2), ("spacy-simalign.CRFAligner.v3", v3)):
+        function = registry.simalign_aligners.get(form)
+        for name in set(parameters) - FORM_ARGUMENTS - set(RETIRED):
+            block = owner[name]
+            assert parameters[name].default == declared[name].default, (form, name)
+            assert function.setting_ranges.get(name) == block.setting_ranges.get(name), (form, name)
+            # v3 admits null in every setting's type (the ranges refuse it in one line); v2 in the old form's only
+            annotation = inspect.signature(block).parameters[name].annotation
+            assert parameters[name].annotation in (annotation, typing.get_args(annotation)[0]), (form, name)
+
+
+def test_the_lists_of_settings_are_derived_from_the_declarations():
+    """What each setting allows, the settings null does not stand for, the settings config.json saves,
+    those saved only where they differ and the saved defaults follow the declarations; the shipped
+    weights' config.json holds every saved setting but the later ones, which are at their default."""
+    from spacy_simalign.aligners.crf import config_defaults, weights_config
+    from spacy_simalign.aligners.crf.aligner_settings import DECLARATIONS, DEFAULTS, FLAT_ORDER
+
+    assert sorted(FLAT_ORDER) == sorted(DECLARATIONS)  # each setting once in the flat forms' order
+    v2 = inspect.signature(make_crf_aligner).parameters
+    rules = make_crf_aligner.setting_ranges
+    assert VALUED == tuple(k for k in v2 if isinstance(rules.get(k), Required) and k != "similarity")
+    saved = crf_aligner.CONFIG_SETTINGS
+    assert {k: v for k, v in config_defaults.DEFAULT_CONFIG.items() if k in DECLARATIONS} == {
+        k: DEFAULTS[k] for k in saved
+    }
+    assert set(saved) == set(v2) - {"weights", "similarity", "translations", "training", "wide"} - set(
+        crf_aligner.RETIRED
+    )
+    shipped = json.loads((DEFAULT_WEIGHTS / "config.json").read_text(encoding="utf-8"))
+    later = set(crf_aligner.LATER_SETTINGS)
+    assert {k for k in shipped if k in DECLARATIONS} == set(saved) - later
+    assert all(crf_aligner.DEFAULT_CONFIG[k] == DEFAULTS[k] for k in later)
+    assert set(weights_config.LATER) >= set(saved) - set(weights_config.REQUIRED)
+    assert all(crf_aligner.CRF_RANGES[k] == DECLARATIONS[k].rule for k in DECLARATIONS if DECLARATIONS[k].rule)
+
+
+def test_a_form_taking_the_blocks_as_sub_configs_aligns_as_v3(deplain_pairs):
+    """The registered blocks resolve from config sub-blocks (as a form taking them reads them) and
+    build the aligner that v3 builds from the same settings flat."""
+    from thinc.api import Config
+
+    from spacy_simalign.aligners.crf.aligner import blocks_aligner
+    from spacy_simalign.aligners.crf.aligner_settings import BLOCKS
+    from spacy_simalign.aligners.crf.translations import AnchoredPairKindSettings
+    from spacy_simalign.core.setting_checks import registered_name
+
+    config = {key: {"@simalign_aligners": registered_name(cls)} for key, cls in BLOCKS.items()}
+    config["candidates"]["top_k"], config["beads"]["bead_max_merge"] = 4, 2
+    blocks = registry.resolve(Config(config))
+    assert blocks["candidates"].top_k == 4 and blocks["summaries"].summary_word_floor == SUMMARY_WORD_FLOOR
+    encoder = make_use_similarity()
+    from_blocks = blocks_aligner(
+        "a form", "shipped", encoder, list(blocks.values()), TrainingSettings(), AnchoredPairKindSettings()
+    )
+    flat = make_crf_aligner_v3(similarity=encoder, top_k=4, bead_max_merge=2)
+    assert from_blocks.config == flat.config and from_blocks.config["top_k"] == 4
+    assert (from_blocks.summary_ratio, from_blocks.summary_word_floor) == (SUMMARY_RATIO, SUMMARY_WORD_FLOOR)
+    pair = parse_pair(deplain_pairs[4]).training_pair()
+    assert from_blocks.align(pair.complex, pair.simple) == flat.align(pair.complex, pair.simple)

@@ -145,3 +145,24 @@ def test_adapt_check_scores_the_base_as_a_v3_pipeline_decodes(aligners, deplain)
             scorer.add(pair.gold, aligner.align_input(x), pair.complex.sentences, pair.simple.sentences)
         figures[name] = scorer.scores()["link"]
     assert check.base["link"] == figures["v3"] != figures["v2"]
+
+
+def test_the_shipped_aligner_decodes_as_the_default_pipeline(aligners, deplain, encoder):
+    """CRFAligner.default() (the shipped weights) keeps the word floor of summaries, as the default
+    pipeline's aligner does, not the CRF's links alone (v2)."""
+    import spacy
+
+    from spacy_simalign.aligners.crf.aligner import CRFAligner
+
+    v2, _ = aligners
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_sentence_aligner")
+    pipeline = nlp.get_pipe("simalign_sentence_aligner").aligner
+    shipped = CRFAligner.default(encoder=encoder)
+    changed = 0
+    for pair in [p for p in deplain if len(p.complex) >= 30][:4]:
+        short = summarised(pair)
+        beads = shipped.align(short.complex, short.simple)
+        assert beads == pipeline.align(short.complex, short.simple)
+        changed += beads != v2.align(short.complex, short.simple)
+    assert changed >= 1

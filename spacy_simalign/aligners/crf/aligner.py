@@ -3,7 +3,9 @@
 summaries). This module decodes: features of a pair, both directions' marginals, the combination
 and the bead stage. The aligner's other jobs are parts of its own: the routing of translations
 (routing.py), the wide CRF and the per-document choice (choice.py), the links a summary keeps
-(summaries.py), its weights on disk and in bytes (persistence.py) and training (trainable.py).
+(summaries.py), its weights on disk and in bytes (persistence.py) and training (trainable.py). Its
+settings are declared once, in blocks (aligner_settings.py): the registered forms here take them
+flat, with signatures made from those declarations.
 
 The default weights ship in spacy_simalign/weights/crf/: `CRFAligner.default()` works
 with no training and no download. Aligning decodes in numpy (inference.py); training builds the
@@ -11,6 +13,7 @@ torch model (model.py, train.py) on first use, so only training needs torch."""
 
 import copy
 import dataclasses
+import functools
 import inspect
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
@@ -20,34 +23,36 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.pair_kinds import ROUTING
 from ...core.registries import aligner_registry
-from ...core.setting_checks import (
-    AT_LEAST_0,
-    AT_LEAST_1,
-    EMBEDS,
-    UNIT,
-    Choice,
-    Range,
-    Required,
-    check_settings,
-    ranges,
-)
+from ...core.setting_checks import EMBEDS, Required, check_settings, ranges
 from ...core.structures import Bead, Side, TrainingPair
 from ...similarity.blas_threads import one_blas_thread
 from ..protocol import SentenceAlignerBase
-from .bead_decoder import CANDIDATE_FLOOR, MAX_BLOCK, MAX_MERGE, MAX_SPLIT, BeadContext, decode_beads
+from .aligner_settings import (
+    CONFIG_SETTINGS,
+    DECLARATIONS,
+    NULL_IS_OLD_FORM,
+    RANGES,
+    SettingsBlock,
+    SummarySettings,
+    block_values,
+    blocks_from,
+    flat_parameters,
+    flat_settings,
+    settings_doc,
+)
+from .bead_decoder import BeadContext, decode_beads
 from .choice import WideChoice, wide_is_surer
-from .combine import COMBINATIONS, LINK_FLOOR, combine, direction_output, kept_links, link_beads, link_probs
+from .combine import combine, direction_output, kept_links, link_beads, link_probs
 from .config_defaults import DEFAULT_CONFIG, DEFAULT_HIDDEN, LATER_SETTINGS, PREDATED_SETTINGS, SHAPE_SETTINGS, as_saved
 from .encoders import similarity_from_spec
 from .features import PairFeaturizer, PairInput
-from .identical import MIN_WORDS_UNLINKED, identical_beads_win
-from .identical import MODES as IDENTICAL_MODES
+from .identical import identical_beads_win
 from .inference import CRFWeights
 from .persistence import BYTES, DEFAULT_WEIGHTS, TORCH_WEIGHTS_FILE, WEIGHTS_FILE, WeightsIO, read_weights, weights_file
 from .retired import ALIGNER as RETIRED
 from .retired import without_retired
 from .routing import TranslationRouting
-from .summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR, is_summary, sharing_words
+from .summaries import SUMMARY_RATIO, is_summary, sharing_words
 from .trainable import Trainable, training_module
 from .training_settings import TrainingSettings
 from .translations import AnchoredPairKindSettings, PairKindSettings, TranslationSettings
@@ -56,6 +61,7 @@ from .unsure import document_score
 # names that other modules import from here (the aligner's module is where they were always found)
 __all__ = [
     "BYTES",
+    "CONFIG_SETTINGS",
     "DEFAULT_CONFIG",
     "DEFAULT_HIDDEN",
     "DEFAULT_WEIGHTS",
@@ -136,12 +142,20 @@ class CRFAligner(TranslationRouting, WideChoice, WeightsIO, Trainable, SentenceA
         self._wide: Optional[CRFAligner] = None
         self._wide_loader: Optional[Callable[[Any], CRFAligner]] = None
         self.wide_allowed = True  # false (the config's wide = false): no wide CRF aligns, is saved or trained
-        # the word floor of summaries (summaries.py): off (0) but where CRFAligner.v3 sets it
+        # the word floor of summaries (summaries.py): off (0) but where a form with its block
+        # (CRFAligner.v3) or CRFAligner.default() sets it (summarise)
         self.summary_ratio, self.summary_word_floor = SUMMARY_RATIO, 0.0
         # the width the config asked for (hidden, other than the default) and the registered form that
         # asked: weights loaded later (from_disk, from_bytes) must have it (check_width)
         self.asked_hidden: Optional[int] = None
         self.form = V2
+
+    def summarise(self, summaries: SummarySettings) -> "CRFAligner":
+        """This aligner, with the word floor of summaries of `summaries` (summaries.py; the block
+        refuses null when it is made)."""
+        self.summary_ratio = cast(float, summaries.summary_ratio)
+        self.summary_word_floor = cast(float, summaries.summary_word_floor)
+        return self
 
     def _new(self, config: Optional[Dict[str, Any]] = None, **kwargs: Any) -> "CRFAligner":
         """An aligner of this aligner's class (its parts make the wide CRF and training's first CRF so)."""
@@ -312,102 +326,88 @@ def sub_config(value, kind):
     return value
 
 
-# what each setting allows (core/setting_checks.py: checked on every call, before the aligner is built). The
-# candidate counts (top_k, top_k_lexical, band, neighbours) are clipped to the document, so any
-# count works; the bead decoder's run lengths and the model's width are not, hence their bounds.
-CRF_RANGES = {
-    **dict.fromkeys(
-        ("threshold", "split_fill", "link_floor", "bead_threshold", "bead_candidate_floor"), UNIT
-    ),  # probabilities
-    **dict.fromkeys(("top_k", "torch_threads"), AT_LEAST_1),
-    **dict.fromkeys(("top_k_lexical", "band", "neighbours", "identical_min_words", "wide_margin"), AT_LEAST_0),
-    **dict.fromkeys(("bead_max_split", "bead_max_merge"), Range(1, 50)),
-    "bead_max_block": Range(1, 10),
-    "hidden": Range(1, 4096),
-    "combination": Choice(COMBINATIONS),
-    "identical": Choice(IDENTICAL_MODES),
-    "similarity": EMBEDS,
-    **RETIRED,
-}
+# what each setting allows (declared with it, aligner_settings.py; checked on every call, before the
+# aligner is built), with the sentence encoder's and the retired settings' rules
+CRF_RANGES = {**RANGES, "similarity": EMBEDS, **RETIRED}
 # v2's settings that null does not stand for: its filled config shows their value. Null keeps its
 # meaning for weights (a fresh CRF), similarity (the weights' own encoder), cross_encoder_path
 # (off), split_fill (the weights' own: none for weights saved before it, as align --model passes
 # it on), hidden (the weights' width) and the retired emission and clauses (off)
-VALUED = (
-    "combination",
-    "threshold",
-    "top_k",
-    "top_k_lexical",
-    "band",
-    "neighbours",
-    "identical",
-    "identical_min_words",
-    "link_floor",
-    "bead_threshold",
-    "bead_candidate_floor",
-    "bead_max_split",
-    "bead_max_merge",
-    "bead_max_block",
-    "torch_threads",
-    "wide",
-    "wide_margin",
-    "translations",
-    "training",
+VALUED = (*(name for name in flat_settings(2) if DECLARATIONS[name].valued), "translations", "training")
+
+_P = inspect.Parameter.POSITIONAL_OR_KEYWORD
+# the parameters of a flat form before its settings and after them: the config references are
+# resolved by confection to the annotated type; sub_config builds their defaults on a direct call
+FORM_HEAD = (
+    inspect.Parameter("weights", _P, default=SHIPPED, annotation=Optional[str]),
+    inspect.Parameter("similarity", _P, default=None),
 )
-NULL_IS_OLD_FORM = "null is the weights' value only in the old form, spacy-simalign.CRFAligner.v1"
-V2_RANGES = {**CRF_RANGES, **{key: Required(CRF_RANGES.get(key), NULL_IS_OLD_FORM) for key in VALUED}}
+FORM_TAIL = (
+    inspect.Parameter(
+        "translations", _P, default=TRANSLATIONS, annotation=Union[PairKindSettings, TranslationSettings, str]
+    ),
+    inspect.Parameter("training", _P, default=TRAINING, annotation=TrainingSettings),
+)
+# v2's settings that pipelines saved by 0.1.0 hold, accepted only at their off value (crf/retired.py)
+V2_RETIRED = (
+    inspect.Parameter("emission", _P, default="features", annotation=Optional[str]),
+    inspect.Parameter("cross_encoder_path", _P, default=None, annotation=Optional[str]),
+    inspect.Parameter("clauses", _P, default=False, annotation=bool),
+)
+
+
+def form_ranges(form: int) -> Dict[str, Any]:
+    """What each argument of the flat form `form` allows: its settings' declared rules (null refused
+    where a setting has a value), the encoder's, and a value for each sub-config."""
+    settings = {name: DECLARATIONS[name].checked for name in flat_settings(form)}
+    required = Required(None, NULL_IS_OLD_FORM)
+    rules = {"similarity": EMBEDS, **settings, "translations": required, "training": required}
+    return {name: rule for name, rule in rules.items() if rule is not None}
+
+
+def flat_form(form: int, *extra: inspect.Parameter) -> Callable[[Callable[[Dict[str, Any]], CRFAligner]], Any]:
+    """A flat form's function from `body`, which takes its arguments, defaults applied, as a dict. Its
+    signature (which confection reads, and spaCy fills configs from) is made from the declarations:
+    the weights and the encoder, the form's settings (aligner_settings.flat_parameters), the
+    sub-configs of translations and training, and `extra`."""
+    parameters = (*FORM_HEAD, *flat_parameters(form), *FORM_TAIL, *extra)
+    signature = inspect.Signature(parameters, return_annotation=CRFAligner)
+
+    def declare(body: Callable[[Dict[str, Any]], CRFAligner]) -> Any:
+        @functools.wraps(body)
+        def flat(*args: Any, **kwargs: Any) -> CRFAligner:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return body(dict(bound.arguments))
+
+        flat.__signature__ = signature  # type: ignore[attr-defined]
+        flat.__doc__ = f"{body.__doc__}\n\n    Its settings (aligner_settings.py):\n{settings_doc(form)}"
+        flat.__annotations__ = {
+            **{p.name: p.annotation for p in parameters if p.annotation is not inspect.Parameter.empty},
+            "return": CRFAligner,
+        }
+        return flat
+
+    return declare
+
+
+V2_RANGES = {**form_ranges(2), **RETIRED}
 
 
 @aligner_registry(V2)
 @ranges(**V2_RANGES)
-def make_crf_aligner(
-    weights: Optional[str] = SHIPPED,
-    similarity=None,
-    combination: Optional[str] = "learned",
-    threshold: Optional[float] = 0.5,
-    top_k: Optional[int] = 6,
-    top_k_lexical: Optional[int] = 4,
-    band: Optional[int] = 3,
-    neighbours: Optional[int] = 2,
-    hidden: Optional[int] = DEFAULT_HIDDEN,
-    identical: Optional[str] = "unique",
-    identical_min_words: int = MIN_WORDS_UNLINKED,
-    split_fill: Optional[float] = 0.4,
-    link_floor: float = LINK_FLOOR,
-    bead_threshold: Optional[float] = 0.5,
-    bead_candidate_floor: float = CANDIDATE_FLOOR,
-    bead_max_split: int = MAX_SPLIT,
-    bead_max_merge: int = MAX_MERGE,
-    bead_max_block: int = MAX_BLOCK,
-    torch_threads: int = 1,
-    wide: bool = True,
-    wide_margin: float = 0.1,
-    # config references: confection resolves each to the annotated type; sub_config builds
-    # the defaults on a direct call
-    translations: Union[PairKindSettings, TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
-    training: TrainingSettings = TRAINING,  # type: ignore[assignment]
-    emission: Optional[str] = "features",
-    cross_encoder_path: Optional[str] = None,
-    clauses: bool = False,
-) -> CRFAligner:
+@flat_form(2, *V2_RETIRED)
+def make_crf_aligner(arguments: Dict[str, Any]) -> CRFAligner:
     """The neural CRF sentence aligner as it was the default before v3 (which adds the word floor of
-    summaries). The defaults are the shipped weights' settings.
+    summaries), with its settings as flat keys. Each setting, its default (the shipped weights'
+    setting) and what it allows is declared once, in its block (aligner_settings.py): v2 takes
+    those of the forms up to v2.
 
     weights: "shipped" (the package's model), a CRF weights folder, or null (a fresh model that
         `nlp.initialize()` prepares for `spacy train`; aligning before that is an error).
     similarity: the sentence encoder (default: the weights' own, multilingual USE).
-    combination, threshold: how the two directions are combined (union, intersection, learned)
-        and the link probability the learned combination keeps; link_floor: the probability
-        below which a direction drops a link (crf/combine.py).
-    top_k, top_k_lexical, band, neighbours: the candidates per sentence (crf/candidate_labels.py).
     hidden: a fresh model's width; loaded weights bring their own, and a width other than the
         default (32) that is not theirs is refused, naming both (null: the weights' width).
-    identical, identical_min_words: identical sentences get their own 1:1 bead ("unique",
-        "linked" or "off"; crf/identical.py).
-    split_fill: the split fill (crf/combine.py; null: the weights' own, none for weights saved
-        before it); bead_threshold, bead_candidate_floor, bead_max_split, bead_max_merge,
-        bead_max_block: the bead decoder (crf/bead_decoder.py).
-    torch_threads: torch threads for training (inference is numpy).
     wide, wide_margin: weights with a wide CRF (the shipped ones: trained on more domains, in their
         folder's wide/) align a document by it when its mean entropy is lower by at least
         wide_margin nats; wide = false: never (crf/choice.py). A fresh model trains one beside it
@@ -422,80 +422,19 @@ def make_crf_aligner(
     value, and null is refused in one line (VALUED), not taken as the default. Only the old form,
     `spacy-simalign.CRFAligner.v1` (crf/legacy.py), which pipelines saved before v2 name, takes
     null for a setting as the weights' value (a fresh model: the default)."""
-    return valued_aligner(V2, locals())
+    return flat_aligner(V2, arguments)
 
 
-# the settings of v2 and v3 that the aligner's config holds (what config.json saves)
-CONFIG_SETTINGS = (
-    "combination",
-    "threshold",
-    "top_k",
-    "top_k_lexical",
-    "band",
-    "neighbours",
-    "hidden",
-    "identical",
-    "identical_min_words",
-    "split_fill",
-    "link_floor",
-    "bead_threshold",
-    "bead_candidate_floor",
-    "bead_max_split",
-    "bead_max_merge",
-    "bead_max_block",
-    "torch_threads",
-    "wide_margin",
-)
-
-
-def valued_aligner(form: str, args: Dict[str, Any]) -> CRFAligner:
-    """The aligner of v2 or v3 (`form`) from its registered function's arguments `args`."""
-    translations = sub_config(args["translations"], AnchoredPairKindSettings)
-    if isinstance(translations, str):
-        translations = AnchoredPairKindSettings(mode=translations)
-    settings = sub_config(args["training"], TrainingSettings)
-    given = {key: args[key] for key in CONFIG_SETTINGS}
-    return configured_aligner(form, args["weights"], args["similarity"], given, settings, translations, args["wide"])
-
-
-V3_RANGES = {
-    **{k: v for k, v in V2_RANGES.items() if k not in RETIRED},
-    "summary_ratio": Required(AT_LEAST_0, NULL_IS_OLD_FORM),
-    "summary_word_floor": Required(UNIT, NULL_IS_OLD_FORM),
-}
+V3_RANGES = form_ranges(3)
 
 
 @aligner_registry(V3)
 @ranges(**V3_RANGES)
-def make_crf_aligner_v3(
-    weights: Optional[str] = SHIPPED,
-    similarity=None,
-    combination: Optional[str] = "learned",
-    threshold: Optional[float] = 0.5,
-    top_k: Optional[int] = 6,
-    top_k_lexical: Optional[int] = 4,
-    band: Optional[int] = 3,
-    neighbours: Optional[int] = 2,
-    hidden: Optional[int] = DEFAULT_HIDDEN,
-    identical: Optional[str] = "unique",
-    identical_min_words: Optional[int] = MIN_WORDS_UNLINKED,
-    split_fill: Optional[float] = 0.4,
-    link_floor: Optional[float] = LINK_FLOOR,
-    bead_threshold: Optional[float] = 0.5,
-    bead_candidate_floor: Optional[float] = CANDIDATE_FLOOR,
-    bead_max_split: Optional[int] = MAX_SPLIT,
-    bead_max_merge: Optional[int] = MAX_MERGE,
-    bead_max_block: Optional[int] = MAX_BLOCK,
-    torch_threads: Optional[int] = 1,
-    wide: Optional[bool] = True,
-    wide_margin: Optional[float] = 0.1,
-    summary_ratio: Optional[float] = SUMMARY_RATIO,
-    summary_word_floor: Optional[float] = SUMMARY_WORD_FLOOR,
-    translations: Union[PairKindSettings, TranslationSettings, str] = TRANSLATIONS,  # type: ignore[assignment]
-    training: TrainingSettings = TRAINING,  # type: ignore[assignment]
-) -> CRFAligner:
+@flat_form(3)
+def make_crf_aligner_v3(arguments: Dict[str, Any]) -> CRFAligner:
     """The neural CRF sentence aligner (the default): v2's settings, whose docstring
-    (make_crf_aligner) says what each does, with the same defaults, and the word floor of summaries.
+    (make_crf_aligner) says what the others do, with the same defaults, and the word floor of
+    summaries (SummarySettings, aligner_settings.py):
 
     summary_ratio, summary_word_floor: a document whose complex side has at least summary_ratio
         times the simple side's sentences is a summary (a long text shortened: English Wikipedia
@@ -506,11 +445,38 @@ def make_crf_aligner_v3(
     v2's settings kept for pipelines saved by 0.1.0 (emission, cross_encoder_path, clauses) are not
     settings of v3. Null is refused for every setting but weights, similarity, hidden and
     split_fill, as in v2, and always in one line naming the setting: every setting that has a
-    value admits null in its type, so that the declared ranges refuse it (v2 left some to the
-    config's own type check)."""
-    aligner = valued_aligner(V3, locals())
-    # null for either is refused by V3_RANGES before this runs
-    aligner.summary_ratio, aligner.summary_word_floor = cast(float, summary_ratio), cast(float, summary_word_floor)
+    value admits null in its type, so that the declared ranges refuse it (v2 left the settings
+    that came after the old form to the config's own type check)."""
+    return flat_aligner(V3, arguments)
+
+
+def flat_aligner(form: str, arguments: Dict[str, Any]) -> CRFAligner:
+    """The aligner of a flat form (`form`: v2 or v3) from its registered function's arguments: its
+    settings grouped in their blocks, then built as a form taking the blocks builds it."""
+    translations = sub_config(arguments["translations"], AnchoredPairKindSettings)
+    if isinstance(translations, str):
+        translations = AnchoredPairKindSettings(mode=translations)
+    settings = sub_config(arguments["training"], TrainingSettings)
+    blocks = blocks_from(arguments)
+    return blocks_aligner(form, arguments["weights"], arguments["similarity"], blocks, settings, translations)
+
+
+def blocks_aligner(
+    form: str,
+    weights: Optional[str],
+    similarity,
+    blocks: Sequence[SettingsBlock],
+    settings: TrainingSettings,
+    translations: Union[PairKindSettings, TranslationSettings],
+) -> CRFAligner:
+    """The aligner of a registered form (`form`, its name in errors) from its settings blocks
+    (aligner_settings.py): a saved setting whose block is not among them is the weights' own, no
+    block of summaries is no word floor."""
+    values = block_values(blocks)
+    given = {key: values.get(key) for key in CONFIG_SETTINGS}
+    aligner = configured_aligner(form, weights, similarity, given, settings, translations, values.get("wide", True))
+    for summaries in (b for b in blocks if isinstance(b, SummarySettings)):
+        aligner.summarise(summaries)
     return aligner
 
 
@@ -546,19 +512,9 @@ def configured_aligner(
     return aligner
 
 
-DEFAULT_CONFIG.update(
-    {
-        name: p.default
-        for name, p in inspect.signature(make_crf_aligner).parameters.items()
-        if name not in ("weights", "similarity", "translations", "training", "wide") and name not in RETIRED
-    }
-)
-
-
 def saved_settings(folder: Union[str, Path]) -> Dict[str, Any]:
     """The inference settings a weights folder was saved with, as make_crf_aligner arguments: what
     `align --model FOLDER` puts in its [aligner] config, so the folder decodes as it was saved
     (and the config shows it). The model's shape comes with the weights anyway."""
     cfg, _ = read_weights(folder)
-    names = set(inspect.signature(make_crf_aligner).parameters) - set(SHAPE_SETTINGS) - set(RETIRED)
-    return {k: v for k, v in cfg.items() if k in names}
+    return {k: v for k, v in cfg.items() if k in CONFIG_SETTINGS and k not in SHAPE_SETTINGS}

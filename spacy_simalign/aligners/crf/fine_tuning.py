@@ -25,9 +25,9 @@ from ...core.setting_checks import AT_LEAST_0, AT_LEAST_1, Range, ranges
 from ...core.structures import TrainingPair
 from ..scoring import AlignmentScorer
 from .aligner import CRFAligner, training_module
+from .aligner_settings import SummarySettings
 from .combine import fit_combination
 from .features import PairInput
-from .summaries import SUMMARY_RATIO, SUMMARY_WORD_FLOOR
 
 
 @dataclass
@@ -127,8 +127,7 @@ class HeldOutCheck:
 def decoding_as_default(aligner: CRFAligner) -> CRFAligner:
     """The aligner decoding as the default form, CRFAligner.v3, decodes its weights (the word floor
     of summaries, crf/summaries.py): what a pipeline with the adapted weights does with a document."""
-    aligner.summary_ratio, aligner.summary_word_floor = SUMMARY_RATIO, SUMMARY_WORD_FLOOR
-    return aligner
+    return aligner.summarise(SummarySettings())
 
 
 def held_out_check(

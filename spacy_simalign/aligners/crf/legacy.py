@@ -7,13 +7,14 @@ from typing import Optional
 
 from ...core.registries import aligner_registry
 from ...core.setting_checks import ranges
-from .aligner import CRF_RANGES, DEFAULT_CONFIG, LATER_SETTINGS, SHIPPED, CRFAligner, configured_aligner
+from .aligner import CRF_RANGES, DEFAULT_CONFIG, SHIPPED, CRFAligner, configured_aligner
+from .aligner_settings import CONFIG_SETTINGS, DECLARATIONS
 from .training_settings import TrainingSettings
 from .translations import TranslationSettings
 
 V1 = "spacy-simalign.CRFAligner.v1"
-# the settings that came after this form, at v2's defaults (whatever the weights were saved with)
-AFTER_V1 = (*LATER_SETTINGS, "torch_threads")
+# the settings that came after this form, at their defaults (whatever the weights were saved with)
+AFTER_V1 = tuple(name for name in CONFIG_SETTINGS if DECLARATIONS[name].since > 1)
 
 
 @aligner_registry(V1)

@@ -15,6 +15,7 @@ import srsly
 from ...core import caches
 from ...core.errors import InputError
 from ...core.setting_checks import setting_error
+from .aligner_settings import SummarySettings
 from .choice import WIDE_FOLDER, WIDE_RECORD
 from .config_defaults import DEFAULT_CONFIG, DEFAULT_HIDDEN, LATER_SETTINGS, as_saved
 from .parts import AlignerParts
@@ -208,5 +209,6 @@ class WeightsIO:
     @classmethod
     def default(cls: Any, encoder=None, overrides: Optional[Dict[str, Any]] = None) -> Any:
         """The shipped weights: the CRF of DEplain-web dev (all 82 documents) and, in wide/, the wide
-        CRF of those and the 30 sgc-dev documents (choice.py)."""
-        return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides)
+        CRF of those and the 30 sgc-dev documents (choice.py), decoding as the default pipeline
+        (CRFAligner.v3) does: with the word floor of summaries at its default (summaries.py)."""
+        return cls.load(DEFAULT_WEIGHTS, encoder=encoder, overrides=overrides).summarise(SummarySettings())

@@ -7,7 +7,7 @@ Every key is known, and every key that each config.json saved so far holds is th
 lack the settings that came after them (neighbours, identical and the bead stage came after the
 first shipped weights; the later settings are saved only where they differ from their default;
 the wide CRF's record only where one is saved), which then keep their default. Each value has its
-type and shape: the settings as the registered CRFAligner's check allows them, finite numbers,
+type and shape: the settings as their declarations allow them (aligner_settings.py), finite numbers,
 learned weights as long as their stage's features, the record a boolean, the encoder one that
 exists."""
 
@@ -17,10 +17,10 @@ from typing import Any, Dict, List, Optional
 
 from ...core.errors import InputError
 from ...core.setting_checks import number_problem, setting_problems, shown
+from .aligner_settings import CONFIG_SETTINGS, PREDATED_SETTINGS, block_of
 from .bead_decoder import N_BEAD_FEATURES
 from .choice import WIDE_RECORD
 from .combine import N_LINK_FEATURES
-from .config_defaults import LATER_SETTINGS, PREDATED_SETTINGS
 from .encoders import SAVED_SPECS
 from .retired import ALIGNER as RETIRED
 
@@ -36,19 +36,16 @@ REQUIRED = (
     "top_k_lexical",
     "torch_threads",
 )
-# the keys that came after the first saved weights
-LATER = ("neighbours", "identical", "bead_threshold", "bead_weights", *PREDATED_SETTINGS, *LATER_SETTINGS, WIDE_RECORD)
+# the keys that came after the first saved weights: every other setting the aligner's config saves
+LATER = (*(key for key in CONFIG_SETTINGS if key not in REQUIRED), "bead_weights", WIDE_RECORD)
 LEARNED_LENGTHS = {"combination_weights": N_LINK_FEATURES, "bead_weights": N_BEAD_FEATURES}
 # the keys whose null has a meaning: none learned, the split fill off (weights saved before it)
 NULLABLE = ("combination_weights", "bead_weights", *PREDATED_SETTINGS)
 INVALID = "invalid CRF weights config"
-SETTINGS_FORM = "spacy-simalign.CRFAligner.v2"  # the registered form whose settings config.json saves
 
 
 def config_problems(config: Dict[str, Any]) -> List[str]:
     """Every key of a weights config.json that is unknown, missing or of the wrong type or shape."""
-    from ...core.registries import aligner_registry
-
     known = set(REQUIRED) | set(LATER) | set(RETIRED)
     out = [f"unknown key {shown(key)}" for key in config if key not in known]
     missing = [key for key in REQUIRED if key not in config]
@@ -72,8 +69,10 @@ def config_problems(config: Dict[str, Any]) -> List[str]:
                 out.append(f"{key} = {shown(value)}: {problem}")
         else:
             settings[key] = value
-    # the settings as the registered CRF checks them (by its name: its module reads weights through this one)
-    return out + setting_problems(aligner_registry.get(SETTINGS_FORM), settings)
+    # each setting as its block checks it (aligner_settings.py), which every form of the aligner does
+    return out + [
+        problem for key, value in settings.items() for problem in setting_problems(block_of(key), {key: value})
+    ]
 
 
 def learned_problem(key: str, value) -> List[str]:
