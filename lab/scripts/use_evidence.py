@@ -42,7 +42,11 @@ def corpus_evidence(aligner, path: Path, task1: bool) -> Tuple[Counter, Counter,
     encoder = aligner.encoder
     ranks: Counter = Counter()
     fates: Counter = Counter()
-    links: Dict[str, List[Tuple[float, ...]]] = {"true": [], "false, no counterpart": [], "false, counterpart elsewhere": []}
+    links: Dict[str, List[Tuple[float, ...]]] = {
+        "true": [],
+        "false, no counterpart": [],
+        "false, counterpart elsewhere": [],
+    }
     for record in read_pairs(str(path)):
         pair = record.training_pair(str(path))
         complex_sents, simple_sents = pair.complex.sentences, pair.simple.sentences
@@ -83,7 +87,9 @@ def main(argv=None) -> int:
     add_output_option(ap)
     args = ap.parse_args(argv)
     aligner = make_crf_aligner_v3()
-    print("| corpus | gold complex sentence's USE rank: 1st / 2nd / 3rd-5th / 6th-10th / later | simple sentences with a counterpart: found / wrong / unlinked |")
+    print(
+        "| corpus | gold complex sentence's USE rank: 1st / 2nd / 3rd-5th / 6th-10th / later | simple sentences with a counterpart: found / wrong / unlinked |"
+    )
     print("|---|---|---|")
     percentiles = []
     for name, (folder, task1) in CORPORA.items():
@@ -97,7 +103,9 @@ def main(argv=None) -> int:
                 cells = " | ".join(f"{a:.2f} / {b:.2f}" for a, b in zip(p10, p50))
                 percentiles.append(f"| {name} | {kind} | {len(values)} | {cells} |")
     print()
-    print("| corpus | predicted link | links | USE cosine p10 / p50 | z in its document p10 / p50 | bead score p10 / p50 |")
+    print(
+        "| corpus | predicted link | links | USE cosine p10 / p50 | z in its document p10 / p50 | bead score p10 / p50 |"
+    )
     print("|---|---|---|---|---|---|")
     print("\n".join(percentiles))
     return 0
