@@ -304,6 +304,16 @@ def main(argv=None) -> int:
             {k: results[k][form] for k in keys},
             held,
         )
+    folds = [test for *_, key, test in jobs if key == "A"]
+    print()
+    for form in forms:
+        fold_figs = [figures("A", [pairs["A"][i] for i in t], [preds["A"][form][i] for i in t], 0) for t in folds]
+        link = sum(f["link"]["f"] for f in fold_figs) / len(folds)
+        bead = sum(f["bead_text_f"] for f in fold_figs) / len(folds)
+        results["A"][form]["folds_mean"] = {"link_f": link, "bead_text_f": bead}
+        print(
+            f"{form}: A's 5 folds, mean of the folds (as cv-crf reports them): link F1 {link:.3f}, bead-text F1 {bead:.3f}"
+        )
     out = {"forms": {form: {k: results[k][form] for k in keys} for form in forms}}
     if args.grid:
         out["grid"] = print_grid(results, keys)
