@@ -1,10 +1,10 @@
 """Independent CRF training runs over one pool of gold documents, featurized once, run in turn or
 in forked processes with the same results (every run is seeded): what eval_crf_domains.py trains
-its folds and domains with (the lab's eval_crf_adaptation.py too), and how cv_crf.py reads its --set
-options."""
+its folds and domains with (the lab's eval_crf_adaptation.py too, eval_four_corpora.py its
+held-out models), and how cv_crf.py reads its --set options."""
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from spacy_simalign.aligners.crf.aligner import CRFAligner, train_aligner
 from spacy_simalign.aligners.crf.train import TrainingSettings, featurize_all
@@ -73,9 +73,15 @@ def prepare_runs(
 def run_training(jobs, n_jobs: int) -> List:
     """The training runs `jobs` (see _run) on what RUN_STATE holds, in `n_jobs` forked processes when
     above 1 (the same results: every run is seeded)."""
+    return map_runs(_run, jobs, n_jobs)
+
+
+def map_runs(run: Callable, jobs, n_jobs: int) -> List:
+    """`run` (a module-level function reading RUN_STATE) of each of `jobs`, in turn or, with n_jobs
+    above 1, in that many forked processes: a script's own kind of run (eval_four_corpora.py)."""
     if n_jobs > 1:
         import multiprocessing as mp
 
         with mp.get_context("fork").Pool(n_jobs) as workers:
-            return workers.map(_run, jobs, chunksize=1)
-    return [_run(j) for j in jobs]
+            return workers.map(run, jobs, chunksize=1)
+    return [run(j) for j in jobs]
