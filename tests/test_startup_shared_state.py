@@ -3,6 +3,7 @@ model folder is loaded without touching os.environ, other threads keep spaCy's e
 re's own compiler while our pipelines are built, and the caches on disk are checked on read and
 shared by every environment that holds the same files."""
 
+import json
 import os
 import socket
 import sys
@@ -28,6 +29,50 @@ def test_a_sentence_transformers_folder_loads_without_the_hub_and_leaves_the_env
     vectors = similarity.encode(["Ein kurzer Satz.", "A short sentence."])
     assert dict(os.environ) == before
     assert vectors.shape == (2, similarity.dim) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+
+
+class _FolderSeeded:
+    """A sentence-transformers backend whose vectors come from its folder's config.json (no model
+    to load): what a vector was made by is then plain to see."""
+
+    def __new__(cls, path):
+        from spacy_simalign.similarity.backends import SentenceTransformerSimilarity
+
+        class Seeded(SentenceTransformerSimilarity):
+            dim = 4
+
+            def _encode_batch(self, texts, lang):
+                with open(os.path.join(self.model_path, "config.json"), encoding="utf-8") as handle:
+                    seed = json.load(handle)["seed"]
+                return np.array([[seed, len(t), 1.0, 0.0] for t in texts], dtype=np.float32)
+
+        return Seeded(str(path))
+
+
+def _model_folder(path, seed: int, weights: bytes):
+    path.mkdir(parents=True)
+    (path / "config.json").write_text(json.dumps({"seed": seed}), encoding="utf-8")
+    (path / "model.safetensors").write_bytes(weights)
+    return path
+
+
+def test_two_model_folders_of_one_name_never_share_cached_vectors(tmp_path, monkeypatch):
+    """The disk cache of sentence vectors is keyed by what the folder holds, not by its basename:
+    a fine-tuned model saved as `model` never reads the vectors of another `model`, and a folder
+    whose weights were saved again (same size, other bytes) is another model."""
+    monkeypatch.setenv("SPACY_SIMALIGN_CACHE", str(tmp_path / "cache"))
+    first = _model_folder(tmp_path / "a" / "model", 1, b"\x01" * (3 << 20))
+    second = _model_folder(tmp_path / "b" / "model", 2, b"\x02" * (3 << 20))
+    texts = ["Ein Satz.", "Noch ein Satz."]
+    a, b = _FolderSeeded(first), _FolderSeeded(second)
+    assert a.name != b.name and a.name.startswith("st:model-")
+    va, vb = a.encode(texts), b.encode(texts)
+    assert not np.allclose(va, vb)
+    again = _FolderSeeded(second)  # a fresh process's view: the vectors come from the disk cache
+    assert again.name == b.name and np.allclose(again.encode(texts), vb)
+    weights = second / "model.safetensors"
+    weights.write_bytes(b"\x02" * (2 << 20) + b"\x03" * (1 << 20))
+    assert _FolderSeeded(second).name != b.name
 
 
 THIRD_PARTY = """

@@ -15,7 +15,7 @@ EXTRAS: Dict[str, Tuple[str, ...]] = {
     "review": ("flask", "werkzeug"),
     "distributed": ("dask", "distributed"),
     "docmatch": ("faiss", "matplotlib"),
-    "transformers": ("sentence_transformers", "transformers"),
+    "transformers": ("sentence_transformers", "transformers", "spacy_transformers"),
     "datasets": ("datasets",),
     "train": ("torch",),
 }

@@ -43,6 +43,10 @@ def check_pipeline_files(folder: Path) -> None:
         reason, line = config_reason(err)
         raise InputError(f"damaged pipeline file: not a spaCy config ({reason})", str(config), line) from None
     components = parsed.get("components")
+    if isinstance(components, dict) and holds_transformer(components):
+        from ..core.extras import check_installed
+
+        check_installed("transformers", "spacy_transformers", "a pipeline with a transformer component")
     found = config_problems(components, "components") if isinstance(components, dict) else []
     if found:
         raise InputError("; ".join(found), str(config))
@@ -54,6 +58,21 @@ def check_pipeline_files(folder: Path) -> None:
             raise InputError(f"damaged pipeline file: not JSON ({first_line(err)})", str(meta)) from None
         if not isinstance(value, dict):
             raise InputError("damaged pipeline file: not a JSON object", str(meta))
+
+
+def holds_transformer(components: dict) -> bool:
+    """Whether a config's components use spacy-transformers (its `transformer` factory or one of
+    its registered functions, a listener among them)."""
+
+    def uses(value) -> bool:
+        if isinstance(value, dict):
+            return any(uses(v) for v in value.values())
+        return isinstance(value, str) and value.startswith("spacy-transformers.")
+
+    return any(
+        isinstance(block, dict) and (block.get("factory") == "transformer" or uses(block))
+        for block in components.values()
+    )
 
 
 # what nlp.to_disk writes beside a folder per component (meta.json lists the components)

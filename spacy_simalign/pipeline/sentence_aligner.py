@@ -8,7 +8,13 @@ It is a TrainablePipe whose learning happens in the aligner: `spacy train` calls
 `initialize` / `update` (for the CRF: crf.train.CRFTrainer, the same trainer as
 project/train_crf.py). spaCy's optimizer is not used ([training.optimizer] is ignored; the
 aligner's config holds the learning rate). `pipe` aligns a batch at once: the aligner primes
-its sentence encoder with every sentence of the batch (aligners/protocol.py)."""
+its sentence encoder with every sentence of the batch (aligners/protocol.py).
+
+With a `model` (configs/transformer.cfg: a spacy-transformers TransformerListener), the CRF's
+cosine column is that of the sentence vectors of an earlier `transformer` component, which
+learns with the CRF: transformer_link.py pools them, crf/pair_scores.py scores with them, and
+crf/listened_training.py trains the CRF and returns the vectors' gradient to the transformer.
+spaCy's optimizer steps the transformer."""
 
 import warnings
 from pathlib import Path
@@ -21,7 +27,8 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.util import SimpleFrozenList
 from spacy.vocab import Vocab
-from thinc.api import Config
+from thinc.api import Config, Model
+from thinc.types import Floats2d
 
 from ..aligners.methods import DEFAULT_SENTENCE_METHOD, component_config
 from ..aligners.protocol import SentenceAligner as SentenceAlignerProtocol
@@ -30,9 +37,10 @@ from ..core import registries as _registries  # noqa: F401  (creates the registr
 from ..core.errors import InputError
 from ..core.structures import Bead, TrainingPair
 from . import doc_pair as pair
-from .init_errors import initialize_errors
+from .init_errors import InitializeInputError, initialize_errors
 from .readers import PairCorpus
 from .scorer import score_examples
+from .transformer_checks import check_transformer_models  # noqa: F401  (registers the training check)
 
 DEFAULT_CONFIG_STR = component_config(
     "sentence_aligner",
@@ -62,6 +70,7 @@ class SentenceAligner(TrainablePipe):
         *,
         use_paragraphs: bool = True,
         scorer: Optional[Callable] = score_examples,
+        model: Optional[Model] = None,
     ):
         if not isinstance(aligner, SentenceAlignerProtocol):
             raise ValueError(
@@ -71,7 +80,9 @@ class SentenceAligner(TrainablePipe):
         self.vocab, self.name, self.aligner, self.scorer = vocab, name, aligner, scorer
         self.use_paragraphs = use_paragraphs
         self.cfg = {"use_paragraphs": use_paragraphs}
-        self.model = None  # no thinc model: the aligner learns by itself (spaCy then skips finish_update)
+        # no thinc model but a transformer's listener: the aligner learns by itself (spaCy then skips finish_update)
+        self.model = model
+        self.vectors = None if model is None else listened_vectors(model, aligner, name)
         pair.install_extensions()
 
     @property
@@ -100,7 +111,13 @@ class SentenceAligner(TrainablePipe):
 
     def predict(self, docs: Iterable[Doc]) -> List[List[Bead]]:
         """The beads of each Doc pair, the batch aligned at once."""
-        return align_batch(self.aligner, [self._sides(doc) for doc in docs])
+        docs = list(docs)
+        items = [self._sides(doc) for doc in docs]
+        if self.vectors is None:
+            return align_batch(self.aligner, items)
+        from ..aligners.crf.pair_scores import align_batch_with_vectors
+
+        return align_batch_with_vectors(self.aligner, items, self.vectors.predict(docs))
 
     def set_annotations(self, docs: Iterable[Doc], beads: Sequence[List[Bead]]) -> None:
         for doc, doc_beads in zip(docs, beads):
@@ -142,6 +159,10 @@ class SentenceAligner(TrainablePipe):
             )
         if not self.is_trainable:
             return
+        if self.vectors is not None and not any(p.links for p in map(self.training_pair, get_examples())):
+            raise InputError(
+                f"[{self.name}] the training gold holds no links: the transformer learns from linked sentences"
+            )
 
         def get_pairs():
             return [self.training_pair(eg) for eg in get_examples()]
@@ -165,7 +186,16 @@ class SentenceAligner(TrainablePipe):
         if self.is_trainable:
             examples = list(examples)
             validate_examples(examples, "SentenceAligner.update")
-            losses[self.name] += float(self._learner().update([self.training_pair(eg) for eg in examples]))
+            pairs = [self.training_pair(eg) for eg in examples]
+            if self.vectors is None:
+                losses[self.name] += float(self._learner().update(pairs))
+                return losses
+            from ..aligners.crf.trainable import training_module
+
+            vectors, backprop = self.vectors.begin_update([eg.predicted for eg in examples])
+            loss, d_vectors = training_module("listened_training").listened_update(self.aligner, pairs, vectors)
+            backprop(d_vectors)
+            losses[self.name] += float(loss)
         return losses
 
     def use_params(self, params: dict):
@@ -237,7 +267,31 @@ def warn_if_unsegmented(doc: Doc, name: str) -> None:
     default_score_weights={"align_link_f": 0.5, "align_bead_text_f": 0.5},
 )
 def make_sentence_aligner(
-    nlp: Language, name: str, aligner, use_paragraphs: bool, scorer: Optional[Callable]
+    nlp: Language,
+    name: str,
+    aligner,
+    use_paragraphs: bool,
+    scorer: Optional[Callable],
+    model: Optional[Model[List[Doc], List[Floats2d]]] = None,
 ) -> SentenceAligner:
-    """Sentence alignment of Doc pairs (default: the neural CRF with the shipped weights)."""
-    return SentenceAligner(nlp.vocab, aligner, name, use_paragraphs=use_paragraphs, scorer=scorer)
+    """Sentence alignment of Doc pairs (default: the neural CRF with the shipped weights).
+    model: none, or a spacy-transformers TransformerListener.v1 whose sentence vectors give the
+    CRF its cosine column and learn with it (configs/transformer.cfg)."""
+    return SentenceAligner(nlp.vocab, aligner, name, use_paragraphs=use_paragraphs, scorer=scorer, model=model)
+
+
+def listened_vectors(model, aligner, name: str):
+    """The sentence vectors of the transformer `model` listens to, for a CRF aligner (the one
+    aligner with a cosine column to give them); its wide CRF, which reads the fixed encoder's
+    cosine, is off."""
+    if not (hasattr(aligner, "featurize") and hasattr(aligner, "align_input")):
+        raise InitializeInputError(
+            InputError(
+                f"[{name}] model: a transformer's sentence vectors are read by the CRF aligner "
+                "(spacy-simalign.CRFAligner.v3), not by this aligner"
+            )
+        )
+    from .transformer_link import SentenceVectors
+
+    aligner.wide_allowed = False
+    return SentenceVectors(model)

@@ -323,9 +323,18 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
     def __init__(self, model_path: str, batch_size: int = 64, device: str = "cpu", cache_size: int = 200_000):
         super().__init__(cache_size)
         self.model_path, self.batch_size, self.device = model_path, batch_size, device
-        self.name = f"st:{os.path.basename(str(model_path).rstrip('/'))}"
         self.spec = str(model_path)
         self._model = None
+        self._name: Optional[str] = None
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """The folder's basename and a digest of its files (model_digest): the key of the disk
+        cache, so that another model saved under the same name never reads these vectors."""
+        if self._name is None:
+            base = os.path.basename(str(self.model_path).rstrip("/"))
+            self._name = f"st:{base}-{model_digest(self.model_path)[:16]}"
+        return self._name
 
     @property
     def model(self):
@@ -479,6 +488,39 @@ def make_st_similarity(model_path: str, device: str = "cpu") -> SimilarityBacken
 
     check_installed("transformers", "sentence_transformers", "a sentence-transformers similarity")
     return SentenceTransformerSimilarity(model_path, device=device)
+
+
+DIGEST_WHOLE = 1 << 20  # files up to this size are read whole; beyond it, their ends
+DIGEST_END = 1 << 20
+
+
+def model_digest(folder: str) -> str:
+    """A digest of what a model folder holds: each file's path within it and size, the bytes of
+    files up to DIGEST_WHOLE (configs, vocabularies, tokenizers) and, of larger ones (weights), the
+    modification time and the first and last DIGEST_END bytes. Cheap (a few MiB read whatever the
+    model's size) and sound: training or saving a model writes its weights again (new time, and
+    new values in every tensor, read in the ends), and a copy of the same model keeps its bytes
+    where it counts. A folder that does not exist digests as empty (loading it is refused)."""
+    digest = hashlib.sha1()
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for file in sorted(files):
+            path = os.path.join(root, file)
+            try:
+                st = os.stat(path)
+                with open(path, "rb") as handle:
+                    rel = os.path.relpath(path, folder)
+                    digest.update(f"{rel}\0{st.st_size}\0".encode("utf-8", "surrogateescape"))
+                    if st.st_size <= DIGEST_WHOLE:
+                        digest.update(handle.read())
+                        continue
+                    digest.update(str(st.st_mtime_ns).encode())
+                    digest.update(handle.read(DIGEST_END))
+                    handle.seek(-DIGEST_END, os.SEEK_END)
+                    digest.update(handle.read(DIGEST_END))
+            except OSError:  # unreadable: its name alone (loading it fails there)
+                digest.update(f"{file}\0?".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def text_key(text: str) -> str:

@@ -43,8 +43,10 @@ class EmissionNet(nn.Module):
         self.null = nn.Sequential(nn.Linear(N_NULL_FEATURES, NULL_HIDDEN), nn.Tanh(), nn.Linear(NULL_HIDDEN, 1))
 
     def forward(self, x: DirectionInput) -> torch.Tensor:
-        """[n, K+1] emission scores, slot 0 = unaligned, NEG where a slot is padding."""
-        pair = self.pair(torch.from_numpy(x.feats)).squeeze(-1)
+        """[n, K+1] emission scores, slot 0 = unaligned, NEG where a slot is padding. The pair
+        features may be a tensor (a column computed by a network that learns with the CRF)."""
+        feats = x.feats if isinstance(x.feats, torch.Tensor) else torch.from_numpy(x.feats)
+        pair = self.pair(feats).squeeze(-1)
         null = self.null(torch.from_numpy(x.null_feats))
         scores = torch.cat([null, pair], dim=1)
         return scores.masked_fill(~torch.from_numpy(x.mask), NEG)
