@@ -223,6 +223,23 @@ def test_adapt_pipeline_replaces_only_an_earlier_pipeline_unless_overwrite(tmp_p
     assert code == 2 and "(notes.txt)" in err and (pipe / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
+@pytest.mark.parametrize("documents", [1, 2])
+def test_adapt_without_check_says_it_did_not_check(tmp_path, deplain_pairs, capsys, documents):
+    """Adapted weights can align the user's domain worse than the base: without --check, adapt ends on
+    one note saying it did not check (with one document, that it cannot), after the weights are saved."""
+    rows = small_rows(deplain_pairs)
+    gold = write_jsonl(tmp_path / "gold.jsonl", rows[:documents])
+    background = write_jsonl(tmp_path / "bg.jsonl", rows[documents : documents + 1])
+    argv = ["adapt", str(gold), str(tmp_path / "out"), "--background", str(background), "--epochs", "0"]
+    assert main([*argv, "--no-refit", "--no-progress"]) == 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    if documents == 1:
+        assert last.startswith("note: adapted on 1 gold document, which cannot be checked (--check leaves one")
+    else:
+        assert last.startswith("note: not checked whether adapting helps on your documents: adapt --check")
+    assert (tmp_path / "out" / "config.json").is_file()
+
+
 def test_adapt_pipeline_through_a_link_replaces_the_target(tmp_path, deplain_pairs, capsys):
     target = tmp_path / "real"
     (tmp_path / "pipe").symlink_to(target)

@@ -208,6 +208,22 @@ def check_table(check) -> str:
     return "\n".join(lines)
 
 
+def unchecked_note(documents: int) -> str:
+    """What adapt says when it did not check itself: adapted weights can align the user's domain
+    worse than the base (with one gold document it lost on some domains, docs/adapt.md), and only
+    documents it did not learn from can tell."""
+    if documents < 2:
+        return (
+            "note: adapted on 1 gold document, which cannot be checked (--check leaves one document out and needs "
+            "2): with one document adapting can align your domain worse than the base; add gold and use --check "
+            "before relying on it"
+        )
+    return (
+        f"note: not checked whether adapting helps on your documents: adapt --check (one more adapt per document, "
+        f"{documents} here) says so before you rely on it"
+    )
+
+
 def run(args) -> int:
     from ..core.extras import check_installed
 
@@ -274,4 +290,6 @@ def run(args) -> int:
             tick = lambda: bar.update(1)  # noqa: E731
             check = held_out_check(base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick)
         print(check_table(check))
+    else:
+        print(unchecked_note(len(pairs)), file=sys.stderr)
     return 0
