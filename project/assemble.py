@@ -42,7 +42,7 @@ def transformer_pipeline(model: str, name: str, version: str, metrics, trained_o
     import torch
 
     nlp = spacy.load(model)
-    base = Path(str(nlp.config["components"]["transformer"]["model"]["name"])).name
+    base = Path(str(nlp.config.interpolate()["components"]["transformer"]["model"]["name"])).name
     nlp.meta.update(
         {
             "name": name,
@@ -175,6 +175,8 @@ def main(argv=None) -> int:
         sources = args.source or [SOURCES]
         trained = spacy.util.load_config(Path(args.model) / "config.cfg")
         if "transformer" in trained["nlp"]["pipeline"]:
+            if args.trained_on == TRAINED_ON:
+                args.trained_on = "German DEplain-web gold"
             if not args.model_license:
                 raise InputError(
                     "a transformer pipeline's meta names its base model's licence: pass --model-license "

@@ -523,7 +523,7 @@ def run_script(*args, cwd=ROOT, pythonpath=None):
 
 
 def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(tmp_path):
-    """The package step builds the spacy-simalign wheel into packages/ (the install line of
+    """The package step builds the spacy-simalign wheel into packages/<run>/ (the install line of
     docs/training.md names it), with every data file and no setuptools "Package would be ignored"
     warning (a pipeline would require a wheel without its weights); a build that warns is refused."""
     import zipfile
@@ -531,8 +531,10 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
     import yaml
 
     steps = {c["name"]: c["script"] for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
-    assert "python project/plugin_wheel.py packages" in steps["package"]
-    assert any(line.startswith("python project/package_check.py packages ") for line in steps["package-check"])
+    assert "python project/plugin_wheel.py packages/${vars.run}" in steps["package"]
+    assert any(
+        line.startswith("python project/package_check.py packages/${vars.run} ") for line in steps["package-check"]
+    )
     result = run_script(ROOT / "project" / "plugin_wheel.py", tmp_path / "packages")
     assert result.returncode == 0, result.stderr
     wheel = tmp_path / "packages" / f"spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"
@@ -550,9 +552,7 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
         "review/store.py",
     ):
         assert f"spacy_simalign/{data}" in names, data
-    install = (
-        f"pip install packages/{wheel.name} packages/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
-    )
+    install = f"pip install packages/main/{wheel.name} packages/main/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
     assert install in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
     # the same build from a tree whose setup.cfg leaves the data folders out is refused
     tree = tmp_path / "tree"
@@ -591,6 +591,36 @@ def test_an_adapted_pipeline_names_the_gold_it_was_adapted_on(tmp_path):
     assert f"adapted on {gold}" in adapted["description"] and f"adapted on {gold}" in adapted["license"]
     assert adapted["sources"][0] == shipped["sources"][0] and gold in adapted["sources"][1]
     assert gold not in json.dumps(shipped) and len(shipped["sources"]) == 1
+
+
+def test_a_pipeline_trained_on_other_gold_names_it_and_its_licence(tmp_path):
+    """`package` passes vars.gold: a gold other than DEplain-web dev is named in the meta with its
+    licence (vars.gold_license) in place of DEplain-web's; after `adapt` (its weights folder crf/
+    beside the pipeline) the meta says the shipped weights were adapted on it, beside DEplain-web."""
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter", name="segmenter")
+    nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner")
+    assemble = project_module("assemble")
+    metas = {}
+    for run, gold in (
+        ("main", "assets/deplain-web-dev/pairs.jsonl"),
+        ("mine", "my/gold.jsonl"),
+        ("adapt", "my/gold.jsonl"),
+    ):
+        (tmp_path / run).mkdir()
+        nlp.to_disk(tmp_path / run / "model-best")
+        if run == "adapt":
+            (tmp_path / run / "crf").mkdir()
+            (tmp_path / run / "crf" / "config.json").write_text("{}", encoding="utf-8")
+        args = [str(tmp_path / run / "model-best"), str(tmp_path / run / "out"), "--langs", "de", "--gold", gold]
+        assert assemble.main([*args, "--gold-license", "CC0 1.0"]) == 0
+        metas[run] = json.loads((tmp_path / run / "out" / "de" / "meta.json").read_text(encoding="utf-8"))
+    assert metas["main"]["license"] == assemble.LICENSE and metas["main"]["sources"] == [assemble.SOURCES]
+    mine = metas["mine"]
+    assert "my/gold.jsonl (CC0 1.0)" in mine["license"] and "CC BY 4.0" not in mine["license"]
+    assert mine["sources"] == ["my/gold.jsonl: the gold the weights were trained on (CC0 1.0)"]
+    adapted = metas["adapt"]
+    assert "adapted on my/gold.jsonl" in adapted["license"] and adapted["sources"][0] == assemble.SOURCES
 
 
 def test_the_package_check_script_aligns_with_the_package_as_it_is(tmp_path):
