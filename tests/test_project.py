@@ -115,6 +115,59 @@ def test_ci_package_installs_into_a_fresh_environment_and_aligns(ci_project):
     assert "torch" not in installed
 
 
+@pytest.mark.slow
+def test_the_transformer_workflow_trains_evaluates_and_packages_the_transformer_with_the_aligner(tmp_path):
+    """The `transformer` workflow's steps up to `package` in a copy, on a tiny BERT of random weights
+    (test_transformer_route.py's writer) for one epoch: the best model lands in
+    training/transformer/model-best, and the package holds the transformer and the aligner, for its
+    own language only, its meta naming the base model's licence and requiring torch and
+    spacy-transformers (package-check, a pip install of torch, is left out here)."""
+    import importlib.util
+
+    from weasel.util import load_project_config
+
+    pytest.importorskip("spacy_transformers")
+    spec = importlib.util.spec_from_file_location("transformer_route", ROOT / "tests" / "test_transformer_route.py")
+    route = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(route)
+    for name in PROJECT_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "upstream"))
+        else:
+            shutil.copy(src, tmp_path / name)
+    route.tiny_bert(tmp_path / "models" / "tiny")
+    overrides = {
+        "vars.run": "transformer",
+        "vars.limit": 8,
+        "vars.epochs": 1,
+        "vars.eval_frequency": 2,
+        "vars.combination_epochs": 1,
+        "vars.transformer_model": "models/tiny",
+        "vars.transformer_license": "Apache-2.0",
+        "vars.build": "wheel",
+    }
+    workflow = load_project_config(tmp_path)["workflows"]["transformer"]
+    assert workflow[-1] == "package-check"
+    for step in workflow[:-1]:
+        project_run(tmp_path, step, capture=True, overrides=overrides)
+    trained = spacy.load(tmp_path / "training" / "transformer" / "model-best")
+    assert trained.pipe_names == ["segmenter", "transformer", "sentence_aligner"]
+    split = json.loads((tmp_path / "corpus" / "transformer" / "split.json").read_text(encoding="utf-8"))
+    metrics = json.loads((tmp_path / "metrics" / "transformer" / "test.json").read_text(encoding="utf-8"))
+    assert metrics["docs"] == len(split["test"]) > 0
+    packages = tmp_path / "packages" / "transformer"
+    assert sorted(p.name for p in (packages / "pipelines").iterdir()) == ["de"]  # not nl, fr, en
+    meta = json.loads((packages / "de_simalign_web-0.1.0" / "meta.json").read_text(encoding="utf-8"))
+    required = {req.split(">")[0].split("=")[0] for req in meta["requirements"]}
+    assert {"torch", "spacy-transformers", "spacy-simalign"} <= required
+    assert "Apache-2.0" in meta["license"] and "tiny" in meta["description"]
+    assert list((packages / "de_simalign_web-0.1.0" / "dist").glob("*.whl"))
+    nlp = spacy.load(packages / "pipelines" / "de")
+    doc = nlp(pair.make_pair(nlp, "Der Hund bellt laut. Die Katze schläft.", "Der Hund bellt. Die Katze schläft."))
+    assert len(pair.side_of(doc, "complex")) == 2 and doc._.beads is not None
+
+
 # -- the three projects: every script run by a command that names it, helpers on the command line --
 
 BENCH = ROOT / "benchmarks"
