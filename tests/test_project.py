@@ -996,6 +996,31 @@ def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate
     assert "no documents to evaluate on" in run.stderr and not (tmp_path / "m.json").exists()
 
 
+def test_convert_with_nothing_held_out_keeps_every_document_in_the_golds_order(tmp_path):
+    """The wikimanual workflow adapts on every document (--dev 0 --test 0) and adapt-folds cuts its
+    folds by position: train.jsonl is then the gold's documents in the gold's order, unshuffled."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    gold = [json.loads(line) for line in lines[:6]]
+    run = run_script(
+        ROOT / "project" / "convert.py",
+        ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl",
+        tmp_path,
+        "--dev",
+        "0",
+        "--test",
+        "0",
+        "--limit",
+        "6",
+        "--seed",
+        "3",
+    )
+    assert run.returncode == 0, run.stderr
+    train = [json.loads(line) for line in (tmp_path / "train.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert train == gold
+    split = json.loads((tmp_path / "split.json").read_text(encoding="utf-8"))
+    assert split["train"] == [record["id"] for record in gold] and split["dev"] == split["test"] == []
+
+
 def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
     """The README's tuned-example figures stand in a marked block that benchmarks/scripts/readme_figures.py
     (command readme-figures) rewrites, so that they are what the commands give, not typed in by hand."""
