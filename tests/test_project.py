@@ -1021,6 +1021,27 @@ def test_convert_with_nothing_held_out_keeps_every_document_in_the_golds_order(t
     assert split["train"] == [record["id"] for record in gold] and split["dev"] == split["test"] == []
 
 
+def test_evaluate_links_task1_is_the_task_1_protocol_that_the_project_var_names(tmp_path):
+    """vars.link_scoring reaches evaluate.py as `--links task1` (weasel strips the leading dashes of a
+    --vars value, so the var cannot hold `--exclude-identical`): the same scores as that flag."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "gold.jsonl").write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")
+    scores = {}
+    for name, option in (
+        ("plain", ["--links", "plain"]),
+        ("task1", ["--links", "task1"]),
+        ("flag", ["--exclude-identical"]),
+    ):
+        out = tmp_path / f"{name}.json"
+        run = run_script(
+            ROOT / "project" / "evaluate.py", "-", tmp_path / "gold.jsonl", out, "--method", "tfidf", *option
+        )
+        assert run.returncode == 0, run.stderr
+        scores[name] = {k: v for k, v in json.loads(out.read_text(encoding="utf-8")).items() if k != "seconds"}
+    assert scores["task1"] == scores["flag"] and "protocol" in scores["task1"]
+    assert "protocol" not in scores["plain"] and scores["plain"]["link"] != scores["task1"]["link"]
+
+
 def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():
     """The README's tuned-example figures stand in a marked block that benchmarks/scripts/readme_figures.py
     (command readme-figures) rewrites, so that they are what the commands give, not typed in by hand."""
