@@ -43,7 +43,10 @@ def read_gold(nlp, path: Path, lang: str, limit: int) -> List:
 def split_ids(ids: List[str], dev: float, test: float, seed: int) -> Dict[str, List[str]]:
     """Shuffle documents with the seed; the first `test` share is test, the next `dev` share dev.
     A part asked for holds at least one document (an empty test split would be scored as F1
-    0.000 on 0 documents), and train keeps at least one: fewer documents are an error."""
+    0.000 on 0 documents), and train keeps at least one: fewer documents are an error. With nothing
+    held out, train is every document in the gold's order (the folds of adapt-folds follow it)."""
+    if not dev and not test:
+        return {"test": [], "dev": [], "train": list(ids)}
     order = list(ids)
     random.Random(seed).shuffle(order)
     n_test = max(1, int(round(len(order) * test))) if test > 0 else 0

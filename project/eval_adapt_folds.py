@@ -16,7 +16,7 @@ link P/R/F1 with links between identical sentences left out of gold and predicti
 --exclude-identical`); link F1 and bead-text F1 are the plain ones. Wiki-Manual's grouping is
 CC BY-NC-SA 4.0: weights adapted on it are NonCommercial and are never saved here.
 
-    python -m spacy project run wikimanual-evaluate       # cd benchmarks && spacy project run eval-adapt-wikimanual
+    python -m spacy project run adapt-folds . --vars.run R    # cd benchmarks && spacy project run eval-adapt-wikimanual
     python project/eval_adapt_folds.py GOLD.jsonl [--folds 5] [--only-folds 0] [--ks 0,1,2,4,8,all] \\
         [--draws 0,1,2] [--json metrics/adapt_wikimanual.json] [--output metrics/adapt_wikimanual.md] \\
         [--scores metrics/wikimanual_cv.json]

@@ -61,7 +61,14 @@ def main(argv=None) -> int:
         action="store_true",
         help="link P/R/F1 by Wiki-Manual's Task 1 protocol: links between identical sentences left out of both sides",
     )
+    ap.add_argument(
+        "--links",
+        choices=("plain", "task1"),
+        default="plain",
+        help="task1: as --exclude-identical (the project's vars.link_scoring, since a --vars value may not start with -)",
+    )
     args = ap.parse_args(argv)
+    args.exclude_identical = args.exclude_identical or args.links == "task1"
     try:
         if args.method:
             nlp = alignment_pipeline(args.lang, method_config(args.method).to_str())

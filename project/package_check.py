@@ -1,7 +1,8 @@
 """The install check of a built pipeline package: make a fresh virtual environment (no system
 site-packages), pip install the spacy-simalign wheel that the package step put in PACKAGES_DIR
 (project/plugin_wheel.py) and the package, with the versions of constraints.txt and without
-torch (aligning does not need it, so a user's install has none), then in that environment
+torch (aligning does not need it, so a user's install has none; a transformer pipeline requires it
+and spacy-transformers, which pip then installs: network or its cache), then in that environment
 `spacy.load("<lang>_<name>")` aligns a real gold pair with no other set-up
 (no cache, no download) and must reach a sane link F1. Timings of each step go to the JSON
 output, which names files by their names only (no path of the machine it ran on).
@@ -215,7 +216,7 @@ def main(argv=None) -> int:
         cleanup = time.perf_counter()
     timings["remove_venv"] = time.perf_counter() - cleanup
     report["check"] = result
-    wanted = ("spacy", "torch", "spacy-simalign", package.replace("_", "-"))
+    wanted = ("spacy", "torch", "spacy-transformers", "spacy-simalign", package.replace("_", "-"))
     report["installed"] = sorted(
         without_path(line)
         for line in freeze.splitlines()

@@ -1,9 +1,9 @@
 """Build the spacy-simalign wheel into a folder: the project's `package` step puts it beside the
-pipeline packages (packages/), since the pipelines require spacy-simalign and the plugin is not
+pipeline packages (packages/<run>/), since the pipelines require spacy-simalign and the plugin is not
 on the package index. From a clone, after `spacy project run all`:
 
-    pip install packages/spacy_simalign-0.1.0-py3-none-any.whl \\
-        packages/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl
+    pip install packages/main/spacy_simalign-0.1.0-py3-none-any.whl \\
+        packages/main/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl
 
 The build is checked, so that a wheel with files left out is never shipped: setuptools'
 "Package would be ignored" warnings (a data folder missing from setup.cfg's package list) are

@@ -1,5 +1,5 @@
 """Wiki-Manual dev as pair JSONL with gold beads, from its upstream CSV (or a copy already made), for
-the `wikimanual` workflow: the English gold that `adapt` learns from and is scored on.
+the `data` workflow (`data-wikimanual`): the English gold that the Wiki-Manual run of `adapt` learns from.
 
 Wiki-Manual (Jiang et al., ACL 2020) as regrouped into n:m alignments by CognitiveSimplification
 (eytan-c/CognitiveSimplification, data/base_datasets/wiki-manual-dev+revised.csv; the grouping
@@ -14,10 +14,10 @@ rebuilt from the ids. A group's joined text is cut back into its sentences at se
 after an abbreviation; an article with a group that does not cut into as many sentences as it has
 ids is left out (said on stderr), as the recipe leaves it out. Gold: the groups with both sides.
 
-    python project/wikimanual_pairs.py corpus/wikimanual/pairs.jsonl --csv CSV [--md5 MD5]
-    python project/wikimanual_pairs.py corpus/wikimanual/pairs.jsonl --pairs PAIRS.jsonl [--md5 MD5]
+    python project/wikimanual_pairs.py data/wikimanual-dev/pairs.jsonl --csv CSV [--md5 MD5]
+    python project/wikimanual_pairs.py data/wikimanual-dev/pairs.jsonl --pairs PAIRS.jsonl [--md5 MD5]
 
-`--pairs` (offline, `--vars.wikimanual_pairs ../shared/data/wikimanual-dev/pairs.jsonl`) copies a
+`--pairs` (offline, `--pairs ../shared/data/wikimanual-dev/pairs.jsonl`) copies a
 converted file instead, checked by the same checksum. Bad input: one line `error: FILE:LINE: ...`,
 exit status 2, nothing written."""
 
@@ -150,7 +150,7 @@ def main(argv=None) -> int:
         else:
             if not args.csv or not os.path.isfile(args.csv):
                 raise InputError(
-                    "no such file: `spacy project assets` fetches it (offline: --pairs, in the project --vars.wikimanual_pairs)",
+                    "no such file: `spacy project assets` fetches it (offline: --pairs, or the project's --vars.gold ../shared/data/wikimanual-dev/pairs.jsonl)",
                     args.csv or "--csv",
                 )
             docs, groups, messages = read_groups(args.csv)

@@ -1,6 +1,7 @@
-"""The three spaCy projects: the user's (project.yml at the root, its scripts in project/), whose `ci`
-workflow runs here with weasel's project_run in a copy (convert a few DEplain documents, spacy train
-for two epochs, evaluate, assemble the de and en pipelines and build the de sdist); the benchmarks
+"""The three spaCy projects: the user's (project.yml at the root, its scripts in project/), whose `all`
+workflow runs here as CI runs it, with weasel's project_run in a copy and the CI --vars (convert a few
+DEplain documents, spacy train for two epochs, evaluate, assemble the de and en pipelines, build the de
+sdist and install it into a fresh environment); the benchmarks
 (benchmarks/project.yml, benchmarks/scripts/, the figures of the README and docs/ and the data
 recipes) and the lab (lab/project.yml, lab/scripts/), which share benchmarks/helpers/. All three are
 checked for being valid projects whose commands name the scripts they run and the modules those
@@ -24,8 +25,9 @@ PROJECT_FILES = ("project.yml", "configs", "assets", "project")
 
 @pytest.fixture(scope="module")
 def ci_project(tmp_path_factory, shared_data):
-    """The project run in a copy, its CRF trained as a pair: the wide CRF with 2 sgc-dev documents
-    (vars.ci_wide_gold; sgc-dev may not be copied into assets/, so the project's default is one CRF)."""
+    """The project's `all` run in a copy with the CI vars, its CRF trained as a pair: the wide CRF with 2
+    sgc-dev documents (vars.wide_gold; sgc-dev may not be copied into assets/, so the project's default
+    is one CRF)."""
     folder = tmp_path_factory.mktemp("project")
     for name in PROJECT_FILES:
         src = ROOT / name
@@ -35,11 +37,21 @@ def ci_project(tmp_path_factory, shared_data):
             shutil.copy(src, folder / name)
     sgc = shared_data("sgc-dev/pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (folder / "wide-gold.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
-    project_run(folder, "ci", capture=True, overrides=CI_OVERRIDES)
+    project_run(folder, "all", capture=True, overrides=CI_OVERRIDES)
     return folder
 
 
-CI_OVERRIDES = {"vars.ci_wide_gold": "wide-gold.jsonl"}
+# the CI run: its own folders (vars.run), ten documents, two epochs, de and en, the sdist only
+CI_OVERRIDES = {
+    "vars.run": "ci",
+    "vars.limit": 10,
+    "vars.epochs": 2,
+    "vars.eval_frequency": 5,
+    "vars.combination_epochs": 2,
+    "vars.langs": "de,en",
+    "vars.build": "sdist",
+    "vars.wide_gold": "wide-gold.jsonl",
+}
 
 
 @pytest.mark.slow
@@ -47,7 +59,7 @@ def test_ci_workflow_trains_evaluates_and_packages(ci_project):
     split = json.loads((ci_project / "corpus" / "ci" / "split.json").read_text(encoding="utf-8"))
     assert len(split["train"]) + len(split["dev"]) + len(split["test"]) == 10
     assert not set(split["train"]) & set(split["test"]) and not set(split["dev"]) & set(split["test"])
-    metrics = json.loads((ci_project / "metrics" / "ci.json").read_text(encoding="utf-8"))
+    metrics = json.loads((ci_project / "metrics" / "ci" / "test.json").read_text(encoding="utf-8"))
     assert metrics["docs"] == len(split["test"])
     for name in ("link", "bead_text", "paragraph"):
         assert set(metrics[name]) == {"p", "r", "f"} and all(0.0 <= v <= 1.0 for v in metrics[name].values())
@@ -85,32 +97,75 @@ def test_ci_pipelines_align_in_their_own_language(ci_project):
 def test_ci_rerun_skips_up_to_date_steps(ci_project):
     model = ci_project / "training" / "ci" / "model-best" / "sentence_aligner" / "aligner" / "model.npz"
     before = model.stat().st_mtime_ns
-    project_run(ci_project, "ci", capture=True, overrides=CI_OVERRIDES)
+    project_run(ci_project, "all", capture=True, overrides=CI_OVERRIDES)
     assert model.stat().st_mtime_ns == before
 
 
 @pytest.mark.slow
 def test_ci_package_installs_into_a_fresh_environment_and_aligns(ci_project):
-    """The package-check step (project/package_check.py) on what the ci workflow built: the de sdist and
+    """The package-check step (project/package_check.py) on what the CI run built: the de sdist and
     the spacy-simalign wheel pip-installed into a fresh virtual environment without torch, where the
     pipeline loads and aligns a test pair (pip needs the package index or its cache)."""
-    report_path = ci_project / "metrics" / "ci_package_check.json"
-    run = run_script(
-        ci_project / "project" / "package_check.py",
-        "packages/ci",
-        "--gold",
-        "corpus/ci/test.spacy",
-        "--output",
-        report_path,
-        cwd=ci_project,
-    )
-    assert run.returncode == 0, run.stderr[-5000:]
+    report_path = ci_project / "metrics" / "ci" / "package_check.json"
     report = json.loads(report_path.read_text(encoding="utf-8"))
     assert report["ok"] and report["artifact"] == "de_simalign_web-0.1.0.tar.gz"
     assert report["check"]["plugin"].startswith("venv") and report["check"]["smoke"] == {}  # en is not packaged
     installed = {line.split("==")[0].split(" @ ")[0] for line in report["installed"]}
     assert {"spacy", "spacy-simalign", "de-simalign-web"} <= {name.lower().replace("_", "-") for name in installed}
     assert "torch" not in installed
+
+
+@pytest.mark.slow
+def test_the_transformer_workflow_trains_evaluates_and_packages_the_transformer_with_the_aligner(tmp_path):
+    """The `transformer` workflow's steps up to `package` in a copy, on a tiny BERT of random weights
+    (test_transformer_route.py's writer) for one epoch: the best model lands in
+    training/transformer/model-best, and the package holds the transformer and the aligner, for its
+    own language only, its meta naming the base model's licence and requiring torch and
+    spacy-transformers (package-check, a pip install of torch, is left out here)."""
+    import importlib.util
+
+    from weasel.util import load_project_config
+
+    pytest.importorskip("spacy_transformers")
+    spec = importlib.util.spec_from_file_location("transformer_route", ROOT / "tests" / "test_transformer_route.py")
+    route = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(route)
+    for name in PROJECT_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "upstream"))
+        else:
+            shutil.copy(src, tmp_path / name)
+    route.tiny_bert(tmp_path / "models" / "tiny")
+    overrides = {
+        "vars.run": "transformer",
+        "vars.limit": 8,
+        "vars.epochs": 1,
+        "vars.eval_frequency": 2,
+        "vars.combination_epochs": 1,
+        "vars.transformer_model": "models/tiny",
+        "vars.transformer_license": "Apache-2.0",
+        "vars.build": "wheel",
+    }
+    workflow = load_project_config(tmp_path)["workflows"]["transformer"]
+    assert workflow[-1] == "package-check"
+    for step in workflow[:-1]:
+        project_run(tmp_path, step, capture=True, overrides=overrides)
+    trained = spacy.load(tmp_path / "training" / "transformer" / "model-best")
+    assert trained.pipe_names == ["segmenter", "transformer", "sentence_aligner"]
+    split = json.loads((tmp_path / "corpus" / "transformer" / "split.json").read_text(encoding="utf-8"))
+    metrics = json.loads((tmp_path / "metrics" / "transformer" / "test.json").read_text(encoding="utf-8"))
+    assert metrics["docs"] == len(split["test"]) > 0
+    packages = tmp_path / "packages" / "transformer"
+    assert sorted(p.name for p in (packages / "pipelines").iterdir()) == ["de"]  # not nl, fr, en
+    meta = json.loads((packages / "de_simalign_web-0.1.0" / "meta.json").read_text(encoding="utf-8"))
+    required = {req.split(">")[0].split("=")[0] for req in meta["requirements"]}
+    assert {"torch", "spacy-transformers", "spacy-simalign"} <= required
+    assert "Apache-2.0" in meta["license"] and "tiny" in meta["description"]
+    assert list((packages / "de_simalign_web-0.1.0" / "dist").glob("*.whl"))
+    nlp = spacy.load(packages / "pipelines" / "de")
+    doc = nlp(pair.make_pair(nlp, "Der Hund bellt laut. Die Katze schläft.", "Der Hund bellt. Die Katze schläft."))
+    assert len(pair.side_of(doc, "complex")) == 2 and doc._.beads is not None
 
 
 # -- the three projects: every script run by a command that names it, helpers on the command line --
@@ -121,7 +176,9 @@ HELPERS = BENCH / "helpers"  # the modules that the benchmarks' and the lab's sc
 SCRIPT_FOLDERS = (ROOT / "project", BENCH / "scripts", HELPERS, LAB / "scripts")
 
 OUTSIDE_WORKFLOWS = {  # commands in no workflow, and why
-    ROOT: {"train-crf": "the recipe of the shipped weights, run on its own to compare with them"},
+    ROOT: {
+        "train-crf": "the recipe of the shipped weights, run on its own to compare with them",
+    },
     BENCH: {
         "bench-peers": "needs .venv-peers, which `make bench-peers` builds before it runs the command",
         "bench-spacy-cli": "needs a second environment without the plugin (vars.bare_python), made by hand",
@@ -214,6 +271,122 @@ def test_every_command_runs_scripts_that_its_deps_name_with_their_modules_and_is
     in_workflows = {step for steps in config["workflows"].values() for step in steps}
     assert in_workflows <= {c["name"] for c in commands}
     assert {c["name"] for c in commands} - in_workflows == set(OUTSIDE_WORKFLOWS[folder])
+
+
+def what_a_line_runs(line: str):
+    """What a script line runs, without the values it runs it with: the script file, or the module and
+    its subcommand with the config it reads (`-m spacy train configs/crf.cfg`)."""
+    import shlex
+
+    words = shlex.split(line)[1:]
+    if words[0] != "-m":
+        return (words[0],)
+    return tuple(words[1:3]) + tuple(w for w in words[3:4] if w.endswith(".cfg"))
+
+
+def test_the_user_project_is_short_and_no_command_is_a_variant_of_another():
+    """At most 20 commands, and none runs what another runs (a script, or spacy train on a config) with
+    other values: a variant of a job (CI's few documents, an adapted or a transformer pipeline, English
+    Wiki-Manual) is that job's command run with --vars, its outputs under a folder of its run."""
+    from weasel.util import load_project_config
+
+    commands = load_project_config(ROOT)["commands"]
+    assert len(commands) <= 20, [c["name"] for c in commands]
+    owner = {}
+    for command in commands:
+        for line in command["script"]:
+            ran = what_a_line_runs(line)
+            if ran == ("project/run_name.py",):  # a check before training, not a job
+                continue
+            assert owner.setdefault(ran, command["name"]) == command["name"], (
+                f"{ran} in {owner[ran]} and {command['name']}"
+            )
+    import srsly
+
+    # each run's outputs are in its own folders; the data sets' in data/, the shipped weights' recipe's in its own
+    for command in srsly.read_yaml(ROOT / "project.yml")["commands"]:
+        outputs = command["outputs"]
+        assert all("/${vars.run}/" in out or out.startswith(("data/", "training/crf-weights/")) for out in outputs), (
+            command["name"]
+        )
+
+
+def train_overrides(line: str):
+    """The config of a `python -m spacy train CONFIG ...` line and its --section.key overrides."""
+    import shlex
+
+    from spacy.cli._util import parse_config_overrides
+
+    words = shlex.split(line)
+    config, options = words[4], words[5:]
+    pairs = [w for i, w in enumerate(options) if i % 2 == 0]
+    assert all(w.startswith("--") for w in pairs), line
+    named = dict(zip(pairs, options[1::2]))
+    for option in ("--output", "--gpu-id"):
+        named.pop(option, None)
+    return config, parse_config_overrides([x for pair in named.items() for x in pair])
+
+
+@pytest.mark.parametrize("workflow", ["all", "transformer"])
+def test_the_training_workflows_resolve_their_configs_and_pass_the_model_on(workflow):
+    """Each step of `all` and `transformer` runs files that exist, its spacy train line's overrides all
+    name settings of its config (spaCy refuses an override of a missing one), and the steps after
+    training read the model-best that training writes: training/transformer/model-best for the
+    transformer run."""
+    from weasel.util import load_project_config
+
+    config = load_project_config(ROOT, overrides={"vars.run": workflow})
+    by_name = {c["name"]: c for c in config["commands"]}
+    steps = [by_name[name] for name in config["workflows"][workflow]]
+    trained = f"training/{workflow}/model-best"
+    trains = [c for c in steps if any(line.startswith("python -m spacy train") for line in c["script"])]
+    assert len(trains) == 1 and trained in trains[0]["outputs"]
+    cfg, overrides = train_overrides(next(line for line in trains[0]["script"] if "spacy train" in line))
+    resolved = spacy.util.load_config(ROOT / cfg, overrides=overrides, interpolate=True)
+    assert resolved["nlp"]["lang"] == config["vars"]["lang"]
+    if workflow == "transformer":
+        assert resolved["paths"]["transformer_model"] == config["vars"]["transformer_model"]
+        assert "transformer" in resolved["nlp"]["pipeline"]
+    for step in steps:
+        for line in step["script"]:
+            ran = what_a_line_runs(line)
+            assert ran[0].startswith(("spacy", "-")) or (ROOT / ran[0]).is_file(), line
+    for step in steps[steps.index(trains[0]) + 1 : -1]:
+        assert trained in step["deps"], step["name"]
+
+
+@pytest.mark.parametrize("workflow", ["transformer", "adapt"])
+def test_a_workflow_that_trains_its_own_model_refuses_the_main_runs_name(workflow):
+    """Every workflow's commands write under training/<vars.run>: the transformer and adapt steps, run
+    without a run of their own, would replace the main run's model-best, and refuse in one line."""
+    by_name = {c["name"]: c for c in project_commands()}
+    step = by_name["train-transformer" if workflow == "transformer" else "adapt-train"]
+    guard = step["script"][0].split()
+    assert guard[:3] == ["python", "project/run_name.py", "main"]
+    run = run_script(*guard[1:])
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == (
+        f"error: vars.run: the {workflow} workflow would replace the main run's training/main: name a run of its "
+        f"own (--vars.run {workflow}); nothing was written\n"
+    )
+    assert run_script(guard[1], workflow, *guard[3:]).returncode == 0
+
+
+def test_a_transformer_pipeline_is_not_packaged_without_its_base_models_licence(tmp_path, capsys):
+    """The packaged meta names the transformer's licence, which only the user knows: without
+    --model-license (vars.transformer_license) assemble refuses in one line, before loading or writing."""
+    (tmp_path / "trained").mkdir()
+    (tmp_path / "trained" / "config.cfg").write_text(
+        '[nlp]\nlang = "de"\npipeline = ["segmenter","transformer","sentence_aligner"]\n', encoding="utf-8"
+    )
+    assemble = project_module("assemble")
+    assert assemble.main([str(tmp_path / "trained"), str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"error: {tmp_path / 'trained'}: a transformer pipeline's meta names its base model's licence: pass --model-license (in the project --vars.transformer_license)\n"
+    )
+    assert str(tmp_path / "trained") in err and not (tmp_path / "out").exists()
 
 
 def test_every_script_is_run_by_a_command_imported_by_one_or_a_named_helper():
@@ -403,7 +576,7 @@ def run_script(*args, cwd=ROOT, pythonpath=None):
 
 
 def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(tmp_path):
-    """The package step builds the spacy-simalign wheel into packages/ (the install line of
+    """The package step builds the spacy-simalign wheel into packages/<run>/ (the install line of
     docs/training.md names it), with every data file and no setuptools "Package would be ignored"
     warning (a pipeline would require a wheel without its weights); a build that warns is refused."""
     import zipfile
@@ -411,8 +584,10 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
     import yaml
 
     steps = {c["name"]: c["script"] for c in yaml.safe_load((ROOT / "project.yml").read_text())["commands"]}
-    assert "python project/plugin_wheel.py packages" in steps["package"]
-    assert any(line.startswith("python project/package_check.py packages ") for line in steps["package-check"])
+    assert "python project/plugin_wheel.py packages/${vars.run}" in steps["package"]
+    assert any(
+        line.startswith("python project/package_check.py packages/${vars.run} ") for line in steps["package-check"]
+    )
     result = run_script(ROOT / "project" / "plugin_wheel.py", tmp_path / "packages")
     assert result.returncode == 0, result.stderr
     wheel = tmp_path / "packages" / f"spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl"
@@ -430,9 +605,7 @@ def test_the_plugin_wheel_is_built_beside_the_pipelines_without_build_warnings(t
         "review/store.py",
     ):
         assert f"spacy_simalign/{data}" in names, data
-    install = (
-        f"pip install packages/{wheel.name} packages/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
-    )
+    install = f"pip install packages/main/{wheel.name} packages/main/de_simalign_web-0.1.0/dist/de_simalign_web-0.1.0-py3-none-any.whl"
     assert install in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
     # the same build from a tree whose setup.cfg leaves the data folders out is refused
     tree = tmp_path / "tree"
@@ -471,6 +644,36 @@ def test_an_adapted_pipeline_names_the_gold_it_was_adapted_on(tmp_path):
     assert f"adapted on {gold}" in adapted["description"] and f"adapted on {gold}" in adapted["license"]
     assert adapted["sources"][0] == shipped["sources"][0] and gold in adapted["sources"][1]
     assert gold not in json.dumps(shipped) and len(shipped["sources"]) == 1
+
+
+def test_a_pipeline_trained_on_other_gold_names_it_and_its_licence(tmp_path):
+    """`package` passes vars.gold: a gold other than DEplain-web dev is named in the meta with its
+    licence (vars.gold_license) in place of DEplain-web's; after `adapt` (its weights folder crf/
+    beside the pipeline) the meta says the shipped weights were adapted on it, beside DEplain-web."""
+    nlp = spacy.blank("de")
+    nlp.add_pipe("simalign_segmenter", name="segmenter")
+    nlp.add_pipe("simalign_sentence_aligner", name="sentence_aligner")
+    assemble = project_module("assemble")
+    metas = {}
+    for run, gold in (
+        ("main", "assets/deplain-web-dev/pairs.jsonl"),
+        ("mine", "my/gold.jsonl"),
+        ("adapt", "my/gold.jsonl"),
+    ):
+        (tmp_path / run).mkdir()
+        nlp.to_disk(tmp_path / run / "model-best")
+        if run == "adapt":
+            (tmp_path / run / "crf").mkdir()
+            (tmp_path / run / "crf" / "config.json").write_text("{}", encoding="utf-8")
+        args = [str(tmp_path / run / "model-best"), str(tmp_path / run / "out"), "--langs", "de", "--gold", gold]
+        assert assemble.main([*args, "--gold-license", "CC0 1.0"]) == 0
+        metas[run] = json.loads((tmp_path / run / "out" / "de" / "meta.json").read_text(encoding="utf-8"))
+    assert metas["main"]["license"] == assemble.LICENSE and metas["main"]["sources"] == [assemble.SOURCES]
+    mine = metas["mine"]
+    assert "my/gold.jsonl (CC0 1.0)" in mine["license"] and "CC BY 4.0" not in mine["license"]
+    assert mine["sources"] == ["my/gold.jsonl: the gold the weights were trained on (CC0 1.0)"]
+    adapted = metas["adapt"]
+    assert "adapted on my/gold.jsonl" in adapted["license"] and adapted["sources"][0] == assemble.SOURCES
 
 
 def test_the_package_check_script_aligns_with_the_package_as_it_is(tmp_path):
@@ -514,10 +717,12 @@ def test_generated_project_outputs_are_not_versioned():
     ).stdout.split()
     assert tracked == []
     generated = [
-        "metrics/test.json",
-        "metrics/test_massalign.json",
-        "metrics/package_check.json",
-        "metrics/ci.json",
+        "metrics/main/test.json",
+        "metrics/main/test_massalign.json",
+        "metrics/main/package_check.json",
+        "metrics/ci/test.json",
+        "corpus/transformer/train.spacy",
+        "training/transformer/model-best/meta.json",
         "project.lock",
         f"packages/spacy_simalign-{spacy_simalign.__version__}-py3-none-any.whl",
         "data/amsterdam-municipal-nl/complex-simple-v1-anonymized.csv",
@@ -789,6 +994,52 @@ def test_two_gold_documents_are_refused_by_convert_and_an_empty_gold_by_evaluate
     )
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "no documents to evaluate on" in run.stderr and not (tmp_path / "m.json").exists()
+
+
+def test_convert_with_nothing_held_out_keeps_every_document_in_the_golds_order(tmp_path):
+    """The wikimanual workflow adapts on every document (--dev 0 --test 0) and adapt-folds cuts its
+    folds by position: train.jsonl is then the gold's documents in the gold's order, unshuffled."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    gold = [json.loads(line) for line in lines[:6]]
+    run = run_script(
+        ROOT / "project" / "convert.py",
+        ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl",
+        tmp_path,
+        "--dev",
+        "0",
+        "--test",
+        "0",
+        "--limit",
+        "6",
+        "--seed",
+        "3",
+    )
+    assert run.returncode == 0, run.stderr
+    train = [json.loads(line) for line in (tmp_path / "train.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert train == gold
+    split = json.loads((tmp_path / "split.json").read_text(encoding="utf-8"))
+    assert split["train"] == [record["id"] for record in gold] and split["dev"] == split["test"] == []
+
+
+def test_evaluate_links_task1_is_the_task_1_protocol_that_the_project_var_names(tmp_path):
+    """vars.link_scoring reaches evaluate.py as `--links task1` (weasel strips the leading dashes of a
+    --vars value, so the var cannot hold `--exclude-identical`): the same scores as that flag."""
+    lines = (ROOT / "assets" / "deplain-web-dev" / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "gold.jsonl").write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")
+    scores = {}
+    for name, option in (
+        ("plain", ["--links", "plain"]),
+        ("task1", ["--links", "task1"]),
+        ("flag", ["--exclude-identical"]),
+    ):
+        out = tmp_path / f"{name}.json"
+        run = run_script(
+            ROOT / "project" / "evaluate.py", "-", tmp_path / "gold.jsonl", out, "--method", "tfidf", *option
+        )
+        assert run.returncode == 0, run.stderr
+        scores[name] = {k: v for k, v in json.loads(out.read_text(encoding="utf-8")).items() if k != "seconds"}
+    assert scores["task1"] == scores["flag"] and "protocol" in scores["task1"]
+    assert "protocol" not in scores["plain"] and scores["plain"]["link"] != scores["task1"]["link"]
 
 
 def test_the_readme_tuned_example_is_a_block_the_readme_figures_command_writes():

@@ -352,7 +352,7 @@ def test_klexikon_validation_copied_unchanged_and_checked_by_its_manifest(tmp_pa
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["klexikon-validation"]
 
 
-# -- DEplain-web (the package's convert-deplain, and the user's project's data-deplain) ------------
+# -- DEplain-web (the package's convert-deplain, and the user's project's data-sets) ------------
 
 PLAN_HEADER = [
     "original",
@@ -475,7 +475,7 @@ def documents_csv(plans: Path, pairs: Path) -> str:
 
 def test_convert_deplain_gives_the_published_pairs_from_the_82_plans(tmp_path, shared_data, capsys):
     """The 82 real plans, with their documents' sentences in DEplain's document CSV layout, convert to the
-    published pairs.jsonl byte for byte (the checksum data-deplain keeps): every n:m row is cut where the
+    published pairs.jsonl byte for byte (the checksum data-sets keeps): every n:m row is cut where the
     document cuts it, beads in row order. The same plans without the document CSV differ (split guesses)."""
     from spacy_simalign.__main__ import main
 
