@@ -23,18 +23,23 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = ("project.yml", "configs", "assets", "project")
 
 
-@pytest.fixture(scope="module")
-def ci_project(tmp_path_factory, shared_data):
-    """The project's `all` run in a copy with the CI vars, its CRF trained as a pair: the wide CRF with 2
-    sgc-dev documents (vars.wide_gold; sgc-dev may not be copied into assets/, so the project's default
-    is one CRF)."""
-    folder = tmp_path_factory.mktemp("project")
+def copy_project(folder: Path) -> None:
+    """The user's project's files (PROJECT_FILES) copied into `folder`, as a user's clone holds them."""
     for name in PROJECT_FILES:
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, folder / name, ignore=shutil.ignore_patterns("__pycache__", "upstream"))
         else:
             shutil.copy(src, folder / name)
+
+
+@pytest.fixture(scope="module")
+def ci_project(tmp_path_factory, shared_data):
+    """The project's `all` run in a copy with the CI vars, its CRF trained as a pair: the wide CRF with 2
+    sgc-dev documents (vars.wide_gold; sgc-dev may not be copied into assets/, so the project's default
+    is one CRF)."""
+    folder = tmp_path_factory.mktemp("project")
+    copy_project(folder)
     sgc = shared_data("sgc-dev/pairs.jsonl").read_text(encoding="utf-8").splitlines()
     (folder / "wide-gold.jsonl").write_text("\n".join(sgc[:2]) + "\n", encoding="utf-8")
     project_run(folder, "all", capture=True, overrides=CI_OVERRIDES)
@@ -130,12 +135,7 @@ def test_the_transformer_workflow_trains_evaluates_and_packages_the_transformer_
     spec = importlib.util.spec_from_file_location("transformer_route", ROOT / "tests" / "test_transformer_route.py")
     route = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(route)
-    for name in PROJECT_FILES:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "upstream"))
-        else:
-            shutil.copy(src, tmp_path / name)
+    copy_project(tmp_path)
     route.tiny_bert(tmp_path / "models" / "tiny")
     overrides = {
         "vars.run": "transformer",
