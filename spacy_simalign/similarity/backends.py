@@ -347,7 +347,11 @@ class SentenceTransformerSimilarity(EmbeddingSimilarity):
 
             # a folder on disk: never ask the hub, and leave the process's HF_HUB_OFFLINE to its user
             self._model = SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
-            self.dim = self._model.get_sentence_embedding_dimension()
+            # sentence-transformers 5.7 renamed the method (the old name warns); older releases have only it
+            dimension = (
+                getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+            )
+            self.dim = dimension()
         return self._model
 
     def _encode_batch(self, texts, lang):
