@@ -4,7 +4,8 @@ sentence vectors, the CRF's loss is taken as crf.train takes it, the CRF's Adam 
 gradient of the loss with respect to each sentence vector is returned, for the transformer's
 backprop. Needs torch (the package's `train` extra)."""
 
-from typing import Any, List, Optional, Sequence, Tuple
+import functools
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -13,9 +14,17 @@ import torch.nn.functional as F
 from ...core.structures import TrainingPair
 from .features import DirectionInput
 from .pair_scores import COS, Vectors, candidate_cells
-from .threads import torch_threads
 
 Gradients = Tuple[np.ndarray, np.ndarray]  # d loss / d vectors of the (complex, simple) sentences
+
+
+def scored_directions(
+    s2c: DirectionInput, c2s: DirectionInput, complex_vectors: torch.Tensor, simple_vectors: torch.Tensor
+) -> Tuple[DirectionInput, DirectionInput]:
+    """Both directions of a document with the cosine column of its sentence vectors (train.Rescore)."""
+    return scored_direction(s2c, simple_vectors, complex_vectors), scored_direction(
+        c2s, complex_vectors, simple_vectors
+    )
 
 
 def scored_direction(x: DirectionInput, src: torch.Tensor, tgt: torch.Tensor) -> DirectionInput:
@@ -34,39 +43,20 @@ def scored_direction(x: DirectionInput, src: torch.Tensor, tgt: torch.Tensor) ->
 def listened_update(
     aligner, pairs: Sequence[TrainingPair], vectors: Sequence[Vectors]
 ) -> Tuple[float, List[Gradients]]:
-    """One Adam step of the CRF `aligner` on the mean per-sentence loss of the batch's documents,
-    each scored with its sentence vectors; (the summed loss, d loss / d vectors per document)."""
+    """One Adam step of the CRF `aligner` (its trainer's step, crf/train.py) on the mean
+    per-sentence loss of the batch's documents, each scored with its sentence vectors; (the summed
+    loss, d loss / d vectors per document)."""
     trainer = aligner.trainer
-    model = aligner.model
-    settings = trainer.settings
     leaves: List[Tuple[torch.Tensor, torch.Tensor]] = []
-    total: Optional[torch.Tensor] = None
-    weighted, docs = 0.0, 0
-    model.train()
-    with torch_threads(aligner.config["torch_threads"]):
-        for pair, (complex_vectors, simple_vectors) in zip(pairs, vectors):
-            vc = torch.tensor(np.asarray(complex_vectors, dtype=np.float32), requires_grad=True)
-            vs = torch.tensor(np.asarray(simple_vectors, dtype=np.float32), requires_grad=True)
-            leaves.append((vc, vs))
-            if not len(pair.complex) or not len(pair.simple):
-                continue
-            x = trainer.features(pair)
-            dirs = [x.s2c, x.c2s]
-            if trainer.rng.random() < settings.cross_lingual_rate:
-                dirs = [d.without_lexical() for d in dirs]
-            n = sum(len(d) for d in dirs)
-            if not n:
-                continue
-            s2c, c2s = scored_direction(dirs[0], vs, vc), scored_direction(dirs[1], vc, vs)
-            loss = (model.nll(s2c) + model.nll(c2s)) / n
-            total = loss if total is None else total + loss
-            weighted += float(loss.detach()) * n
-            docs += 1
-        if total is not None:
-            trainer.optimizer.zero_grad()
-            (total / docs).backward()
-            trainer.optimizer.step()
-    model.eval()
+    inputs, rescores = [], []
+    for pair, (complex_vectors, simple_vectors) in zip(pairs, vectors):
+        vc = torch.tensor(np.asarray(complex_vectors, dtype=np.float32), requires_grad=True)
+        vs = torch.tensor(np.asarray(simple_vectors, dtype=np.float32), requires_grad=True)
+        leaves.append((vc, vs))
+        if len(pair.complex) and len(pair.simple):
+            inputs.append(trainer.features(pair))
+            rescores.append(functools.partial(scored_directions, complex_vectors=vc, simple_vectors=vs))
+    weighted, _ = trainer.step(inputs, rescores)
     grads = [
         tuple(np.zeros(v.shape, np.float32) if v.grad is None else v.grad.numpy() for v in pair) for pair in leaves
     ]

@@ -19,7 +19,7 @@ import torch
 
 from ...core.structures import TrainingPair
 from .combine import fit_combination
-from .features import PairInput
+from .features import DirectionInput, PairInput
 from .threads import torch_threads
 from .training_settings import TrainingSettings
 
@@ -41,18 +41,26 @@ def featurize_all(aligner, pairs: Sequence[TrainingPair], with_gold: bool = True
     return [aligner.featurize(p.complex, p.simple, p.paragraph_links) for p in pairs]
 
 
+# a document's (simple->complex, complex->simple) directions as the CRF is to read them in a step:
+# with a column computed by a network that learns with it (listened_training.py)
+Rescore = Callable[[DirectionInput, DirectionInput], Tuple[DirectionInput, DirectionInput]]
+
+
 def pair_loss(
-    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float
+    model, pair: PairInput, rng: random.Random, cross_lingual_rate: float, rescore: Optional[Rescore] = None
 ) -> Tuple[Optional[torch.Tensor], int]:
     """(NLL of both directions per sentence, sentence count) of one training document, or
     (None, 0) for an empty one; with probability `cross_lingual_rate` the document is shown
-    without its lexical features, as a cross-lingual pair would be."""
+    without its lexical features, as a cross-lingual pair would be; `rescore`: the directions then
+    pass through it."""
     dirs = [pair.s2c, pair.c2s]
     if rng.random() < cross_lingual_rate:
         dirs = [d.without_lexical() for d in dirs]
     n = sum(len(d) for d in dirs)
     if not n:
         return None, 0
+    if rescore is not None:
+        dirs = list(rescore(dirs[0], dirs[1]))
     loss = sum(model.nll(d) for d in dirs) / n
     return loss, n
 
@@ -98,15 +106,17 @@ class CRFTrainer:
         """One training step on a batch of gold pairs (empty documents skipped)."""
         return self.step([self.features(p) for p in pairs if len(p.complex) and len(p.simple)])
 
-    def step(self, inputs: Sequence[PairInput]) -> Tuple[float, int]:
+    def step(self, inputs: Sequence[PairInput], rescores: Optional[Sequence[Rescore]] = None) -> Tuple[float, int]:
         """One Adam step on the mean per-sentence loss of the documents (empty ones skipped);
-        returns (summed loss x sentences, sentences) for logging."""
+        returns (summed loss x sentences, sentences) for logging. `rescores`: one per document, the
+        directions' rescoring (pair_loss)."""
         model = self.aligner.model
         model.train()
         total, weighted, count, docs = None, 0.0, 0, 0
         with torch_threads(self.aligner.config["torch_threads"]):
-            for x in inputs:
-                loss, n = pair_loss(model, x, self.rng, self.settings.cross_lingual_rate)
+            for k, x in enumerate(inputs):
+                rescore = None if rescores is None else rescores[k]
+                loss, n = pair_loss(model, x, self.rng, self.settings.cross_lingual_rate, rescore)
                 if loss is None:
                     continue
                 total = loss if total is None else total + loss
