@@ -356,10 +356,10 @@ def test_the_shipped_and_older_configs_are_whole_weights_configs(tmp_path):
     """The shipped weights and their wide CRF, 0.1.0's, and a folder saved before the settings that
     came after the first weights (neighbours, identical, the bead stage, the split fill, the wide
     CRF's record, the later settings) load; the ones it lacks keep their default."""
-    from spacy_simalign.aligners.crf.weights_config import LATER, config_problems
+    from spacy_simalign.aligners.crf.weights_config import LATER, weights_config_problems
 
     for folder in (WEIGHTS, WEIGHTS / WIDE_FOLDER, PIPELINE / ALIGNER, PIPELINE / ALIGNER / WIDE_FOLDER):
-        assert config_problems(json.loads((folder / "config.json").read_text(encoding="utf-8"))) == [], folder
+        assert weights_config_problems(json.loads((folder / "config.json").read_text(encoding="utf-8"))) == [], folder
     older = copy_of(WEIGHTS, tmp_path)
     shutil.rmtree(older / WIDE_FOLDER)
     config = json.loads((older / "config.json").read_text(encoding="utf-8"))

@@ -19,7 +19,7 @@ from .aligner_settings import SummarySettings
 from .choice import WIDE_FOLDER, WIDE_RECORD
 from .config_defaults import DEFAULT_CONFIG, DEFAULT_HIDDEN, LATER_SETTINGS, as_saved
 from .parts import AlignerParts
-from .weights_config import check_config
+from .weights_config import check_weights_config
 from .weights_files import (
     check_learned,
     check_saving,
@@ -57,7 +57,7 @@ def read_weights(folder: Union[str, Path]) -> Tuple[Dict[str, Any], Dict[str, np
             raise InputError(f"not a CRF aligner folder (config.json and {WEIGHTS_FILE} expected): {folder}")
         saved = read_config(given / "config.json")
         check_learned(saved, given / "config.json")
-        check_config(saved, given / "config.json")
+        check_weights_config(saved, given / "config.json")
         cfg = as_saved(saved, given / "config.json")
         if saved.get(WIDE_RECORD) and not (folder / WIDE_FOLDER).is_dir():
             raise InputError(
@@ -163,7 +163,7 @@ class WeightsIO:
     def from_bytes(self: AlignerParts, data: bytes) -> Any:
         msg = srsly.msgpack_loads(data)
         check_learned(msg["config"], BYTES)
-        check_config(msg["config"], BYTES)
+        check_weights_config(msg["config"], BYTES)
         if msg["config"].get(WIDE_RECORD) and "wide" not in msg:
             raise InputError("missing: the config records a wide CRF that they do not hold", str(BYTES))
         config = as_saved(msg["config"])

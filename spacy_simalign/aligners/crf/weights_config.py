@@ -44,7 +44,7 @@ NULLABLE = ("combination_weights", "bead_weights", *PREDATED_SETTINGS)
 INVALID = "invalid CRF weights config"
 
 
-def config_problems(config: Dict[str, Any]) -> List[str]:
+def weights_config_problems(config: Dict[str, Any]) -> List[str]:
     """Every key of a weights config.json that is unknown, missing or of the wrong type or shape."""
     known = set(REQUIRED) | set(LATER) | set(RETIRED)
     out = [f"unknown key {shown(key)}" for key in config if key not in known]
@@ -105,8 +105,8 @@ def encoder_problem(value) -> Optional[str]:
     return f"not a sentence encoder: {known}, a registered similarity or a sentence-transformers model folder"
 
 
-def check_config(config: Dict[str, Any], path: Path) -> None:
-    """Refuse, in one line naming `path`, a weights config.json with any of config_problems."""
-    found = config_problems(config)
+def check_weights_config(config: Dict[str, Any], path: Path) -> None:
+    """Refuse, in one line naming `path`, a weights config.json with any of weights_config_problems."""
+    found = weights_config_problems(config)
     if found:
         raise InputError(f"{INVALID}: {'; '.join(found)}", str(path))
