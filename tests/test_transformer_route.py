@@ -92,6 +92,32 @@ def test_training_changes_the_transformer_through_the_aligners_listener(trained)
     assert "encoder.layer.1.output.dense.weight" in changed
 
 
+def test_the_transformer_trains_with_its_layers_recomputed(trained):
+    """The config's after_init turns on gradient checkpointing in the Hugging Face model, which
+    bounds the memory of long documents in training; loaded for aligning, it is off."""
+    import spacy
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config
+
+    tmp, model, pipeline = trained
+    paths = {"paths.train": str(tmp / "train.jsonl"), "paths.dev": str(tmp / "dev.jsonl")}
+    config = load_config(CONFIG, overrides={**paths, "paths.transformer_model": str(model)}, interpolate=False)
+    assert init_nlp(config).get_pipe("transformer").model.transformer.is_gradient_checkpointing
+    assert not spacy.load(pipeline).get_pipe("transformer").model.transformer.is_gradient_checkpointing
+
+
+def test_a_transformer_without_layer_recomputation_trains_with_a_warning(trained, monkeypatch):
+    import spacy
+
+    from spacy_simalign.pipeline.transformer_memory import recompute_layers
+
+    nlp = spacy.load(trained[2])
+    monkeypatch.setattr(transformers.BertModel, "supports_gradient_checkpointing", False)
+    with pytest.warns(UserWarning, match="cannot recompute its layers in training: memory grows"):
+        assert recompute_layers(nlp) == 0
+    assert not nlp.get_pipe("transformer").model.transformer.is_gradient_checkpointing
+
+
 def test_the_trained_pipeline_aligns_with_align_model(trained, tmp_path):
     folder, _, pipeline = trained
     out = tmp_path / "aligned.jsonl"
