@@ -11,7 +11,7 @@ import torch
 from conftest import SMALL, write_jsonl
 
 from spacy_simalign.__main__ import main
-from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS, CRFAligner
+from spacy_simalign.aligners.crf.aligner import DEFAULT_WEIGHTS
 from spacy_simalign.aligners.crf.choice import WIDE_RECORD
 from spacy_simalign.aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, held_out_check, schedule
 from spacy_simalign.aligners.crf.train import featurize_all
@@ -49,25 +49,6 @@ def test_fine_tuning_fits_the_user_documents_and_leaves_the_base_alone(shipped, 
     assert nll(adapted, feats[0]) < before * 0.9
     assert all(torch.equal(v, shipped.model.state_dict()[k]) for k, v in state.items())
     assert adapted.config["combination_weights"] == shipped.config["combination_weights"]  # no refit asked
-
-
-@pytest.mark.parametrize("mode", ["keep", "adapt", "drop"])
-def test_the_base_wide_crf_is_kept_adapted_or_dropped_and_saved_so(tmp_path, shipped, user_and_background, mode):
-    pairs, feats, plain, background = user_and_background
-    settings = AdaptSettings(epochs=1, repeat=3, wide=mode)
-    adapted = adapted_aligner(DEFAULT_WEIGHTS, pairs, feats, plain, background, settings, shipped.encoder)
-    adapted.save(tmp_path / "adapted")
-    saved = CRFAligner.load(tmp_path / "adapted", encoder=shipped.encoder)
-    if mode == "drop":
-        assert adapted.wide is None and saved.wide is None and not (tmp_path / "adapted" / "wide").exists()
-        return
-    base_wide = shipped.wide.model.state_dict()
-    moved = [k for k, v in adapted.wide.model.state_dict().items() if not torch.equal(v, base_wide[k])]
-    assert bool(moved) == (mode == "adapt")
-    if mode == "adapt":
-        assert nll(adapted.wide, feats[0]) < nll(shipped.wide, feats[0])
-        assert adapted.wide.config["bead_weights"] != shipped.wide.config["bead_weights"]  # refitted too
-    assert all(torch.equal(v, adapted.wide.model.state_dict()[k]) for k, v in saved.wide.model.state_dict().items())
 
 
 def test_refit_only_refits_the_combination_and_bead_scorer_on_the_user_documents(shipped, small_pairs):

@@ -52,8 +52,6 @@ VARIANTS = {  # AdaptSettings beside the defaults (which are "both")
     "finetune": {"refit": False},
     "refit": {"epochs": 0},
     "both": {},
-    "adapt-wide": {"wide": "adapt"},  # both, the base's wide CRF adapted as its own CRF
-    "drop-wide": {"wide": "drop"},  # both, the base's wide CRF dropped
     "guard": {},  # both, kept only if the held-out check on the k documents (k >= 2) says it helps; else the base
 }
 

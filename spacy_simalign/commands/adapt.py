@@ -36,7 +36,7 @@ REPO_BACKGROUND = Path(__file__).resolve().parents[2] / "assets" / "deplain-web-
 
 
 def add_arguments(parser) -> None:
-    from ..aligners.crf.fine_tuning import WIDE_MODES, AdaptSettings
+    from ..aligners.crf.fine_tuning import AdaptSettings
 
     defaults = AdaptSettings()
     parser.add_argument(
@@ -68,13 +68,6 @@ def add_arguments(parser) -> None:
         help="after the passes, refit the combination and bead scorer on the gold documents' decodes",
     )
     parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument(
-        "--wide",
-        choices=WIDE_MODES,
-        default=defaults.wide,
-        help="the base's wide CRF (the second CRF the shipped weights choose per document): adapted on your "
-        "documents as the first is (adapt), kept as it is (keep) or left out (drop)",
-    )
     parser.add_argument(
         "--check",
         action="store_true",
@@ -237,14 +230,14 @@ def run(args) -> int:
     check_pipeline_folder(args)
     check_installed("train", "torch", "adapt (training the CRF aligner)")
     from ..aligners.crf.aligner import CRFAligner
-    from ..aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, crfs_to_adapt, held_out_check, schedule
+    from ..aligners.crf.fine_tuning import AdaptSettings, adapted_aligner, held_out_check, schedule
     from ..aligners.crf.train import featurize_all
     from ..core.setting_checks import check_settings
     from ..engines.progress import progress_bar
 
     given = {"epochs": args.epochs, "repeat": args.repeat, "learn_rate": args.learn_rate}
     check_settings(AdaptSettings, given, flags=True)  # named as the options, before the class checks them
-    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed, args.wide)
+    settings = AdaptSettings(args.epochs, args.repeat, args.learn_rate, args.refit, args.seed)
     base = crf_weights(args.base)
     background_files = args.background or [str(REPO_BACKGROUND)]
     if args.background is None and not REPO_BACKGROUND.is_file():
@@ -266,8 +259,7 @@ def run(args) -> int:
     needs_plain = settings.refit or args.check  # the check aligns the gold documents
     plain = featurize_all(probe, pairs, with_gold=False) if needs_plain else []
     background_inputs = featurize_all(probe, background) if settings.epochs else []
-    crfs = len(crfs_to_adapt(probe, settings))  # each fine-tuned in turn
-    steps = crfs * settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
+    steps = settings.epochs * len(schedule(len(pairs), len(background_inputs), settings.repeat))
     with progress_bar(steps, unit="steps", enabled=args.progress) as bar:
         aligner = adapted_aligner(
             base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick=lambda: bar.update(1)
@@ -293,7 +285,7 @@ def run(args) -> int:
     )
     if args.check:  # after the save: the adapted weights are kept whatever the check says, or if it is stopped
         print(f"check: adapt once more per gold document, on the others ({len(pairs)} runs) ...", file=sys.stderr)
-        one_out = crfs * settings.epochs * len(schedule(len(pairs) - 1, len(background_inputs), settings.repeat))
+        one_out = settings.epochs * len(schedule(len(pairs) - 1, len(background_inputs), settings.repeat))
         with progress_bar(len(pairs) * one_out, unit="steps", enabled=args.progress) as bar:
             tick = lambda: bar.update(1)  # noqa: E731
             check = held_out_check(base, pairs, inputs, plain, background_inputs, settings, probe.encoder, tick)

@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...core.errors import InputError
-from ...core.setting_checks import AT_LEAST_0, AT_LEAST_1, Choice, Range, ranges
+from ...core.setting_checks import AT_LEAST_0, AT_LEAST_1, Range, ranges
 from ...core.structures import TrainingPair
 from ..scoring import AlignmentScorer
 from .aligner import CRFAligner, training_module
@@ -29,12 +29,9 @@ from .aligner_settings import SummarySettings
 from .combine import fit_combination
 from .features import PairInput
 
-# what adapt does with a base's wide CRF (choice.py): keep it unchanged, adapt it as the own CRF, or drop it
-WIDE_MODES = ("keep", "adapt", "drop")
-
 
 @dataclass
-@ranges(wide=Choice(WIDE_MODES), epochs=AT_LEAST_0, repeat=AT_LEAST_1, learn_rate=Range(0))
+@ranges(epochs=AT_LEAST_0, repeat=AT_LEAST_1, learn_rate=Range(0))
 class AdaptSettings:
     """How `adapt` fine-tunes: the command's options, with their defaults here only."""
 
@@ -43,7 +40,6 @@ class AdaptSettings:
     learn_rate: float = 0.003  # Adam's, below the 0.01 of training from scratch
     refit: bool = True  # then refit the combination and the bead scorer on the user documents' decodes
     seed: int = 0
-    wide: str = "keep"  # the base's wide CRF (choice.py): WIDE_MODES
 
 
 def schedule(n_user: int, n_background: int, repeat: int) -> List[int]:
@@ -88,14 +84,6 @@ def refit_stages(aligner, pairs: Sequence[TrainingPair], plain: Sequence[PairInp
         cfg["bead_weights"] = fitted or cfg["bead_weights"]
 
 
-def crfs_to_adapt(aligner: CRFAligner, settings: AdaptSettings) -> List[CRFAligner]:
-    """The CRFs of a loaded base that adapt fine-tunes and refits: its own, and with settings.wide
-    "adapt" its wide CRF too (choice.py), which otherwise still aligns the documents it is surer of
-    with the weights it had."""
-    wide = aligner.wide if settings.wide == "adapt" else None
-    return [aligner] + ([wide] if wide is not None else [])
-
-
 def adapted_aligner(
     folder,
     pairs: Sequence[TrainingPair],
@@ -113,13 +101,10 @@ def adapted_aligner(
     stages on its decodes of the user documents (settings.refit). The base's wide CRF (choice.py),
     if it has one, is kept unchanged beside the adapted one."""
     aligner = CRFAligner.load(folder, encoder=encoder)
-    if settings.wide == "drop":
-        aligner.attach_wide(None)
-    for crf in crfs_to_adapt(aligner, settings):
-        if settings.epochs:
-            fine_tune(crf, inputs, background, settings, tick, log)
-        if settings.refit:
-            refit_stages(crf, pairs, plain, settings.seed)
+    if settings.epochs:
+        fine_tune(aligner, inputs, background, settings, tick, log)
+    if settings.refit:
+        refit_stages(aligner, pairs, plain, settings.seed)
     return aligner
 
 
