@@ -73,8 +73,8 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="also measure whether adapting helps on your domain: each gold document aligned by the base and by "
         "adapt on the other gold documents (one more adapt per document; at least 2); prints both figures, "
-        "pooled and per document. It judges adapt on one document fewer than given, so with few documents it "
-        "is pessimistic",
+        "pooled and per document. With few documents it can be wrong either way (it judges adapt on one "
+        "document fewer than given): keep gold documents aside to be sure",
     )
     parser.add_argument("--lang", default=None, help="language of pairs that have no 'lang' field")
     parser.add_argument(
