@@ -140,8 +140,8 @@ def test_the_transformer_workflow_trains_evaluates_and_packages_the_transformer_
     overrides = {
         "vars.run": "transformer",
         "vars.limit": 8,
-        "vars.epochs": 1,
-        "vars.eval_frequency": 2,
+        "vars.transformer_epochs": 1,
+        "vars.transformer_eval_frequency": 2,
         "vars.combination_epochs": 1,
         "vars.transformer_model": "models/tiny",
         "vars.transformer_license": "Apache-2.0",
