@@ -15,11 +15,13 @@ shuffled with the draw's seed (also adapt's training seed): the first k are give
 rest are the test documents. A row is the mean over the draws of the pooled figures on the test
 documents; "check" counts the draws whose verdict matches the held-out sign (adapted bead-text F1
 above the base's); "worse, unsaid" counts the draws where adapting lowered bead-text F1 and nothing
-warned (the check said it helps; at k = 1 adapt always says it cannot check).
+warned (the check said it helps; at k = 1 adapt always says it cannot check). A second table
+reads the same checks in other ways (VERDICTS), for choosing the reading on the development domains.
 
     cd benchmarks && SPACY_SIMALIGN_CACHE=../.cache/emb spacy project run eval-adapt-curve
     PYTHONPATH=benchmarks/helpers .venv/bin/python benchmarks/scripts/eval_adapt_curve.py \\
-        [--corpora fiction,fairy,health,wikimanual,bible,mdr.de] [--draws 0,1,2] [--set wide=keep] [--json F] [--output F]"""
+        [--corpora fiction,fairy,health,wikimanual,bible,mdr.de] [--draws 0,1,2] [--ks 2,4] [--no-check] \\
+        [--set repeat=20] [--json F] [--output F] [--tables-from F.json]"""
 
 import argparse
 import dataclasses
