@@ -4,7 +4,7 @@ model folder it names exists and holds a Hugging Face model, and is read from di
 that is not a folder would otherwise be looked up on the Hugging Face hub, with a traceback)."""
 
 import os
-from typing import Callable
+from typing import Any, Callable, Iterator, Tuple
 
 from spacy.language import Language
 from spacy.util import registry
@@ -27,13 +27,18 @@ def check_model_folder(name) -> None:
         raise InputError("not a Hugging Face model folder: it holds no config.json", name)
 
 
+def transformer_components(nlp: Language) -> Iterator[Tuple[str, Any]]:
+    """(name, component) of each spacy-transformers `transformer` component of `nlp`, in pipeline order."""
+    for name in nlp.pipe_names:
+        if nlp.get_pipe_meta(name).factory == TRANSFORMER_FACTORY:
+            yield name, nlp.get_pipe(name)
+
+
 def check_transformer_models(nlp: Language) -> None:
     """check_model_folder for each `transformer` component of `nlp`, as one message of spaCy's CLI."""
-    for name in nlp.pipe_names:
-        if nlp.get_pipe_meta(name).factory != TRANSFORMER_FACTORY:
-            continue
+    for _, component in transformer_components(nlp):
         try:
-            model = getattr(nlp.get_pipe(name), "model", None)
+            model = getattr(component, "model", None)
             check_model_folder(model.attrs.get("name") if model is not None else None)
         except InputError as err:
             raise InitializeInputError(err) from None

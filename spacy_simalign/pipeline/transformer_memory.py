@@ -10,17 +10,15 @@ from typing import Callable
 from spacy.language import Language
 from spacy.util import registry
 
-from .transformer_checks import TRANSFORMER_FACTORY
+from .transformer_checks import transformer_components
 
 
 def recompute_layers(nlp: Language) -> int:
     """Turn on gradient checkpointing in the Hugging Face model of each initialized `transformer`
     component of `nlp` that supports it (warning once for one that does not); how many were."""
     done = 0
-    for name in nlp.pipe_names:
-        if nlp.get_pipe_meta(name).factory != TRANSFORMER_FACTORY:
-            continue
-        model = getattr(nlp.get_pipe(name), "model").transformer  # the component's TransformerModel
+    for name, component in transformer_components(nlp):
+        model = component.model.transformer  # the Hugging Face model of the component's TransformerModel
         if not getattr(model, "supports_gradient_checkpointing", False):
             warnings.warn(
                 f"the transformer {name!r} ({type(model).__name__}) cannot recompute its layers in training: "
