@@ -96,7 +96,21 @@ def main(argv=None) -> int:
     files[DEPLAIN] = Path(args.deplain)
     deplain_domains, deplain = read_gold_pairs(args.deplain)
     deplain_inputs = featurize_all(shipped, deplain)
+    sgc_domains, sgc = read_gold_pairs(files[SGC])
+    sgc_inputs = featurize_all(shipped, sgc)
     tmp = tempfile.TemporaryDirectory()
+
+    def pair_folder(name, own, wide_ids):
+        """The CRF `own` with a wide CRF trained on DEplain-web dev's documents `wide_ids[0]` and
+        sgc-dev's `wide_ids[1]` (choice.py, as shipped), saved under tmp/name."""
+        ids_d, ids_s = wide_ids
+        wide_pairs = [deplain[i] for i in ids_d] + [sgc[i] for i in ids_s]
+        wide_inputs = [deplain_inputs[i] for i in ids_d] + [sgc_inputs[i] for i in ids_s]
+        wide = train_aligner(wide_pairs, encoder=encoder, inputs=wide_inputs)
+        own.attach_wide(lambda _: wide)
+        own.save(Path(tmp.name) / name)
+        return str(Path(tmp.name) / name)
+
     results: Dict[str, List[Dict]] = {}
     for name in names:
         source, member, ks, task1 = CORPORA[name]
@@ -104,25 +118,15 @@ def main(argv=None) -> int:
         pairs = [p for p, d in zip(every, domains) if member(d)]
         gold, plain = featurize_all(shipped, pairs), featurize_all(shipped, pairs, with_gold=False)
         folder, background = DEFAULT_WEIGHTS, deplain_inputs
-        if source == SGC:  # the shipped pair with a wide CRF trained without the website
-            folder = str(Path(tmp.name) / name)
-            site_domains, sgc = read_gold_pairs(files[SGC])
-            others = [p for p, d in zip(sgc, site_domains) if d != name]
-            wide = train_aligner(
-                deplain + others, encoder=encoder, inputs=deplain_inputs + featurize_all(shipped, others)
-            )
-            own = CRFAligner.load(DEFAULT_WEIGHTS, encoder=encoder)
-            own.attach_wide(lambda _, wide=wide: wide)
-            own.save(folder)
-        if name == "bible":
-            folder = str(Path(tmp.name) / "portal")
-            background = [x for x, d in zip(deplain_inputs, deplain_domains) if d != BIBLE]
-            portal_pairs = [p for p, d in zip(deplain, deplain_domains) if d != BIBLE]
-            own = train_aligner(portal_pairs, encoder=encoder, inputs=background)
-            sgc = read_gold_pairs(files[SGC])[1]
-            wide = train_aligner(portal_pairs + sgc, encoder=encoder, inputs=background + featurize_all(shipped, sgc))
-            own.attach_wide(lambda _, wide=wide: wide)
-            own.save(folder)
+        all_deplain, all_sgc = range(len(deplain)), range(len(sgc))
+        if source == SGC:  # the shipped CRF with a wide CRF trained without the website
+            others = [i for i in all_sgc if sgc_domains[i] != name]
+            folder = pair_folder(name, CRFAligner.load(DEFAULT_WEIGHTS, encoder=encoder), (all_deplain, others))
+        if name == "bible":  # CRFs trained on the portal (the wide one: and sgc-dev), the portal as background
+            portal = [i for i in all_deplain if deplain_domains[i] != BIBLE]
+            background = [deplain_inputs[i] for i in portal]
+            own = train_aligner([deplain[i] for i in portal], encoder=encoder, inputs=background)
+            folder = pair_folder(name, own, (portal, all_sgc))
         base = decoding_as_default(CRFAligner.load(folder, encoder=encoder))
         base_beads = [list(base.align_input(x)) for x in plain]
         print(f"{name}: {len(pairs)} documents featurized and aligned by the base ({time.time() - t0:.0f} s)")
@@ -132,8 +136,7 @@ def main(argv=None) -> int:
             tally = Tally(exclude_identical=task1)
             for i, b in zip(test, beads):
                 tally.add(pairs[i], b)
-            f = tally.figures()
-            return {"link": f["link"]["f"], "bead_text": f["bead_text"]["f"]}
+            return f1s(tally.figures())
 
         rows = results.setdefault(name, [])
         for k in [k for k in ks if only_ks is None or k in only_ks]:
@@ -151,10 +154,7 @@ def main(argv=None) -> int:
                 if k >= 2 and not args.no_check:
                     held_out = held_out_check(folder, *users, background, settings, encoder)
                     helps = held_out.helps
-                    check = {
-                        side: {"link": f["link"]["f"], "bead_text": f["bead_text"]["f"]}
-                        for side, f in (("base", held_out.base), ("adapted", held_out.adapted))
-                    }
+                    check = {"base": f1s(held_out.base), "adapted": f1s(held_out.adapted)}
                     check["documents"] = held_out.documents
                 gain = after["bead_text"] - before["bead_text"]
                 row = {"k": k, "draw": draw, "test": len(test), "base": before, "adapted": after, "check_helps": helps}
@@ -171,6 +171,11 @@ def main(argv=None) -> int:
     print(f"\n{time.time() - t0:.0f} s")
     write_json(args.json, {"draws": draws, "settings": dataclasses.asdict(AdaptSettings(**fixed)), "corpora": results})
     return 0
+
+
+def f1s(scores: Dict) -> Dict[str, float]:
+    """Link and bead-text F1 of pooled scores (Tally.figures(), AlignmentScorer.scores())."""
+    return {"link": scores["link"]["f"], "bead_text": scores["bead_text"]["f"]}
 
 
 # ways the check could turn its figures into "helps" (HeldOutCheck.helps is the first): the pooled
