@@ -34,6 +34,7 @@ from typing import Dict, List
 
 from gold_folds import folds_of
 from script_output import add_output_option, run_main, write_json
+from thinc.api import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTES = ("default", "frozen", "adapt", "transformer", "transformer-last")
@@ -81,21 +82,17 @@ def score(gold: Path, predicted: Path, out: Path) -> Dict[str, object]:
 def frozen_config(model: str, path: Path) -> Path:
     """`init-config crf` with [aligner.similarity] on the sentence-transformers folder."""
     text = subprocess.run(simalign("init-config", "crf"), cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    similarity = (
-        '[aligner.similarity]\n@simalign_similarity = "spacy-simalign.SentenceTransformerSimilarity.v1"\n'
-        f'model_path = "{model}"\n'
-    )
-    head, sep, rest = text.partition("[aligner.similarity]")
-    if not sep:
-        raise SystemExit("error: init-config crf printed no [aligner.similarity] block")
-    tail = rest.split("\n[", 1)
-    path.write_text(head + similarity + ("\n[" + tail[1] if len(tail) > 1 else ""))
+    config = Config().from_str(text, interpolate=False)
+    config["aligner"]["similarity"] = {
+        "@simalign_similarity": "spacy-simalign.SentenceTransformerSimilarity.v1",
+        "model_path": model,
+    }
+    config.to_disk(path)
     return path
 
 
-def fold_files(gold: Path, folds: List[List[int]], fold: int, work: Path):
-    """The fold's held-out documents (test.jsonl) and the others (gold.jsonl), as the lines they are."""
-    lines = [line for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
+def fold_files(lines: List[str], folds: List[List[int]], fold: int, work: Path):
+    """The fold's held-out documents (test.jsonl) and the others (gold.jsonl), as the gold's lines are."""
     held = set(folds[fold])
     work.mkdir(parents=True, exist_ok=True)
     test, rest = work / "test.jsonl", work / "gold.jsonl"
@@ -155,7 +152,7 @@ def pooled_scores(gold: Path, record: Dict[str, object], route: str, work: Path)
     record.setdefault("pooled", {})[route] = score(gold, together, work / f"score-{route}")
 
 
-def pooled_mean(values):
+def mean_of(values):
     return sum(values) / len(values) if values else float("nan")
 
 
@@ -176,15 +173,15 @@ def tables(record: Dict[str, object]) -> str:
             continue
         per_fold = " / ".join(f"{d['task1']['f']:.3f}" for d in done)
         train = [d["train_s"] for d in done if "train_s" in d]
-        train_text = f"{pooled_mean(train) / 60:.1f} min" if train else "-"
+        train_text = f"{mean_of(train) / 60:.1f} min" if train else "-"
         if route in pooled:
             t = pooled[route]["task1"]
             whole = f"{t['p']:.3f} / {t['r']:.3f} / **{t['f']:.3f}**"
             link, bead = pooled[route]["link"]["f"], pooled[route]["bead_text"]["f"]
         else:  # not every fold yet: the means of the folds so far
             whole = f"({len(done)} of {record.get('n_folds', len(folds))} folds)"
-            link, bead = pooled_mean([d["link"]["f"] for d in done]), pooled_mean([d["bead_text"]["f"] for d in done])
-        mean = pooled_mean([d["task1"]["f"] for d in done])
+            link, bead = mean_of([d["link"]["f"] for d in done]), mean_of([d["bead_text"]["f"] for d in done])
+        mean = mean_of([d["task1"]["f"] for d in done])
         lines.append(
             f"| {LABELS[route]} | {whole} | {per_fold} ({mean:.3f}) | {link:.3f} | {bead:.3f} | {train_text} | "
             f"{sum(d['align_s'] for d in done):.0f} s |"
@@ -213,7 +210,8 @@ def main(argv=None) -> int:
         ap.error("GOLD.jsonl is needed (or --tables-from)")
     args.model = args.model or minilm_folder()
     gold = Path(args.gold).resolve()
-    n = sum(1 for line in gold.read_text(encoding="utf-8").splitlines() if line.strip())
+    lines = [line for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
+    n = len(lines)
     folds = folds_of(n, args.folds, args.fold_seed)
     record = {"gold": args.gold, "documents": n, "n_folds": args.folds, "fold_seed": args.fold_seed}
     record.update({"model": args.model, "folds": {}})
@@ -228,7 +226,7 @@ def main(argv=None) -> int:
             if route in done:
                 continue
             work = Path(args.work).resolve() / f"fold{fold}"
-            test, rest = fold_files(gold, folds, fold, work)
+            test, rest = fold_files(lines, folds, fold, work)
             done[route] = run_route(route, args, fold, work, test, rest)
             print(f"fold {fold} {route}: Task 1 F1 {done[route]['task1']['f']:.3f}", flush=True)
             if args.json:
